@@ -1,0 +1,44 @@
+# The two commands: `make demo` and `make test`. Both create .venv on a fresh clone and work offline.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test lint typecheck pytest clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@echo "==> creating $(VENV) and installing noema with every extra (about 2.5 minutes the first time)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt torch==2.13.0
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[all,dev]'
+	@touch $(STAMP)
+	@echo "==> installed"
+
+demo: $(STAMP)
+	@echo "==> building a knowledge base from examples/docs and asking it a question"
+	$(PY) examples/demo.py
+
+lint: $(STAMP)
+	@echo "==> ruff"
+	$(PY) -m ruff check noema noema_langchain noema_llamaindex tests benchmarks examples
+	$(PY) -m ruff format --check noema noema_langchain noema_llamaindex tests benchmarks examples
+
+typecheck: $(STAMP)
+	@echo "==> mypy"
+	$(PY) -m mypy
+
+pytest: $(STAMP)
+	@echo "==> pytest"
+	$(PY) -m pytest -q
+
+test: lint typecheck pytest
+	@echo "==> all checks passed"
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

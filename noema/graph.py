@@ -1,0 +1,594 @@
+"""The data model: entities, relations, events, documents and mentions, held in a SemanticGraph.
+
+Items are frozen dataclasses; the graph is the only mutable object, and every change goes through
+its methods so the adjacency index and the invariants (no dangling ids, known types, normalized
+predicates) always hold. Ids are derived from content (``ent_``, ``rel_``, ``evt_``, ``doc_`` and a
+hash), so building the same graph twice gives the same ids and the same JSON bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal, cast, get_args
+
+from noema.errors import GraphError
+
+__all__ = [
+    "ENTITY_TYPES",
+    "Document",
+    "Entity",
+    "EntityType",
+    "Event",
+    "Mention",
+    "Relation",
+    "SemanticGraph",
+    "normalize_predicate",
+]
+
+EntityType = Literal["PERSON", "ORG", "GPE", "LOC", "DATE", "EVENT", "PRODUCT", "MONEY", "OTHER"]
+ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
+
+GRAPH_FORMAT_VERSION = 1
+
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def normalize_predicate(text: str) -> str:
+    """Turn a predicate or event label into lowercase snake_case.
+
+    Example:
+        >>> normalize_predicate("CEO of")
+        'ceo_of'
+    """
+    return _NON_WORD.sub("_", text.strip().lower()).strip("_")
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, order=True)
+class Mention:
+    """Where an item was found: a document id and a character span ``[start, end)``."""
+
+    document_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A named thing with one of the nine types, its other surface forms and its mentions."""
+
+    id: str
+    name: str
+    type: EntityType
+    aliases: tuple[str, ...] = ()
+    mentions: tuple[Mention, ...] = ()
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Relation:
+    """``subject -predicate-> object`` between two entities."""
+
+    id: str
+    subject_id: str
+    predicate: str
+    object_id: str
+    mentions: tuple[Mention, ...] = ()
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Event:
+    """A labelled fact involving one or more entities, optionally at a time."""
+
+    id: str
+    label: str
+    participant_ids: tuple[str, ...]
+    time: str | None = None
+    mentions: tuple[Mention, ...] = ()
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Document:
+    """A source text. ``id`` defaults to a hash of the text, so re-ingesting it is recognised."""
+
+    text: str
+    id: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            object.__setattr__(self, "id", "doc_" + _digest(self.text))
+
+
+def _union_mentions(*groups: Iterable[Mention]) -> tuple[Mention, ...]:
+    return tuple(sorted({m for group in groups for m in group}))
+
+
+def _check_confidence(confidence: float) -> float:
+    if not 0.0 <= confidence <= 1.0:
+        raise GraphError(f"confidence must be between 0 and 1, got {confidence!r}")
+    return float(confidence)
+
+
+class SemanticGraph:
+    """Entities, relations, events and documents, with an index of the facts touching each entity.
+
+    Adding a relation or event that already exists (same subject, predicate and object; same label,
+    participants and time) does not duplicate it: the mentions are united and the existing id is
+    returned. Insertion order is kept and is the order of notation and JSON output.
+
+    Example:
+        >>> g = SemanticGraph()
+        >>> page = g.add_entity("Larry Page", "PERSON")
+        >>> google = g.add_entity("Google", "ORG")
+        >>> rid = g.add_relation(page, "found", google)
+        >>> g.relations[rid].predicate
+        'found'
+    """
+
+    def __init__(self) -> None:
+        self._entities: dict[str, Entity] = {}
+        self._relations: dict[str, Relation] = {}
+        self._events: dict[str, Event] = {}
+        self._documents: dict[str, Document] = {}
+        # entity id -> ids of relations and events that mention it, in insertion order
+        self._facts_by_entity: dict[str, dict[str, None]] = {}
+
+    # -- read access ---------------------------------------------------------------------------
+    @property
+    def entities(self) -> Mapping[str, Entity]:
+        """Entities by id (read-only view)."""
+        return MappingProxyType(self._entities)
+
+    @property
+    def relations(self) -> Mapping[str, Relation]:
+        """Relations by id (read-only view)."""
+        return MappingProxyType(self._relations)
+
+    @property
+    def events(self) -> Mapping[str, Event]:
+        """Events by id (read-only view)."""
+        return MappingProxyType(self._events)
+
+    @property
+    def documents(self) -> Mapping[str, Document]:
+        """Documents by id (read-only view)."""
+        return MappingProxyType(self._documents)
+
+    def facts_of(self, entity_id: str) -> list[str]:
+        """Ids of the relations and events that involve ``entity_id``, in insertion order."""
+        self._require_entity(entity_id)
+        return list(self._facts_by_entity.get(entity_id, {}))
+
+    def __len__(self) -> int:
+        return len(self._entities) + len(self._relations) + len(self._events)
+
+    def __repr__(self) -> str:
+        return (
+            f"SemanticGraph(entities={len(self._entities)}, relations={len(self._relations)}, "
+            f"events={len(self._events)}, documents={len(self._documents)})"
+        )
+
+    # -- adding --------------------------------------------------------------------------------
+    def add_document(self, document: Document) -> str:
+        """Add (or replace) a source document and return its id."""
+        self._documents[document.id] = document
+        return document.id
+
+    def add_entity(
+        self,
+        name: str,
+        type: str,
+        *,
+        aliases: Sequence[str] = (),
+        mentions: Sequence[Mention] = (),
+        confidence: float = 1.0,
+    ) -> str:
+        """Add a new entity and return its id; two calls with the same name give two entities."""
+        if type not in ENTITY_TYPES:
+            raise GraphError(f"unknown entity type {type!r}; use one of {', '.join(ENTITY_TYPES)}")
+        if not name.strip():
+            raise GraphError("an entity name must not be empty")
+        base = "ent_" + _digest(type, name)
+        entity_id, n = base, 1
+        while entity_id in self._entities:
+            n += 1
+            entity_id = f"{base}_{n}"
+        self._entities[entity_id] = Entity(
+            id=entity_id,
+            name=name,
+            type=cast(EntityType, type),
+            aliases=tuple(dict.fromkeys(a for a in aliases if a != name)),
+            mentions=_union_mentions(mentions),
+            confidence=_check_confidence(confidence),
+        )
+        return entity_id
+
+    def add_relation(
+        self,
+        subject_id: str,
+        predicate: str,
+        object_id: str,
+        *,
+        mentions: Sequence[Mention] = (),
+        confidence: float = 1.0,
+    ) -> str:
+        """Add ``subject -predicate-> object`` (predicate normalized) and return its id."""
+        self._require_entity(subject_id)
+        self._require_entity(object_id)
+        normalized = normalize_predicate(predicate)
+        if not normalized:
+            raise GraphError(f"predicate {predicate!r} has no letters or digits")
+        relation_id = "rel_" + _digest(subject_id, normalized, object_id)
+        existing = self._relations.get(relation_id)
+        if existing is not None:
+            self._relations[relation_id] = replace(
+                existing,
+                mentions=_union_mentions(existing.mentions, mentions),
+                confidence=max(existing.confidence, _check_confidence(confidence)),
+            )
+            return relation_id
+        self._relations[relation_id] = Relation(
+            relation_id,
+            subject_id,
+            normalized,
+            object_id,
+            _union_mentions(mentions),
+            _check_confidence(confidence),
+        )
+        self._index_fact(relation_id, (subject_id, object_id))
+        return relation_id
+
+    def add_event(
+        self,
+        label: str,
+        participant_ids: Sequence[str],
+        *,
+        time: str | None = None,
+        mentions: Sequence[Mention] = (),
+        confidence: float = 1.0,
+    ) -> str:
+        """Add an event with its participants and optional time, and return its id."""
+        participants = tuple(dict.fromkeys(participant_ids))
+        if not participants:
+            raise GraphError("an event needs at least one participant")
+        for pid in participants:
+            self._require_entity(pid)
+        normalized = normalize_predicate(label)
+        if not normalized:
+            raise GraphError(f"event label {label!r} has no letters or digits")
+        event_id = "evt_" + _digest(normalized, *participants, time or "")
+        existing = self._events.get(event_id)
+        if existing is not None:
+            self._events[event_id] = replace(
+                existing,
+                mentions=_union_mentions(existing.mentions, mentions),
+                confidence=max(existing.confidence, _check_confidence(confidence)),
+            )
+            return event_id
+        self._events[event_id] = Event(
+            event_id,
+            normalized,
+            participants,
+            time,
+            _union_mentions(mentions),
+            _check_confidence(confidence),
+        )
+        self._index_fact(event_id, participants)
+        return event_id
+
+    # -- changing ------------------------------------------------------------------------------
+    def update_entity(
+        self,
+        entity_id: str,
+        *,
+        name: str | None = None,
+        aliases: Sequence[str] | None = None,
+        mentions: Sequence[Mention] | None = None,
+        confidence: float | None = None,
+    ) -> Entity:
+        """Replace some fields of an entity (its id and type stay) and return the new value."""
+        entity = self._require_entity(entity_id)
+        new_name = entity.name if name is None else name
+        updated = replace(
+            entity,
+            name=new_name,
+            aliases=tuple(
+                dict.fromkeys(a for a in (entity.aliases if aliases is None else aliases) if a != new_name)
+            ),
+            mentions=entity.mentions if mentions is None else _union_mentions(mentions),
+            confidence=entity.confidence if confidence is None else _check_confidence(confidence),
+        )
+        self._entities[entity_id] = updated
+        return updated
+
+    def remove_entity(self, entity_id: str) -> None:
+        """Remove an entity, the relations that use it, and it from events (empty events go)."""
+        self._require_entity(entity_id)
+        for fact_id in list(self._facts_by_entity.get(entity_id, {})):
+            if fact_id in self._relations:
+                self.remove_relation(fact_id)
+            else:
+                event = self._events[fact_id]
+                rest = [p for p in event.participant_ids if p != entity_id]
+                self.remove_event(fact_id)
+                if rest:
+                    self.add_event(
+                        event.label,
+                        rest,
+                        time=event.time,
+                        mentions=event.mentions,
+                        confidence=event.confidence,
+                    )
+        self._facts_by_entity.pop(entity_id, None)
+        del self._entities[entity_id]
+
+    def remove_relation(self, relation_id: str) -> None:
+        """Remove one relation."""
+        relation = self._relations.pop(relation_id)
+        self._unindex_fact(relation_id, (relation.subject_id, relation.object_id))
+
+    def remove_event(self, event_id: str) -> None:
+        """Remove one event."""
+        event = self._events.pop(event_id)
+        self._unindex_fact(event_id, event.participant_ids)
+
+    def remove_document(self, document_id: str) -> None:
+        """Forget a source document (its mentions on items are left as they are)."""
+        del self._documents[document_id]
+
+    def merge_entities(self, keep_id: str, merge_id: str) -> str:
+        """Merge entity ``merge_id`` into ``keep_id`` and return ``keep_id``.
+
+        The merged entity's name and aliases become aliases of the kept one, mentions are united,
+        and every relation and event is remapped. A relation that would link the kept entity to
+        itself is dropped. Entities of different types never merge.
+        """
+        keep = self._require_entity(keep_id)
+        gone = self._require_entity(merge_id)
+        if keep_id == merge_id:
+            return keep_id
+        if keep.type != gone.type:
+            raise GraphError(
+                f"cannot merge {gone.name!r} ({gone.type}) into {keep.name!r} ({keep.type}): "
+                "entities merge only within one type"
+            )
+        for fact_id in list(self._facts_by_entity.get(merge_id, {})):
+            if fact_id in self._relations:
+                rel = self._relations[fact_id]
+                self.remove_relation(fact_id)
+                subject = keep_id if rel.subject_id == merge_id else rel.subject_id
+                obj = keep_id if rel.object_id == merge_id else rel.object_id
+                if subject != obj:
+                    self.add_relation(
+                        subject, rel.predicate, obj, mentions=rel.mentions, confidence=rel.confidence
+                    )
+            else:
+                ev = self._events[fact_id]
+                self.remove_event(fact_id)
+                self.add_event(
+                    ev.label,
+                    [keep_id if p == merge_id else p for p in ev.participant_ids],
+                    time=ev.time,
+                    mentions=ev.mentions,
+                    confidence=ev.confidence,
+                )
+        self._facts_by_entity.pop(merge_id, None)
+        del self._entities[merge_id]
+        self.update_entity(
+            keep_id,
+            aliases=(*keep.aliases, gone.name, *gone.aliases),
+            mentions=(*keep.mentions, *gone.mentions),
+            confidence=max(keep.confidence, gone.confidence),
+        )
+        return keep_id
+
+    def copy(self) -> SemanticGraph:
+        """A copy that can be changed without touching this graph."""
+        other = SemanticGraph()
+        other._entities = dict(self._entities)
+        other._relations = dict(self._relations)
+        other._events = dict(self._events)
+        other._documents = dict(self._documents)
+        other._facts_by_entity = {k: dict(v) for k, v in self._facts_by_entity.items()}
+        return other
+
+    # -- JSON form -----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; lossless, so ``from_dict(g.to_dict())`` equals ``g``."""
+        return {
+            "format_version": GRAPH_FORMAT_VERSION,
+            "documents": [
+                {"id": d.id, "text": d.text, "metadata": dict(d.metadata)}
+                for d in self._documents.values()
+            ],
+            "entities": [
+                {
+                    "id": e.id,
+                    "name": e.name,
+                    "type": e.type,
+                    "aliases": list(e.aliases),
+                    "mentions": [_mention_to_list(m) for m in e.mentions],
+                    "confidence": e.confidence,
+                }
+                for e in self._entities.values()
+            ],
+            "relations": [
+                {
+                    "id": r.id,
+                    "subject_id": r.subject_id,
+                    "predicate": r.predicate,
+                    "object_id": r.object_id,
+                    "mentions": [_mention_to_list(m) for m in r.mentions],
+                    "confidence": r.confidence,
+                }
+                for r in self._relations.values()
+            ],
+            "events": [
+                {
+                    "id": v.id,
+                    "label": v.label,
+                    "participant_ids": list(v.participant_ids),
+                    "time": v.time,
+                    "mentions": [_mention_to_list(m) for m in v.mentions],
+                    "confidence": v.confidence,
+                }
+                for v in self._events.values()
+            ],
+        }
+
+    def to_json(self) -> bytes:
+        """Deterministic UTF-8 JSON bytes of :meth:`to_dict`."""
+        return json.dumps(
+            self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+        ).encode("utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SemanticGraph:
+        """Rebuild a graph from :meth:`to_dict` output, checking types and references.
+
+        Raises:
+            GraphError: a field is missing or of the wrong type, an id is dangling or repeated.
+        """
+        try:
+            return cls._from_dict(data)
+        except GraphError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise GraphError(f"graph data is malformed: {type(exc).__name__}: {exc}") from exc
+
+    @classmethod
+    def _from_dict(cls, data: Mapping[str, Any]) -> SemanticGraph:
+        version = data.get("format_version")
+        if version != GRAPH_FORMAT_VERSION:
+            raise GraphError(f"graph format_version {version!r} is not {GRAPH_FORMAT_VERSION}")
+        g = cls()
+        for d in data["documents"]:
+            metadata = d["metadata"]
+            if not isinstance(metadata, dict):
+                raise GraphError(f"document {d['id']!r} metadata is not an object")
+            g._documents[_str(d["id"])] = Document(_str(d["text"]), _str(d["id"]), metadata)
+        for e in data["entities"]:
+            eid = _str(e["id"])
+            if eid in g._entities:
+                raise GraphError(f"entity id {eid!r} appears twice")
+            if e["type"] not in ENTITY_TYPES:
+                raise GraphError(f"entity {eid!r} has unknown type {e['type']!r}")
+            g._entities[eid] = Entity(
+                eid,
+                _str(e["name"]),
+                e["type"],
+                tuple(_str(a) for a in e["aliases"]),
+                _mentions(e["mentions"]),
+                _check_confidence(_float(e["confidence"])),
+            )
+        for r in data["relations"]:
+            rid = _str(r["id"])
+            if rid in g._relations:
+                raise GraphError(f"relation id {rid!r} appears twice")
+            rel = Relation(
+                rid,
+                _str(r["subject_id"]),
+                _str(r["predicate"]),
+                _str(r["object_id"]),
+                _mentions(r["mentions"]),
+                _check_confidence(_float(r["confidence"])),
+            )
+            for ref in (rel.subject_id, rel.object_id):
+                if ref not in g._entities:
+                    raise GraphError(f"relation {rid!r} refers to unknown entity {ref!r}")
+            g._relations[rid] = rel
+            g._index_fact(rid, (rel.subject_id, rel.object_id))
+        for v in data["events"]:
+            vid = _str(v["id"])
+            if vid in g._events:
+                raise GraphError(f"event id {vid!r} appears twice")
+            time = v["time"]
+            event = Event(
+                vid,
+                _str(v["label"]),
+                tuple(_str(p) for p in v["participant_ids"]),
+                None if time is None else _str(time),
+                _mentions(v["mentions"]),
+                _check_confidence(_float(v["confidence"])),
+            )
+            for ref in event.participant_ids:
+                if ref not in g._entities:
+                    raise GraphError(f"event {vid!r} refers to unknown entity {ref!r}")
+            g._events[vid] = event
+            g._index_fact(vid, event.participant_ids)
+        return g
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> SemanticGraph:
+        """Rebuild a graph from :meth:`to_json` output."""
+        try:
+            loaded = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise GraphError(f"graph JSON does not parse: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise GraphError("graph JSON must be an object")
+        return cls.from_dict(loaded)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SemanticGraph):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- internals -----------------------------------------------------------------------------
+    def _require_entity(self, entity_id: str) -> Entity:
+        try:
+            return self._entities[entity_id]
+        except KeyError:
+            raise GraphError(f"no entity with id {entity_id!r} in this graph") from None
+
+    def _index_fact(self, fact_id: str, entity_ids: Iterable[str]) -> None:
+        for eid in entity_ids:
+            self._facts_by_entity.setdefault(eid, {})[fact_id] = None
+
+    def _unindex_fact(self, fact_id: str, entity_ids: Iterable[str]) -> None:
+        for eid in entity_ids:
+            self._facts_by_entity.get(eid, {}).pop(fact_id, None)
+
+    def iter_facts(self) -> Iterator[Relation | Event]:
+        """Every relation, then every event, in insertion order."""
+        yield from self._relations.values()
+        yield from self._events.values()
+
+
+def _mention_to_list(m: Mention) -> list[Any]:
+    return [m.document_id, m.start, m.end]
+
+
+def _mentions(raw: Any) -> tuple[Mention, ...]:
+    out = []
+    for item in raw:
+        doc, start, end = item
+        if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
+            raise GraphError(f"mention span {item!r} is not two integers")
+        out.append(Mention(_str(doc), start, end))
+    return tuple(out)
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise GraphError(f"expected a string, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GraphError(f"expected a number, got {type(value).__name__} {value!r:.60}")
+    return float(value)

