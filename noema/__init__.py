@@ -1,1 +1,87 @@
-"""Noema."""
+"""Noema: the facts an LLM needs, as a small sub-graph in compact notation, within a token budget.
+
+Example:
+    >>> import noema
+    >>> kb = noema.KnowledgeBase()
+    >>> _ = kb.ingest(["Larry Page founded Google."])
+    >>> kb.retrieve("Who founded Google?").text.splitlines()[-1]
+    '#1 -found-> #2'
+
+Importing ``noema`` is light: spaCy, torch, faiss and sentence-transformers load on first use.
+"""
+
+from noema._version import __version__
+from noema.canonical import MergeRecord, normalize_name
+from noema.embed import Embedder, SentenceTransformerEmbedder
+from noema.errors import (
+    BundleError,
+    GraphError,
+    MissingResourceError,
+    ModelMismatchError,
+    NoemaError,
+    NotationError,
+)
+from noema.graph import (
+    ENTITY_TYPES,
+    Document,
+    Entity,
+    Event,
+    Mention,
+    Relation,
+    SemanticGraph,
+    normalize_predicate,
+)
+from noema.kb import IngestReport, KnowledgeBase
+from noema.notation import (
+    NotationEntity,
+    NotationEvent,
+    NotationRelation,
+    ParsedNotation,
+    decode,
+    encode_graph,
+    parse_notation,
+)
+from noema.parse import Extractor, RelationPattern, SpacyExtractor
+from noema.resources import count_tokens, get_encoding
+from noema.retrieve import FactMatch, RetrievalResult
+from noema.roundtrip import RoundTripReport, check_round_trip
+
+__all__ = [
+    "ENTITY_TYPES",
+    "BundleError",
+    "Document",
+    "Embedder",
+    "Entity",
+    "Event",
+    "Extractor",
+    "FactMatch",
+    "GraphError",
+    "IngestReport",
+    "KnowledgeBase",
+    "Mention",
+    "MergeRecord",
+    "MissingResourceError",
+    "ModelMismatchError",
+    "NoemaError",
+    "NotationEntity",
+    "NotationError",
+    "NotationEvent",
+    "NotationRelation",
+    "ParsedNotation",
+    "Relation",
+    "RelationPattern",
+    "RetrievalResult",
+    "RoundTripReport",
+    "SemanticGraph",
+    "SentenceTransformerEmbedder",
+    "SpacyExtractor",
+    "__version__",
+    "check_round_trip",
+    "count_tokens",
+    "decode",
+    "encode_graph",
+    "get_encoding",
+    "normalize_name",
+    "normalize_predicate",
+    "parse_notation",
+]

