@@ -15,7 +15,6 @@ Every merge is recorded as a :class:`MergeRecord`.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -23,34 +22,12 @@ from typing import Literal
 from noema.embed import Embedder
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
+from noema.names import normalize_name
 
 __all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
 
-_SUFFIXES = frozenset(
-    "inc incorporated corp corporation co company ltd limited llc plc gmbh ag sa nv bv lp llp "
-    "srl spa pty oy ab as kg".split()
-)
 _NO_EMBEDDING_MERGE = frozenset({"DATE", "MONEY"})
 _DIGITS = re.compile(r"\d+")
-_PUNCT = re.compile(r"[^\w\s]+")
-
-
-def normalize_name(name: str) -> str:
-    """The key rule 1 compares: lowercase, no accents or punctuation, no business suffix.
-
-    Example:
-        >>> normalize_name("Google, Inc."), normalize_name("Siemens AG"), normalize_name("Nestlé S.A.")
-        ('google', 'siemens', 'nestle')
-    """
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"(?<=\w)\.(?=\w)", "", text)  # S.A. -> sa, U.S. -> us
-    words = _PUNCT.sub(" ", text).split()
-    if len(words) > 1 and words[0] == "the":
-        words = words[1:]
-    while len(words) > 1 and words[-1] in _SUFFIXES:
-        words = words[:-1]
-    return " ".join(words)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from noema.index import VectorIndex
 from noema.notation import encode_facts
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
+from noema.sources import read_documents
 from noema.retrieve import Format, RetrievalResult, check_retrieve_options, retrieve_facts
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
@@ -140,7 +142,7 @@ class KnowledgeBase:
             >>> kb.ingest(["Larry Page founded Google."]).new_relations
             1
         """
-        documents = [_as_document(s) for s in _as_list(sources)]
+        documents = [doc for s in _as_list(sources) for doc in _as_documents(s)]
         with self._write_lock:
             graph = self._graph.copy()
             seen: set[str] = set()
@@ -323,13 +325,15 @@ def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
     return list(sources)
 
 
-def _as_document(source: Source) -> Document:
+def _as_documents(source: Source) -> list[Document]:
     if isinstance(source, Document):
-        return source
+        return [source]
     if isinstance(source, str):
-        return Document(source)
+        return [Document(source)]
     if isinstance(source, os.PathLike):
-        path = Path(source)
-        text = path.read_text(encoding="utf-8")
-        return Document(text, id=f"file:{path.as_posix()}", metadata={"source": str(path)})
+        return list(read_documents([source], on_skip=_warn_skip))
     raise TypeError(f"ingest() takes text, Documents or paths, not {type(source).__name__}")
+
+
+def _warn_skip(message: str) -> None:
+    warnings.warn(message, stacklevel=4)

@@ -21,18 +21,19 @@ document's ``title`` metadata when there is one, else the subject of its first s
 spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
 and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
 LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). A name
-labelled differently within one document gets the type most of its mentions have.
+labelled differently within one document gets the type most of its mentions have; when they
+do not clearly agree, the mentions of that name across the whole batch vote.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from noema.graph import Document, Mention, SemanticGraph, normalize_predicate
+from noema.names import clean_name, is_business_suffix
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
 __all__ = ["Extractor", "RelationPattern", "SpacyExtractor", "map_spacy_label"]
@@ -59,12 +60,12 @@ _LABELS = {
 
 # Confidence by the rule that produced a fact: direct clause structure is surer than modifiers.
 _CONFIDENCE = {"svo": 0.9, "copula": 0.85, "prep": 0.8, "role": 0.8, "custom": 0.9}
+_COPULAS = frozenset({"be", "become", "remain"})
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _THING_PRONOUNS = frozenset({"it", "its"})
 _ANY_PRONOUNS = frozenset({"they", "them", "their"})
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
-_WS = re.compile(r"\s+")
 
 
 def map_spacy_label(label: str) -> str | None:
@@ -75,16 +76,6 @@ def map_spacy_label(label: str) -> str | None:
         ('LOC', None)
     """
     return _LABELS.get(label, None if label == "ORDINAL" else "OTHER")
-
-
-def clean_name(text: str) -> str:
-    """An entity name as it should appear in notation: one line, no leading article or 's."""
-    name = _WS.sub(" ", text).strip()
-    if name.lower().startswith("the ") and len(name) > 4:
-        name = name[4:]
-    if name.endswith(("'s", "\u2019s")):
-        name = name[:-2].rstrip()
-    return name
 
 
 @runtime_checkable
@@ -176,20 +167,32 @@ class SpacyExtractor:
         )
         for spacy_doc, (index, offset) in stream:
             self._read(spacy_doc, found[index], offset)
+        batch_votes: dict[str, Counter[str]] = {}
+        for item in found:
+            for name, votes in item.names.items():
+                batch_votes.setdefault(name, Counter()).update(votes)
         graph = SemanticGraph()
         for item in found:
-            _add_to_graph(graph, item)
+            _add_to_graph(graph, item, batch_votes)
         return graph
 
     # -- per document --------------------------------------------------------------------------
     def _read(self, spacy_doc: Any, found: _Found, offset: int) -> None:
         doc_id = found.doc.id
         by_token: dict[int, str] = {}
+        previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
         for ent in spacy_doc.ents:
+            ent = _within_line(ent)
             type_ = map_spacy_label(ent.label_)
             name = clean_name(ent.text)
             if type_ is None or not name:
                 continue
+            if is_business_suffix(name) and previous is not None and ent.start - previous[0].end <= 1:
+                # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
+                for token in spacy_doc[previous[0].end : ent.end]:
+                    by_token[token.i] = previous[1]
+                continue
+            previous = (ent, name)
             found.names.setdefault(name, Counter())[type_] += 1
             found.mentions.setdefault(name, []).append(
                 Mention(doc_id, offset + ent.start_char, offset + ent.end_char)
@@ -197,7 +200,21 @@ class SpacyExtractor:
             for token in ent:
                 by_token[token.i] = name
         main = _main_entity(spacy_doc, found, by_token)
-        reader = _SentenceReader(by_token, main, found.names)
+
+        def register(span: Any) -> str | None:
+            """Name a proper noun NER missed; it gets no type vote of its own (see _decide_type)."""
+            name = clean_name(span.text)
+            if not name or is_business_suffix(name):
+                return None
+            found.names.setdefault(name, Counter())
+            found.mentions.setdefault(name, []).append(
+                Mention(doc_id, offset + span.start_char, offset + span.end_char)
+            )
+            for token in span:
+                by_token[token.i] = name
+            return name
+
+        reader = _SentenceReader(by_token, main, found.names, register)
         for sent in spacy_doc.sents:
             mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
             for subject, predicate, obj, rule in reader.read(sent):
@@ -217,7 +234,7 @@ class SpacyExtractor:
             self._matchers = (dep, tok)
         dep, tok = self._matchers
         doc_id = found.doc.id
-        for match_id, token_ids in dep(spacy_doc):
+        for match_id, token_ids in dep(spacy_doc) if len(dep) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
             roles = {node["RIGHT_ID"]: token_ids[k] for k, node in enumerate(rule.pattern)}
             subject = by_token.get(roles.get("subject", -1))
@@ -226,13 +243,36 @@ class SpacyExtractor:
                 sent = spacy_doc[roles["subject"]].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
                 found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
-        for match_id, start, end in tok(spacy_doc):
+        for match_id, start, end in tok(spacy_doc) if len(tok) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
             subject, obj = by_token.get(start - 1), by_token.get(end)
             if subject and obj and subject != obj:
                 sent = spacy_doc[start].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
                 found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
+
+
+def _within_line(span: Any) -> Any:
+    """The line of an entity span that holds its root.
+
+    NER sometimes joins a heading to the first word of the next paragraph ("Nvidia\n\nNvidia").
+    """
+    if "\n" not in span.text:
+        return span
+    from spacy.tokens import Span
+
+    segments: list[list[Any]] = [[]]
+    for token in span:
+        if "\n" in token.text:
+            segments.append([])
+            continue
+        segments[-1].append(token)
+        if "\n" in token.whitespace_:
+            segments.append([])
+    segment = next((seg for seg in segments if span.root in seg), None) or max(segments, key=len)
+    if not segment:
+        return span[0:0]
+    return Span(span.doc, segment[0].i, segment[-1].i + 1, label=span.label_)
 
 
 def _split_long(documents: Sequence[Document], max_length: int) -> Iterator[tuple[str, tuple[int, int]]]:
@@ -281,10 +321,18 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
 class _SentenceReader:
     """The dependency rules, applied to one sentence at a time."""
 
-    def __init__(self, by_token: dict[int, str], main: str | None, names: dict[str, Counter[str]]):
+    def __init__(
+        self,
+        by_token: dict[int, str],
+        main: str | None,
+        names: dict[str, Counter[str]],
+        register: Callable[[Any], str | None],
+    ):
         self.by_token = by_token
         self.main = main
-        self.main_is_person = bool(main and names[main].most_common(1)[0][0] == "PERSON")
+        votes = names[main].most_common(1) if main else []
+        self.main_is_person = bool(votes and votes[0][0] == "PERSON")
+        self.register = register
 
     def read(self, sent: Any) -> Iterator[tuple[str, str, str, str]]:
         for token in sent:
@@ -311,6 +359,13 @@ class _SentenceReader:
             for child in token.children:
                 if child.dep_ == "appos" and child.i in self.by_token:
                     return self.by_token[child.i]
+        if token.pos_ == "PROPN":
+            # a proper noun NER missed ("Tesla was founded by Elon Musk"): the name is still a thing
+            start = token.i
+            for child in reversed(list(token.lefts)):
+                if child.dep_ in ("compound", "flat") and child.pos_ == "PROPN" and child.i == start - 1:
+                    start = child.i
+            return self.register(token.doc[start : token.i + 1])
         return None
 
     def entities(self, tokens: Iterable[Any]) -> list[str]:
@@ -325,9 +380,10 @@ class _SentenceReader:
     # rules ------------------------------------------------------------------------------------
     def _verb(self, verb: Any) -> Iterator[tuple[str, str, str, str]]:
         children = list(verb.children)
-        if verb.lemma_ == "be":
+        if verb.lemma_ in _COPULAS:
             yield from self._copula(verb, children)
-            return
+            if verb.lemma_ == "be":
+                return
         subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
         passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
         if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
@@ -427,15 +483,27 @@ def _role_phrase(noun: Any) -> str:
     return normalize_predicate("_".join([*(_lemma(m) for m in modifiers), _lemma(noun)]))
 
 
-def _add_to_graph(graph: SemanticGraph, found: _Found) -> None:
+def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
+    """The type of a name in one document: its own mentions decide when they clearly agree
+    (a margin of two or more); otherwise every mention of the name in the batch votes, which
+    corrects the small model's one-off labels ("Nvidia" GPE once, ORG everywhere else)."""
+    ranked = votes.most_common()
+    margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0) if ranked else 0
+    chosen = votes if margin >= 2 else votes + batch
+    if not chosen:  # a proper noun NER never labelled
+        return "OTHER"
+    order = list(votes) + [t for t in batch if t not in votes]
+    # most votes wins; ties go to the label seen first, so the choice is deterministic
+    return max(chosen, key=lambda t: (chosen[t], -order.index(t)))
+
+
+def _add_to_graph(graph: SemanticGraph, found: _Found, batch_votes: dict[str, Counter[str]]) -> None:
     graph.add_document(found.doc)
     ids: dict[str, str] = {}
 
     def entity(name: str) -> str:
         if name not in ids:
-            votes = found.names[name]
-            # most votes wins; ties go to the label seen first, so the choice is deterministic
-            type_ = max(votes, key=lambda t: (votes[t], -list(votes).index(t)))
+            type_ = _decide_type(found.names[name], batch_votes.get(name, Counter()))
             ids[name] = graph.add_entity(name, type_, mentions=found.mentions.get(name, ()))
         return ids[name]
 

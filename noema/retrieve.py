@@ -4,7 +4,8 @@
 2. From the seeds' entities, a breadth-first walk follows up to ``hops`` relation or event
    edges; every entity reached records its distance from the nearest seed.
 3. Facts are packed greedily, in priority order: the seeds by similarity, then the facts the walk
-   crossed by distance from a seed (ties by similarity to the question, then graph order). The
+   crossed by distance from a seed (ties go to the fact reached from the better-ranked seed, then
+   to the one more similar to the question, then to graph order). The
    first fact that would take the text over ``max_tokens`` ends the packing.
 """
 
@@ -111,31 +112,34 @@ def _priority_order(
     graph: SemanticGraph, index: VectorIndex, query: Vectors, matches: Sequence[FactMatch], hops: int
 ) -> list[str]:
     seeds = [m.relation_id for m in matches]
-    distance: dict[str, int] = {}
+    # entity id -> (distance from the nearest seed, rank of that seed); BFS keeps the first reach
+    reach: dict[str, tuple[int, int]] = {}
     frontier: list[str] = []
-    for fact_id in seeds:
+    for rank, fact_id in enumerate(seeds):
         for eid in _entities_of(graph, fact_id):
-            if eid not in distance:
-                distance[eid] = 0
+            if eid not in reach:
+                reach[eid] = (0, rank)
                 frontier.append(eid)
-    crossed: dict[str, int] = {}  # fact id -> distance of its nearer end from a seed
+    crossed: dict[str, tuple[int, int]] = {}  # fact id -> reach of its nearer end
     for step in range(hops):
         following: list[str] = []
         for eid in frontier:
             for fact_id in graph.facts_of(eid):
-                crossed.setdefault(fact_id, step)
+                crossed.setdefault(fact_id, reach[eid])
                 for other in _entities_of(graph, fact_id):
-                    if other not in distance:
-                        distance[other] = step + 1
+                    if other not in reach:
+                        reach[other] = (step + 1, reach[eid][1])
                         following.append(other)
         frontier = following
     seen = set(seeds)
     rest = [f for f in crossed if f not in seen]
     if rest:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
-        similarity = {f: float(index.vector(f) @ q) if f in index else -1.0 for f in rest}
+        similarity = {f: round(float(index.vector(f) @ q), 6) if f in index else -1.0 for f in rest}
         position = {f: n for n, f in enumerate(rest)}
-        rest.sort(key=lambda f: (crossed[f], -round(similarity[f], 6), position[f]))
+        # nearer facts first; among equals, those reached from the better seed, then the ones
+        # more similar to the question
+        rest.sort(key=lambda f: (crossed[f][0], crossed[f][1], -similarity[f], position[f]))
     return [*seeds, *rest]
 
 

@@ -1,0 +1,256 @@
+"""The ``noema`` command: a thin layer over the library, and the only module that prints.
+
+Library errors are shown as one ``Error: ...`` line on stderr with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from noema._version import __version__
+from noema.errors import NoemaError
+from noema.kb import KnowledgeBase
+from noema.notation import decode, encode_graph
+from noema.roundtrip import check_round_trip
+from noema.sources import read_documents
+
+__all__ = ["main"]
+
+
+
+class CommandError(Exception):
+    """A usage problem found by the CLI itself (shown like a library error)."""
+
+
+def _warn(message: str) -> None:
+    print(f"Warning: {message}", file=sys.stderr)
+
+
+def _progress_bar(label: str) -> Any:
+    """A progress callback drawing on stderr, or None when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def draw(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return draw
+
+
+# -- commands ------------------------------------------------------------------------------------
+def cmd_build(args: argparse.Namespace) -> int:
+    documents = list(read_documents(args.paths, on_skip=_warn))
+    if not documents:
+        raise CommandError("no documents to build from")
+    kb = KnowledgeBase(
+        similarity_threshold=args.similarity_threshold,
+        spacy_model=args.spacy_model,
+        embedding_model=args.embedding_model,
+        n_process=args.n_process,
+    )
+    report = kb.ingest(documents, progress=_progress_bar("parsing"))
+    kb.save(args.output)
+    g = kb.graph
+    print(
+        f"Built {args.output}: {report.documents} documents, {len(g.entities)} entities, "
+        f"{len(g.relations)} relations, {len(g.events)} events "
+        f"({len(report.merges)} merges, {report.skipped_documents} duplicate documents skipped)"
+    )
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    result = kb.retrieve(
+        args.question,
+        top_k=args.top_k,
+        hops=args.hops,
+        max_tokens=args.max_tokens,
+        format=args.format,
+        token_model=args.token_model,
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "question": args.question,
+                    "text": result.text,
+                    "notation": result.notation,
+                    "entity_ids": list(result.entity_ids),
+                    "relation_ids": list(result.relation_ids),
+                    "event_ids": list(result.event_ids),
+                    "token_count": result.token_count,
+                    "truncated": result.truncated,
+                    "fact_matches": [
+                        {"relation_id": m.relation_id, "similarity": m.similarity} for m in result.fact_matches
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    if result.text:
+        print(result.text)
+    else:
+        print("(no facts found)", file=sys.stderr)
+    print(
+        f"-- {result.token_count} tokens ({result.token_model})" + (", truncated by the budget" if result.truncated else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    manifest = kb.manifest or {}
+    info = {
+        "path": args.bundle,
+        "size_bytes": Path(args.bundle).stat().st_size,
+        "schema_version": manifest.get("schema_version"),
+        "noema_version": manifest.get("noema_version"),
+        "counts": manifest.get("counts"),
+        "embedding_model": manifest.get("embedding_model"),
+        "embedding_dimension": manifest.get("embedding_dimension"),
+        "spacy_model": manifest.get("spacy_model"),
+        "similarity_threshold": manifest.get("similarity_threshold"),
+        "merges": len(kb.merge_log),
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    counts = info["counts"] or {}
+    print(f"{args.bundle}: {info['size_bytes']:,} bytes, schema {info['schema_version']}, Noema {info['noema_version']}")
+    print("  " + ", ".join(f"{counts[k]} {k}" for k in ("documents", "entities", "relations", "events", "facts")))
+    print(f"  embedding model: {info['embedding_model']} ({info['embedding_dimension']} dimensions)")
+    print(f"  spaCy model: {info['spacy_model']}; similarity threshold {info['similarity_threshold']}")
+    print(f"  merges recorded: {info['merges']}")
+    return 0
+
+
+def cmd_notation(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    text = encode_graph(kb.graph)
+    if text:
+        print(text)
+    return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{args.file}: cannot read ({exc})") from exc
+    sentences = decode(text)
+    if sentences:
+        print(sentences)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    report = check_round_trip(kb.graph)
+    g = kb.graph
+    if report.ok:
+        print(f"OK: {len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} events round-trip")
+        return 0
+    for label, items in (
+        ("entity", report.lost_entities),
+        ("relation", report.lost_relations),
+        ("event", report.lost_events),
+    ):
+        for item in items:
+            print(f"lost {label}: {item}")
+    print(f"Error: {len(report.lost_entities) + len(report.lost_relations) + len(report.lost_events)} items did not survive the round trip", file=sys.stderr)
+    return 1
+
+
+# -- parser ----------------------------------------------------------------------------------------
+def _command(sub: Any, name: str, help: str, example: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=f"{help}\n\nExample:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``noema`` command."""
+    parser = argparse.ArgumentParser(
+        prog="noema",
+        description="Build knowledge bases from documents and retrieve facts as compact notation.\n\n"
+        "Example:\n  noema build docs/ -o kb.noema\n  noema query kb.noema \"Who is Google's CEO?\"",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"noema {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = _command(sub, "build", "Build a .noema knowledge base from text, Markdown and JSONL files.", "noema build examples/docs -o kb.noema")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.txt, .md, .jsonl with a 'text' field)")
+    p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
+    p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    p.add_argument("--similarity-threshold", type=float, default=0.85)
+    p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    p.set_defaults(run=cmd_build)
+
+    p = _command(sub, "query", "Retrieve the facts relevant to a question.", "noema query kb.noema \"Who is Google's CEO?\" --top-k 5 --hops 1 --max-tokens 200")
+    p.add_argument("bundle")
+    p.add_argument("question")
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--hops", type=int, default=1)
+    p.add_argument("--max-tokens", type=int, default=200)
+    p.add_argument("--format", choices=["notation", "natural_language"], default="notation")
+    p.add_argument("--token-model", default="cl100k_base")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(run=cmd_query)
+
+    p = _command(sub, "info", "Show a bundle's counts, models and size.", "noema info kb.noema")
+    p.add_argument("bundle")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_info)
+
+    p = _command(sub, "notation", "Print the whole graph of a bundle as notation.", "noema notation kb.noema")
+    p.add_argument("bundle")
+    p.set_defaults(run=cmd_notation)
+
+    p = _command(sub, "decode", "Turn notation into sentences.", "noema notation kb.noema | noema decode -")
+    p.add_argument("file", nargs="?", default="-", help="notation file, or - for stdin (default)")
+    p.set_defaults(run=cmd_decode)
+
+    p = _command(sub, "validate", "Check that a bundle's graph survives notation round trip.", "noema validate kb.noema")
+    p.add_argument("bundle")
+    p.set_defaults(run=cmd_validate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``noema`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (NoemaError, CommandError, ValueError, OSError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

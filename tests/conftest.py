@@ -1,0 +1,79 @@
+"""Shared fixtures: the real spaCy pipeline and embedding model, loaded once per test session."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from collections.abc import Callable, Sequence  # noqa: E402
+
+import pytest  # noqa: E402
+
+import noema  # noqa: E402
+from noema.embed import Vectors  # noqa: E402
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed (not a fake: it delegates)."""
+
+    def __init__(self, inner: noema.SentenceTransformerEmbedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[list[str]] = []
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+    @property
+    def texts_embedded(self) -> int:
+        return sum(len(c) for c in self.calls)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> noema.SentenceTransformerEmbedder:
+    model = noema.SentenceTransformerEmbedder()
+    model.embed(["warm up"])
+    return model
+
+
+@pytest.fixture(scope="session")
+def extractor() -> noema.SpacyExtractor:
+    x = noema.SpacyExtractor()
+    x.extract([noema.Document("Warm up.")])
+    return x
+
+
+@pytest.fixture
+def make_kb(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> Callable[..., noema.KnowledgeBase]:
+    def make(**options: object) -> noema.KnowledgeBase:
+        options.setdefault("embedder", embedder)
+        options.setdefault("extractor", extractor)
+        return noema.KnowledgeBase(**options)  # type: ignore[arg-type]
+
+    return make
+
+
+COMPANY_DOCS = [
+    "Larry Page and Sergey Brin founded Google. Sundar Pichai is the CEO of Google.",
+    "Google acquired YouTube in 2006. Google is headquartered in Mountain View.",
+    "YouTube was founded by Chad Hurley. Neal Mohan is the CEO of YouTube.",
+    "Nvidia acquired Mellanox in 2020. Mellanox was based in Yokneam.",
+    "Jensen Huang founded Nvidia in 1993. Nvidia is headquartered in Santa Clara.",
+]
+
+
+@pytest.fixture(scope="session")
+def company_kb(embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor) -> noema.KnowledgeBase:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(COMPANY_DOCS)
+    return kb

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import noema
+from noema import SemanticGraph
+from noema.canonical import Canonicalizer
+from noema.names import normalize_name
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("Google, Inc.", "Google"), ("Siemens AG", "siemens"), ("Nestlé S.A.", "Nestle"), ("The Walt Disney Company", "Walt Disney"), ("ACME Corp.", "Acme Corporation"), ("Foo Ltd", "FOO LIMITED")],
+)
+def test_normalized_names_match(a: str, b: str) -> None:
+    assert normalize_name(a) == normalize_name(b)
+
+
+@pytest.mark.parametrize("name", ["AG", "Co", "Inc."])
+def test_a_bare_suffix_is_kept(name: str) -> None:
+    assert normalize_name(name)
+
+
+def one(name: str, type_: str) -> SemanticGraph:
+    g = SemanticGraph()
+    g.add_entity(name, type_)
+    return g
+
+
+def test_exact_merge_and_alias(embedder: noema.SentenceTransformerEmbedder) -> None:
+    store = one("Google", "ORG")
+    result = Canonicalizer(embedder).merge_into(store, one("Google, Inc.", "ORG"))
+    (entity,) = store.entities.values()
+    assert entity.aliases == ("Google, Inc.",)
+    (record,) = result.merges
+    assert (record.rule, record.similarity, record.merged_name) == ("exact", None, "Google, Inc.")
+
+
+def test_types_never_merge(embedder: noema.SentenceTransformerEmbedder) -> None:
+    store = one("Washington", "PERSON")
+    Canonicalizer(embedder).merge_into(store, one("Washington", "GPE"))
+    assert sorted(e.type for e in store.entities.values()) == ["GPE", "PERSON"]
+
+
+def test_embedding_merge_respects_threshold(embedder: noema.SentenceTransformerEmbedder) -> None:
+    store = one("Barack Obama", "PERSON")
+    result = Canonicalizer(embedder, 0.85).merge_into(store, one("President Barack Obama", "PERSON"))
+    assert len(store.entities) == 1
+    assert result.merges[0].rule == "embedding" and result.merges[0].similarity >= 0.85
+    strict = one("Barack Obama", "PERSON")
+    Canonicalizer(embedder, 0.99).merge_into(strict, one("President Barack Obama", "PERSON"))
+    assert len(strict.entities) == 2
+
+
+@pytest.mark.parametrize(("a", "b", "type_"), [("iPhone 14", "iPhone 15", "PRODUCT"), ("2019", "2020", "DATE"), ("$5 million", "$6 million", "MONEY")])
+def test_values_and_numbered_names_do_not_merge_by_embedding(embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str) -> None:
+    store = one(a, type_)
+    Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
+    assert len(store.entities) == 2
+
+
+def test_relations_are_remapped_and_identical_facts_collapse(embedder: noema.SentenceTransformerEmbedder) -> None:
+    store, new = SemanticGraph(), SemanticGraph()
+    a, b = store.add_entity("Larry Page", "PERSON"), store.add_entity("Google", "ORG")
+    store.add_relation(a, "found", b, mentions=[noema.Mention("d1", 0, 5)])
+    x, y = new.add_entity("Larry Page", "PERSON"), new.add_entity("Google LLC", "ORG")
+    new.add_relation(x, "found", y, mentions=[noema.Mention("d2", 0, 5)])
+    new.add_event("ipo", [y], time="2004")
+    result = Canonicalizer(embedder).merge_into(store, new)
+    (rel,) = store.relations.values()
+    assert {m.document_id for m in rel.mentions} == {"d1", "d2"}
+    assert result.new_relation_ids == ()
+    (event,) = store.events.values()
+    assert event.participant_ids == (b,)
+
+
+def test_ingesting_the_same_document_twice_adds_nothing(make_kb: Callable[..., noema.KnowledgeBase]) -> None:
+    kb = make_kb()
+    kb.ingest(["Larry Page founded Google. Google acquired YouTube in 2006."])
+    before = kb.graph.to_json()
+    report = kb.ingest(["Larry Page founded Google. Google acquired YouTube in 2006."])
+    assert report.skipped_documents == 1 and report.new_entities == report.new_relations == 0
+    assert kb.graph.to_json() == before
+
+
+def test_same_facts_from_other_documents_merge(make_kb: Callable[..., noema.KnowledgeBase]) -> None:
+    kb = make_kb()
+    kb.ingest(["Larry Page founded Google.", "Google, Inc. was founded by Larry Page."])
+    assert sorted(e.name for e in kb.graph.entities.values()) == ["Google", "Larry Page"]
+    (rel,) = kb.graph.relations.values()
+    assert len({m.document_id for m in rel.mentions}) == 2
+    assert any(m.merged_name == "Google, Inc." for m in kb.merge_log)
+
+
+def test_user_events_survive_canonicalization(embedder: noema.SentenceTransformerEmbedder) -> None:
+    store, new = one("Google", "ORG"), SemanticGraph()
+    g = new.add_entity("Google", "ORG")
+    new.add_event("ipo", [g], time="2004-08-19")
+    Canonicalizer(embedder).merge_into(store, new)
+    assert noema.encode_graph(store) == "#1 Google :ORG\n*ipo (#1) @2004-08-19"

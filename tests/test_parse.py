@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import pytest
+
+import noema
+from noema import Document, RelationPattern, SpacyExtractor
+from noema.parse import map_spacy_label
+
+
+def facts(extractor: SpacyExtractor, text: str, **meta: str) -> set[tuple[str, str, str]]:
+    g = extractor.extract([Document(text, metadata=meta)])
+    return {(g.entities[r.subject_id].name, r.predicate, g.entities[r.object_id].name) for r in g.relations.values()}
+
+
+SPEC_SENTENCES = [
+    ("Larry Page founded Google.", {("Larry Page", "found", "Google")}),
+    ("Larry Page and Sergey Brin founded Google.", {("Larry Page", "found", "Google"), ("Sergey Brin", "found", "Google")}),
+    ("Sundar Pichai is the CEO of Google.", {("Sundar Pichai", "ceo_of", "Google")}),
+    ("Google is headquartered in Mountain View.", {("Google", "headquarter_in", "Mountain View")}),
+    ("Nvidia acquired Mellanox in 2020.", {("Nvidia", "acquire", "Mellanox"), ("Nvidia", "acquire_in", "2020")}),
+    ("YouTube was founded by Chad Hurley.", {("Chad Hurley", "found", "YouTube")}),
+    ("Sundar Pichai, the CEO of Google, spoke.", {("Sundar Pichai", "ceo_of", "Google")}),
+    ("Google's CEO Sundar Pichai spoke.", {("Sundar Pichai", "ceo_of", "Google")}),
+    ("Google, which Larry Page founded, is large.", {("Larry Page", "found", "Google")}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SPEC_SENTENCES, ids=[t for t, _ in SPEC_SENTENCES])
+def test_spec_sentences(extractor: SpacyExtractor, text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(extractor, text) == expected
+
+
+HELD_OUT = [
+    ("svo", "Microsoft acquired GitHub.", ("Microsoft", "acquire", "GitHub")),
+    ("conj subject", "Bill Gates and Paul Allen founded Microsoft.", ("Paul Allen", "found", "Microsoft")),
+    ("conj object", "Microsoft acquired LinkedIn and GitHub.", ("Microsoft", "acquire", "GitHub")),
+    ("copula role", "Satya Nadella is the chairman of Microsoft.", ("Satya Nadella", "chairman_of", "Microsoft")),
+    ("verb prep", "Amazon is based in Seattle.", ("Amazon", "base_in", "Seattle")),
+    ("dated", "Microsoft acquired LinkedIn in 2016.", ("Microsoft", "acquire_in", "2016")),
+    ("passive agent", "Tesla was founded by Elon Musk.", ("Elon Musk", "found", "Tesla")),
+    ("appositive", "Tim Cook, the CEO of Apple, visited Berlin.", ("Tim Cook", "ceo_of", "Apple")),
+    ("possessive", "Apple's CEO Tim Cook visited Berlin.", ("Tim Cook", "ceo_of", "Apple")),
+    ("relative clause", "Tesla, which Elon Musk leads, makes cars.", ("Elon Musk", "lead", "Tesla")),
+    ("relative subject", "Elon Musk, who founded SpaceX, lives in Texas.", ("Elon Musk", "found", "SpaceX")),
+    ("reduced relative", "Apple, founded by Steve Jobs, sells phones.", ("Steve Jobs", "found", "Apple")),
+    ("role subject", "The capital of France is Paris.", ("Paris", "capital_of", "France")),
+    ("born", "Barack Obama was born in Hawaii.", ("Barack Obama", "born_in", "Hawaii")),
+]
+
+
+@pytest.mark.parametrize(("text", "fact"), [(t, f) for _, t, f in HELD_OUT], ids=[i for i, *_ in HELD_OUT])
+def test_held_out_patterns(extractor: SpacyExtractor, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(extractor, text)
+
+
+def test_pronoun_subject_resolves_to_title(extractor: SpacyExtractor) -> None:
+    found = facts(extractor, "Ada Lovelace was a mathematician. She was born in London.", title="Ada Lovelace")
+    assert ("Ada Lovelace", "born_in", "London") in found
+
+
+def test_pronoun_subject_resolves_to_first_subject_without_title(extractor: SpacyExtractor) -> None:
+    found = facts(extractor, "Marie Curie studied in Paris. She was born in Warsaw.")
+    assert ("Marie Curie", "born_in", "Warsaw") in found
+
+
+def test_mentions_point_into_the_text(extractor: SpacyExtractor) -> None:
+    text = "Larry Page founded Google."
+    g = extractor.extract([Document(text, id="d")])
+    for entity in g.entities.values():
+        (m,) = entity.mentions
+        assert m.document_id == "d" and text[m.start : m.end] == entity.name
+    (rel,) = g.relations.values()
+    assert text[rel.mentions[0].start : rel.mentions[0].end] == text
+    assert 0 < rel.confidence <= 1
+
+
+def test_one_type_per_name_per_document(extractor: SpacyExtractor) -> None:
+    text = "Nvidia makes chips. Nvidia acquired Mellanox. Nvidia is headquartered in Santa Clara. Jensen Huang leads Nvidia."
+    g = extractor.extract([Document(text)])
+    assert len([e for e in g.entities.values() if e.name == "Nvidia"]) == 1
+
+
+def test_heading_does_not_join_the_next_word(extractor: SpacyExtractor) -> None:
+    g = extractor.extract([Document("# Nvidia\n\nNvidia acquired Mellanox in 2020.")])
+    assert "Nvidia Nvidia" not in {e.name for e in g.entities.values()}
+
+
+def test_business_suffix_stays_with_its_name(extractor: SpacyExtractor) -> None:
+    found = facts(extractor, "Microsoft, Inc. is headquartered in Redmond.")
+    assert not any(s == "Inc." for s, _, _ in found)
+
+
+@pytest.mark.parametrize(("label", "mapped"), [("PERSON", "PERSON"), ("FAC", "LOC"), ("TIME", "DATE"), ("NORP", "OTHER"), ("WORK_OF_ART", "PRODUCT"), ("ORDINAL", None), ("WHATEVER", "OTHER")])
+def test_label_mapping(label: str, mapped: str | None) -> None:
+    assert map_spacy_label(label) == mapped
+
+
+def test_events_are_not_created_by_the_parser(extractor: SpacyExtractor) -> None:
+    g = extractor.extract([Document("Google held its IPO on August 19, 2004.")])
+    assert not g.events
+
+
+def test_custom_token_pattern() -> None:
+    x = SpacyExtractor(patterns=[RelationPattern("partner_with", [{"LOWER": "teamed"}, {"LOWER": "up"}, {"LOWER": "with"}], kind="token")])
+    assert ("Apple", "partner_with", "IBM") in facts(x, "Apple teamed up with IBM.")
+
+
+def test_custom_dependency_pattern() -> None:
+    pattern = [
+        {"RIGHT_ID": "verb", "RIGHT_ATTRS": {"LEMMA": "sue"}},
+        {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "subject", "RIGHT_ATTRS": {"DEP": "nsubj"}},
+        {"LEFT_ID": "verb", "REL_OP": ">", "RIGHT_ID": "object", "RIGHT_ATTRS": {"DEP": "dobj"}},
+    ]
+    x = SpacyExtractor(patterns=[RelationPattern("litigate_against", pattern)])
+    assert ("Oracle", "litigate_against", "Google") in facts(x, "Oracle sued Google.")
+
+
+def test_batch_parsing_with_two_processes() -> None:
+    docs = [Document(t) for t, _ in SPEC_SENTENCES]
+    one = SpacyExtractor().extract(docs)
+    two = SpacyExtractor(n_process=2, batch_size=2).extract(docs)
+    assert one.to_json() == two.to_json()
+
+
+def test_long_document_is_processed_in_pieces(extractor: SpacyExtractor) -> None:
+    from noema.resources import load_spacy_model
+
+    nlp = load_spacy_model().nlp
+    saved = nlp.max_length
+    nlp.max_length = 2000
+    try:
+        text = "\n".join(f"Company{n} acquired Startup{n}." for n in range(200))
+        g = extractor.extract([Document(text)])
+    finally:
+        nlp.max_length = saved
+    late = [(e, m) for e in g.entities.values() for m in e.mentions if m.start > 4000]
+    assert late, "text past the first pieces was not parsed"
+    assert all(text[m.start : m.end] == e.name for e, m in late)
+    assert len(g.relations) >= 50
+
+
+class UppercaseExtractor:
+    """A user extractor (stands in for an LLM-backed one): every capitalized word pair is a fact."""
+
+    def extract(self, documents):  # type: ignore[no-untyped-def]
+        g = noema.SemanticGraph()
+        for doc in documents:
+            g.add_document(doc)
+            words = [w.strip(".") for w in doc.text.split() if w[:1].isupper()]
+            ids = [g.add_entity(w, "OTHER") for w in words]
+            for a, b in zip(ids, ids[1:]):
+                g.add_relation(a, "next_to", b)
+        return g
+
+
+def test_user_extractor_plugs_into_ingest(embedder: noema.SentenceTransformerEmbedder) -> None:
+    assert isinstance(UppercaseExtractor(), noema.Extractor)
+    kb = noema.KnowledgeBase(extractor=UppercaseExtractor(), embedder=embedder)
+    kb.ingest(["Alpha met Beta."])
+    assert kb.retrieve("Alpha").text.endswith("#1 -next_to-> #2")

