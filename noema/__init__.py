@@ -47,9 +47,9 @@ from noema.retrieve import FactMatch, RetrievalResult
 from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
-    "ENTITY_TYPES",
     "BundleError",
     "Document",
+    "ENTITY_TYPES",
     "Embedder",
     "Entity",
     "Event",

@@ -28,7 +28,6 @@ previous bundle untouched. The same knowledge base gives the same bytes.
 from __future__ import annotations
 
 import hashlib
-
 import json
 import os
 import tempfile
@@ -147,7 +146,9 @@ def _rows(index: VectorIndex, order: list[str]) -> Any:
     return np.stack([index.vector(f) for f in order])
 
 
-def read_bundle(path: str | os.PathLike[str], *, expected_dimension: int | None = None) -> BundleContents:
+def read_bundle(
+    path: str | os.PathLike[str], *, expected_dimension: int | None = None
+) -> BundleContents:
     """Open and check a bundle; see the module docstring for what is checked.
 
     Raises:
@@ -162,7 +163,13 @@ def read_bundle(path: str | os.PathLike[str], *, expected_dimension: int | None 
             return _read(zf, source, expected_dimension)
     except BundleError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        NotImplementedError,
+    ) as exc:
         raise BundleError(f"{str(source)!r} is not a readable .noema bundle: {exc}") from exc
 
 
@@ -171,7 +178,9 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
     manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = _load_json(manifest_bytes, "manifest.json", name)
     if manifest.get("format") != FORMAT_NAME:
-        raise BundleError(f"{name!r} is not a Noema bundle (manifest format is {manifest.get('format')!r})")
+        raise BundleError(
+            f"{name!r} is not a Noema bundle (manifest format is {manifest.get('format')!r})"
+        )
     version = manifest.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise BundleError(f"{name!r}: schema_version {version!r} is not a positive integer")
@@ -187,11 +196,17 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
     data: dict[str, bytes] = {}
     for member in MEMBERS:
         entry = declared.get(member)
-        if not isinstance(entry, dict) or not isinstance(entry.get("size"), int) or not isinstance(entry.get("sha256"), str):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("size"), int)
+            or not isinstance(entry.get("sha256"), str)
+        ):
             raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")
         blob = _member(zf, member, min(MAX_MEMBER_BYTES, entry["size"]), name)
         if len(blob) != entry["size"] or hashlib.sha256(blob).hexdigest() != entry["sha256"]:
-            raise BundleError(f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)")
+            raise BundleError(
+                f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+            )
         data[member] = blob
     graph_data = _load_json(data["graph.json"], "graph.json", name)
     raw_log = graph_data.pop("merge_log", [])
@@ -209,7 +224,9 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
         "facts": len(graph.relations) + len(graph.events),
     }
     if counts != actual:
-        raise BundleError(f"{name!r}: manifest counts {counts!r} do not match graph.json {actual!r}")
+        raise BundleError(
+            f"{name!r}: manifest counts {counts!r} do not match graph.json {actual!r}"
+        )
     dimension = manifest.get("embedding_dimension")
     if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
         raise BundleError(f"{name!r}: embedding_dimension {dimension!r} is not a positive integer")
@@ -220,7 +237,9 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
     for key in ("embedding_model", "spacy_model"):
         if not isinstance(manifest.get(key), str):
             raise BundleError(f"{name!r}: manifest {key} is missing")
-    index = VectorIndex.from_bytes(fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"])
+    index = VectorIndex.from_bytes(
+        fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
+    )
     return BundleContents(graph=graph, index=index, merge_log=merge_log, manifest=manifest)
 
 
@@ -230,9 +249,13 @@ def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
     except KeyError:
         raise BundleError(f"{name!r} has no {member}; it is not a complete .noema bundle") from None
     if info.file_size > limit:
-        raise BundleError(f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed")
+        raise BundleError(
+            f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed"
+        )
     if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
-        raise BundleError(f"{name!r}: {member} is compressed {info.file_size // info.compress_size}:1, refused as a zip bomb")
+        raise BundleError(
+            f"{name!r}: {member} is compressed {info.file_size // info.compress_size}:1, refused as a zip bomb"
+        )
     with zf.open(info) as handle:
         blob = handle.read(limit + 1)
     if len(blob) > limit:
@@ -251,7 +274,9 @@ def _load_json(blob: bytes, member: str, name: str) -> dict[str, Any]:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
+        "utf-8"
+    )
 
 
 def _record_to_dict(record: MergeRecord) -> dict[str, Any]:

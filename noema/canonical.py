@@ -69,7 +69,9 @@ class Canonicalizer:
 
     def __init__(self, embedder: Embedder, similarity_threshold: float = 0.85) -> None:
         if not 0.0 < similarity_threshold <= 1.0:
-            raise ValueError(f"similarity_threshold must be in (0, 1], got {similarity_threshold!r}")
+            raise ValueError(
+                f"similarity_threshold must be in (0, 1], got {similarity_threshold!r}"
+            )
         self.embedder = embedder
         self.similarity_threshold = similarity_threshold
         self._keys: dict[tuple[str, str], str] = {}
@@ -99,7 +101,9 @@ class Canonicalizer:
         for rel in incoming.relations.values():
             subject, obj = mapping[rel.subject_id], mapping[rel.object_id]
             if subject != obj:
-                store.add_relation(subject, rel.predicate, obj, mentions=rel.mentions, confidence=rel.confidence)
+                store.add_relation(
+                    subject, rel.predicate, obj, mentions=rel.mentions, confidence=rel.confidence
+                )
         for ev in incoming.events.values():
             store.add_event(
                 ev.label,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,6 @@ from noema.roundtrip import check_round_trip
 from noema.sources import read_documents
 
 __all__ = ["main"]
-
 
 
 class CommandError(Exception):
@@ -92,7 +91,8 @@ def cmd_query(args: argparse.Namespace) -> int:
                     "token_count": result.token_count,
                     "truncated": result.truncated,
                     "fact_matches": [
-                        {"relation_id": m.relation_id, "similarity": m.similarity} for m in result.fact_matches
+                        {"relation_id": m.relation_id, "similarity": m.similarity}
+                        for m in result.fact_matches
                     ],
                 },
                 indent=2,
@@ -105,7 +105,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         print("(no facts found)", file=sys.stderr)
     print(
-        f"-- {result.token_count} tokens ({result.token_model})" + (", truncated by the budget" if result.truncated else ""),
+        f"-- {result.token_count} tokens ({result.token_model})"
+        + (", truncated by the budget" if result.truncated else ""),
         file=sys.stderr,
     )
     return 0
@@ -130,10 +131,21 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(json.dumps(info, indent=2))
         return 0
     counts = info["counts"] or {}
-    print(f"{args.bundle}: {info['size_bytes']:,} bytes, schema {info['schema_version']}, Noema {info['noema_version']}")
-    print("  " + ", ".join(f"{counts[k]} {k}" for k in ("documents", "entities", "relations", "events", "facts")))
-    print(f"  embedding model: {info['embedding_model']} ({info['embedding_dimension']} dimensions)")
-    print(f"  spaCy model: {info['spacy_model']}; similarity threshold {info['similarity_threshold']}")
+    print(
+        f"{args.bundle}: {info['size_bytes']:,} bytes, schema {info['schema_version']}, Noema {info['noema_version']}"
+    )
+    print(
+        "  "
+        + ", ".join(
+            f"{counts[k]} {k}" for k in ("documents", "entities", "relations", "events", "facts")
+        )
+    )
+    print(
+        f"  embedding model: {info['embedding_model']} ({info['embedding_dimension']} dimensions)"
+    )
+    print(
+        f"  spaCy model: {info['spacy_model']}; similarity threshold {info['similarity_threshold']}"
+    )
     print(f"  merges recorded: {info['merges']}")
     return 0
 
@@ -165,7 +177,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     report = check_round_trip(kb.graph)
     g = kb.graph
     if report.ok:
-        print(f"OK: {len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} events round-trip")
+        print(
+            f"OK: {len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} events round-trip"
+        )
         return 0
     for label, items in (
         ("entity", report.lost_entities),
@@ -174,7 +188,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     ):
         for item in items:
             print(f"lost {label}: {item}")
-    print(f"Error: {len(report.lost_entities) + len(report.lost_relations) + len(report.lost_events)} items did not survive the round trip", file=sys.stderr)
+    print(
+        f"Error: {len(report.lost_entities) + len(report.lost_relations) + len(report.lost_events)} items did not survive the round trip",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -194,14 +211,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="noema",
         description="Build knowledge bases from documents and retrieve facts as compact notation.\n\n"
-        "Example:\n  noema build docs/ -o kb.noema\n  noema query kb.noema \"Who is Google's CEO?\"",
+        'Example:\n  noema build docs/ -o kb.noema\n  noema query kb.noema "Who is Google\'s CEO?"',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"noema {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = _command(sub, "build", "Build a .noema knowledge base from text, Markdown and JSONL files.", "noema build examples/docs -o kb.noema")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.txt, .md, .jsonl with a 'text' field)")
+    p = _command(
+        sub,
+        "build",
+        "Build a .noema knowledge base from text, Markdown and JSONL files.",
+        "noema build examples/docs -o kb.noema",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files or folders (.txt, .md, .jsonl with a 'text' field)",
+    )
     p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
     p.add_argument("--spacy-model", default="en_core_web_sm")
     p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
@@ -209,7 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
     p.set_defaults(run=cmd_build)
 
-    p = _command(sub, "query", "Retrieve the facts relevant to a question.", "noema query kb.noema \"Who is Google's CEO?\" --top-k 5 --hops 1 --max-tokens 200")
+    p = _command(
+        sub,
+        "query",
+        "Retrieve the facts relevant to a question.",
+        'noema query kb.noema "Who is Google\'s CEO?" --top-k 5 --hops 1 --max-tokens 200',
+    )
     p.add_argument("bundle")
     p.add_argument("question")
     p.add_argument("--top-k", type=int, default=5)
@@ -225,15 +257,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_info)
 
-    p = _command(sub, "notation", "Print the whole graph of a bundle as notation.", "noema notation kb.noema")
+    p = _command(
+        sub, "notation", "Print the whole graph of a bundle as notation.", "noema notation kb.noema"
+    )
     p.add_argument("bundle")
     p.set_defaults(run=cmd_notation)
 
-    p = _command(sub, "decode", "Turn notation into sentences.", "noema notation kb.noema | noema decode -")
+    p = _command(
+        sub, "decode", "Turn notation into sentences.", "noema notation kb.noema | noema decode -"
+    )
     p.add_argument("file", nargs="?", default="-", help="notation file, or - for stdin (default)")
     p.set_defaults(run=cmd_decode)
 
-    p = _command(sub, "validate", "Check that a bundle's graph survives notation round trip.", "noema validate kb.noema")
+    p = _command(
+        sub,
+        "validate",
+        "Check that a bundle's graph survives notation round trip.",
+        "noema validate kb.noema",
+    )
     p.add_argument("bundle")
     p.set_defaults(run=cmd_validate)
     return parser

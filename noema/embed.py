@@ -52,7 +52,10 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         """Length of each vector, read from the model."""
         model = load_embedding_model(self.name)
-        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        get = (
+            getattr(model, "get_embedding_dimension", None)
+            or model.get_sentence_embedding_dimension
+        )
         return int(get())
 
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -304,7 +304,9 @@ class SemanticGraph:
             entity,
             name=new_name,
             aliases=tuple(
-                dict.fromkeys(a for a in (entity.aliases if aliases is None else aliases) if a != new_name)
+                dict.fromkeys(
+                    a for a in (entity.aliases if aliases is None else aliases) if a != new_name
+                )
             ),
             mentions=entity.mentions if mentions is None else _union_mentions(mentions),
             confidence=entity.confidence if confidence is None else _check_confidence(confidence),
@@ -371,7 +373,11 @@ class SemanticGraph:
                 obj = keep_id if rel.object_id == merge_id else rel.object_id
                 if subject != obj:
                     self.add_relation(
-                        subject, rel.predicate, obj, mentions=rel.mentions, confidence=rel.confidence
+                        subject,
+                        rel.predicate,
+                        obj,
+                        mentions=rel.mentions,
+                        confidence=rel.confidence,
                     )
             else:
                 ev = self._events[fact_id]

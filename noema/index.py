@@ -54,13 +54,14 @@ class VectorIndex:
     @property
     def vectors(self) -> Vectors:
         """The stored vectors, one row per id, in :attr:`ids` order (read-only)."""
-        view = self._vectors.view()
+        view: Vectors = self._vectors.view()
         view.flags.writeable = False
         return view
 
     def vector(self, item_id: str) -> Vectors:
         """The stored vector of one id."""
-        return self._vectors[self._rows[item_id]]
+        row: Vectors = self._vectors[self._rows[item_id]]
+        return row
 
     def add(self, ids: Sequence[str], vectors: Vectors) -> None:
         """Append vectors; ids already present are ignored (their vector is never recomputed)."""
@@ -102,10 +103,12 @@ class VectorIndex:
         """:meth:`search` for each row of ``queries``."""
         if not self._ids or k < 1:
             return [[] for _ in range(len(queries))]
-        scores, rows = self._faiss_index().search(np.ascontiguousarray(queries, dtype=np.float32), min(k, len(self._ids)))
+        scores, rows = self._faiss_index().search(
+            np.ascontiguousarray(queries, dtype=np.float32), min(k, len(self._ids))
+        )
         return [
-            [(self._ids[r], round(float(s), 6)) for s, r in zip(srow, rrow) if r >= 0]
-            for srow, rrow in zip(scores, rows)
+            [(self._ids[r], round(float(s), 6)) for s, r in zip(srow, rrow, strict=True) if r >= 0]
+            for srow, rrow in zip(scores, rows, strict=True)
         ]
 
     def _faiss_index(self) -> Any:
@@ -126,7 +129,9 @@ class VectorIndex:
         return self._vectors.astype("<f4").tobytes()
 
     @classmethod
-    def from_bytes(cls, ids: Sequence[str], dimension: int, vectors: bytes, index: bytes | None) -> VectorIndex:
+    def from_bytes(
+        cls, ids: Sequence[str], dimension: int, vectors: bytes, index: bytes | None
+    ) -> VectorIndex:
         """Rebuild from :meth:`vector_bytes` and :meth:`index_bytes`, checking their sizes agree.
 
         Raises:
@@ -162,7 +167,9 @@ class VectorIndex:
             if not isinstance(loaded, faiss.IndexFlatIP):
                 raise BundleError(f"index.faiss is a {type(loaded).__name__}, expected IndexFlatIP")
             stored = faiss.rev_swig_ptr(loaded.get_xb(), loaded.ntotal * loaded.d)
-            if len(ids) and not np.array_equal(np.asarray(stored).reshape(len(ids), dimension), out._vectors):
+            if len(ids) and not np.array_equal(
+                np.asarray(stored).reshape(len(ids), dimension), out._vectors
+            ):
                 raise BundleError("index.faiss does not hold the vectors of embeddings.bin")
             out._index = loaded
         return out

@@ -20,8 +20,8 @@ from noema.index import VectorIndex
 from noema.notation import encode_facts
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
-from noema.sources import read_documents
 from noema.retrieve import Format, RetrievalResult, check_retrieve_options, retrieve_facts
+from noema.sources import read_documents
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
@@ -228,7 +228,9 @@ class KnowledgeBase:
         check_retrieve_options(top_k, hops, max_tokens, format)
         graph, index = self._current_index()
         if not len(index):
-            return RetrievalResult(text="", notation="", format=format, token_model=token_model, question=question)
+            return RetrievalResult(
+                text="", notation="", format=format, token_model=token_model, question=question
+            )
         query = self.embedder.embed([question])[0]
         return retrieve_facts(
             graph,
@@ -293,7 +295,9 @@ class KnowledgeBase:
             )
         threshold = manifest.get("similarity_threshold", 0.85)
         kb = cls(
-            similarity_threshold=similarity_threshold if similarity_threshold is not None else float(threshold),
+            similarity_threshold=similarity_threshold
+            if similarity_threshold is not None
+            else float(threshold),
             spacy_model=spacy_model or DEFAULT_SPACY_MODEL,
             embedding_model=stored_model,
             extractor=extractor,

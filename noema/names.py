@@ -8,8 +8,31 @@ import unicodedata
 __all__ = ["BUSINESS_SUFFIXES", "clean_name", "normalize_name"]
 
 BUSINESS_SUFFIXES = frozenset(
-    "inc incorporated corp corporation co company ltd limited llc plc gmbh ag sa nv bv lp llp "
-    "srl spa pty oy ab kg".split()
+    [
+        "inc",
+        "incorporated",
+        "corp",
+        "corporation",
+        "co",
+        "company",
+        "ltd",
+        "limited",
+        "llc",
+        "plc",
+        "gmbh",
+        "ag",
+        "sa",
+        "nv",
+        "bv",
+        "lp",
+        "llp",
+        "srl",
+        "spa",
+        "pty",
+        "oy",
+        "ab",
+        "kg",
+    ]
 )
 _PUNCT = re.compile(r"[^\w\s]+")
 _WS = re.compile(r"\s+")

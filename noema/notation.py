@@ -142,7 +142,9 @@ def encode_facts(
     return _Encoded(text, local, list(relation_ids), list(event_ids))
 
 
-def _select(graph: SemanticGraph, entity_ids: Iterable[str] | None) -> tuple[list[str], list[str], list[str]]:
+def _select(
+    graph: SemanticGraph, entity_ids: Iterable[str] | None
+) -> tuple[list[str], list[str], list[str]]:
     if entity_ids is None:
         return list(graph.relations), list(graph.events), []
     chosen = dict.fromkeys(entity_ids)
@@ -252,8 +254,31 @@ def _explain(line: str) -> str:
 
 
 _PREPOSITIONS = frozenset(
-    "of in on at by for to from with into onto as about after before during under over "
-    "between against among near via".split()
+    [
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "to",
+        "from",
+        "with",
+        "into",
+        "onto",
+        "as",
+        "about",
+        "after",
+        "before",
+        "during",
+        "under",
+        "over",
+        "between",
+        "against",
+        "among",
+        "near",
+        "via",
+    ]
 )
 
 

@@ -20,9 +20,9 @@ document's ``title`` metadata when there is one, else the subject of its first s
 
 spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
 and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
-LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). A name
-labelled differently within one document gets the type most of its mentions have; when they
-do not clearly agree, the mentions of that name across the whole batch vote.
+LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). Within a
+document, a name's mentions vote on whether it is a PERSON; among the other types, every mention
+of the name across the batch of documents votes, so one name gets one type and one node.
 """
 
 from __future__ import annotations
@@ -187,7 +187,11 @@ class SpacyExtractor:
             name = clean_name(ent.text)
             if type_ is None or not name:
                 continue
-            if is_business_suffix(name) and previous is not None and ent.start - previous[0].end <= 1:
+            if (
+                is_business_suffix(name)
+                and previous is not None
+                and ent.start - previous[0].end <= 1
+            ):
                 # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
                 for token in spacy_doc[previous[0].end : ent.end]:
                     by_token[token.i] = previous[1]
@@ -223,7 +227,9 @@ class SpacyExtractor:
         if self.patterns:
             self._read_patterns(spacy_doc, found, by_token, offset)
 
-    def _read_patterns(self, spacy_doc: Any, found: _Found, by_token: dict[int, str], offset: int) -> None:
+    def _read_patterns(
+        self, spacy_doc: Any, found: _Found, by_token: dict[int, str], offset: int
+    ) -> None:
         from spacy.matcher import DependencyMatcher, Matcher
 
         vocab = spacy_doc.vocab
@@ -242,14 +248,18 @@ class SpacyExtractor:
             if subject and obj and subject != obj:
                 sent = spacy_doc[roles["subject"]].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
-                found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
+                found.facts.append(
+                    (subject, normalize_predicate(rule.predicate), obj, mention, 0.9)
+                )
         for match_id, start, end in tok(spacy_doc) if len(tok) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
             subject, obj = by_token.get(start - 1), by_token.get(end)
             if subject and obj and subject != obj:
                 sent = spacy_doc[start].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
-                found.facts.append((subject, normalize_predicate(rule.predicate), obj, mention, 0.9))
+                found.facts.append(
+                    (subject, normalize_predicate(rule.predicate), obj, mention, 0.9)
+                )
 
 
 def _within_line(span: Any) -> Any:
@@ -275,7 +285,9 @@ def _within_line(span: Any) -> Any:
     return Span(span.doc, segment[0].i, segment[-1].i + 1, label=span.label_)
 
 
-def _split_long(documents: Sequence[Document], max_length: int) -> Iterator[tuple[str, tuple[int, int]]]:
+def _split_long(
+    documents: Sequence[Document], max_length: int
+) -> Iterator[tuple[str, tuple[int, int]]]:
     """Texts for nlp.pipe with (document index, character offset); long texts cut at line breaks."""
     limit = max(1000, max_length // 2)
     for index, doc in enumerate(documents):
@@ -346,7 +358,11 @@ class _SentenceReader:
         if token.i in self.by_token:
             return self.by_token[token.i]
         lower = token.lower_
-        if lower in _RELATIVE_PRONOUNS and token.head.dep_ in ("relcl", "acl") and token.head.head is not token:
+        if (
+            lower in _RELATIVE_PRONOUNS
+            and token.head.dep_ in ("relcl", "acl")
+            and token.head.head is not token
+        ):
             return self.resolve(token.head.head)
         if token.pos_ == "PRON" and self.main is not None:
             if lower in _PERSON_PRONOUNS and self.main_is_person:
@@ -363,7 +379,11 @@ class _SentenceReader:
             # a proper noun NER missed ("Tesla was founded by Elon Musk"): the name is still a thing
             start = token.i
             for child in reversed(list(token.lefts)):
-                if child.dep_ in ("compound", "flat") and child.pos_ == "PROPN" and child.i == start - 1:
+                if (
+                    child.dep_ in ("compound", "flat")
+                    and child.pos_ == "PROPN"
+                    and child.i == start - 1
+                ):
                     start = child.i
             return self.register(token.doc[start : token.i + 1])
         return None
@@ -390,7 +410,12 @@ class _SentenceReader:
             passive = passive or self.entities([verb.head])
         elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
             subjects = self.entities([verb.head])
-        if not subjects and not passive and verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX"):
+        if (
+            not subjects
+            and not passive
+            and verb.dep_ == "conj"
+            and verb.head.pos_ in ("VERB", "AUX")
+        ):
             head_children = list(verb.head.children)
             subjects = self.entities(c for c in head_children if c.dep_ in _SUBJECT_DEPS)
             passive = self.entities(c for c in head_children if c.dep_ == "nsubjpass")
@@ -448,7 +473,11 @@ class _SentenceReader:
         holders: list[str] = []
         if noun.dep_ == "appos" or (noun.dep_ == "compound" and noun.head.i in self.by_token):
             holders = self.entities([noun.head])
-        holders += [h for h in self.entities(c for c in noun.children if c.dep_ == "appos") if h not in holders]
+        holders += [
+            h
+            for h in self.entities(c for c in noun.children if c.dep_ == "appos")
+            if h not in holders
+        ]
         if not holders:
             return
         for predicate, target in self._role_targets(noun):
@@ -484,20 +513,34 @@ def _role_phrase(noun: Any) -> str:
 
 
 def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
-    """The type of a name in one document: its own mentions decide when they clearly agree
-    (a margin of two or more); otherwise every mention of the name in the batch votes, which
-    corrects the small model's one-off labels ("Nvidia" GPE once, ORG everywhere else)."""
-    ranked = votes.most_common()
-    margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0) if ranked else 0
-    chosen = votes if margin >= 2 else votes + batch
+    """The type of a name in one document.
+
+    The document's own mentions decide whether the name is a PERSON, because a person and a place
+    sharing a name (Washington) are different things. Among the other types the small model's
+    labels are noisy ("Nvidia" ORG in one sentence, GPE in the next), so every mention of the
+    name in the batch votes, which gives one name one node across documents.
+    """
+    chosen = votes if votes else batch
     if not chosen:  # a proper noun NER never labelled
         return "OTHER"
     order = list(votes) + [t for t in batch if t not in votes]
-    # most votes wins; ties go to the label seen first, so the choice is deterministic
-    return max(chosen, key=lambda t: (chosen[t], -order.index(t)))
+
+    def best(counts: Counter[str]) -> str:
+        # most votes wins; ties go to the label seen first, so the choice is deterministic
+        return max(counts, key=lambda t: (counts[t], -order.index(t)))
+
+    if best(chosen) == "PERSON":
+        return "PERSON"
+    # the batch already holds this document's votes; ties go to the batch's first label, so every
+    # document of the batch decides the same
+    others = Counter({t: n for t, n in (batch or votes).items() if t != "PERSON"})
+    order[:] = list(batch) + [t for t in votes if t not in batch]
+    return best(others) if others else best(chosen)
 
 
-def _add_to_graph(graph: SemanticGraph, found: _Found, batch_votes: dict[str, Counter[str]]) -> None:
+def _add_to_graph(
+    graph: SemanticGraph, found: _Found, batch_votes: dict[str, Counter[str]]
+) -> None:
     graph.add_document(found.doc)
     ids: dict[str, str] = {}
 
@@ -508,6 +551,8 @@ def _add_to_graph(graph: SemanticGraph, found: _Found, batch_votes: dict[str, Co
         return ids[name]
 
     for subject, predicate, obj, mention, confidence in found.facts:
-        graph.add_relation(entity(subject), predicate, entity(obj), mentions=[mention], confidence=confidence)
+        graph.add_relation(
+            entity(subject), predicate, entity(obj), mentions=[mention], confidence=confidence
+        )
     for name in found.names:
         entity(name)

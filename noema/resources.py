@@ -98,7 +98,9 @@ def _load_spacy_model(name: str) -> LoadedSpacyModel:
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - spacy is a core dependency
-        raise MissingResourceError("spaCy is not installed: pip install 'spacy>=3.7.5,<3.9'") from exc
+        raise MissingResourceError(
+            "spaCy is not installed: pip install 'spacy>=3.7.5,<3.9'"
+        ) from exc
     candidates = (name, *_SPACY_EQUIVALENTS.get(name, ()))
     for candidate in candidates:
         if Path(candidate).exists() or importlib.util.find_spec(candidate) is not None:
@@ -166,12 +168,12 @@ def _quiet_transformers() -> Iterator[None]:
         yield
         return
     was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
         yield
     finally:
         if was_enabled:
-            hf_logging.enable_progress_bar()
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:

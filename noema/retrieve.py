@@ -109,7 +109,11 @@ def _entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
 
 
 def _priority_order(
-    graph: SemanticGraph, index: VectorIndex, query: Vectors, matches: Sequence[FactMatch], hops: int
+    graph: SemanticGraph,
+    index: VectorIndex,
+    query: Vectors,
+    matches: Sequence[FactMatch],
+    hops: int,
 ) -> list[str]:
     seeds = [m.relation_id for m in matches]
     # entity id -> (distance from the nearest seed, rank of that seed); BFS keeps the first reach
@@ -143,7 +147,9 @@ def _priority_order(
     return [*seeds, *rest]
 
 
-def _render(graph: SemanticGraph, relations: list[str], events: list[str], format: Format) -> tuple[str, str, list[str]]:
+def _render(
+    graph: SemanticGraph, relations: list[str], events: list[str], format: Format
+) -> tuple[str, str, list[str]]:
     encoded = encode_facts(graph, relations, events)
     text = encoded.text if format == "notation" else decode(encoded.text) if encoded.text else ""
     return text, encoded.text, list(encoded.local_ids)
@@ -165,13 +171,20 @@ def _pack(
     for fact_id in ordered:
         target = relations if fact_id in graph.relations else events
         target.append(fact_id)
-        candidate, candidate_notation, candidate_entities = _render(graph, relations, events, format)
+        candidate, candidate_notation, candidate_entities = _render(
+            graph, relations, events, format
+        )
         candidate_tokens = count_tokens(candidate, token_model)
         if candidate_tokens > max_tokens:
             target.pop()
             truncated = True
             break
-        text, notation, entity_ids, tokens = candidate, candidate_notation, candidate_entities, candidate_tokens
+        text, notation, entity_ids, tokens = (
+            candidate,
+            candidate_notation,
+            candidate_entities,
+            candidate_tokens,
+        )
     return RetrievalResult(
         text=text,
         notation=notation,

@@ -31,7 +31,9 @@ class RoundTripReport:
     lost_events: tuple[str, ...] = ()
 
 
-def check_round_trip(graph: SemanticGraph, entity_ids: Iterable[str] | None = None) -> RoundTripReport:
+def check_round_trip(
+    graph: SemanticGraph, entity_ids: Iterable[str] | None = None
+) -> RoundTripReport:
     """Encode ``graph`` (or the sub-graph among ``entity_ids``), parse it, and compare.
 
     Entities whose names cannot be written as notation are reported as lost, with every fact
@@ -67,7 +69,9 @@ def check_round_trip(graph: SemanticGraph, entity_ids: Iterable[str] | None = No
         for v in event_ids
         if v not in bad_times and not unwritable.intersection(graph.events[v].participant_ids)
     ]
-    encoded = encode_facts(graph, kept_relations, kept_events, [e for e in extra if e not in unwritable])
+    encoded = encode_facts(
+        graph, kept_relations, kept_events, [e for e in extra if e not in unwritable]
+    )
     parsed = parse_notation(encoded.text)
 
     lost_entities = [_show_entity(graph, e) for e in sorted(unwritable)]
@@ -93,11 +97,15 @@ def check_round_trip(graph: SemanticGraph, entity_ids: Iterable[str] | None = No
     lost_events = []
     for vid in event_ids:
         ev = graph.events[vid]
-        if vid not in kept_events or (
-            ev.label,
-            tuple(local[p] for p in ev.participant_ids),
-            ev.time,
-        ) not in back_events:
+        if (
+            vid not in kept_events
+            or (
+                ev.label,
+                tuple(local[p] for p in ev.participant_ids),
+                ev.time,
+            )
+            not in back_events
+        ):
             lost_events.append(_show_event(graph, vid))
     return RoundTripReport(
         ok=not (lost_entities or lost_relations or lost_events),

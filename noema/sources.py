@@ -49,7 +49,9 @@ def read_documents(
         path = Path(raw)
         if path.is_dir():
             files = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
             )
             if not files:
                 on_skip(f"{path}: no .txt, .md or .jsonl files in this folder")

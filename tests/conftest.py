@@ -73,7 +73,9 @@ COMPANY_DOCS = [
 
 
 @pytest.fixture(scope="session")
-def company_kb(embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor) -> noema.KnowledgeBase:
+def company_kb(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> noema.KnowledgeBase:
     kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(COMPANY_DOCS)
     return kb

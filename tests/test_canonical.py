@@ -12,7 +12,14 @@ from noema.names import normalize_name
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("Google, Inc.", "Google"), ("Siemens AG", "siemens"), ("Nestlé S.A.", "Nestle"), ("The Walt Disney Company", "Walt Disney"), ("ACME Corp.", "Acme Corporation"), ("Foo Ltd", "FOO LIMITED")],
+    [
+        ("Google, Inc.", "Google"),
+        ("Siemens AG", "siemens"),
+        ("Nestlé S.A.", "Nestle"),
+        ("The Walt Disney Company", "Walt Disney"),
+        ("ACME Corp.", "Acme Corporation"),
+        ("Foo Ltd", "FOO LIMITED"),
+    ],
 )
 def test_normalized_names_match(a: str, b: str) -> None:
     assert normalize_name(a) == normalize_name(b)
@@ -46,7 +53,9 @@ def test_types_never_merge(embedder: noema.SentenceTransformerEmbedder) -> None:
 
 def test_embedding_merge_respects_threshold(embedder: noema.SentenceTransformerEmbedder) -> None:
     store = one("Barack Obama", "PERSON")
-    result = Canonicalizer(embedder, 0.85).merge_into(store, one("President Barack Obama", "PERSON"))
+    result = Canonicalizer(embedder, 0.85).merge_into(
+        store, one("President Barack Obama", "PERSON")
+    )
     assert len(store.entities) == 1
     assert result.merges[0].rule == "embedding" and result.merges[0].similarity >= 0.85
     strict = one("Barack Obama", "PERSON")
@@ -54,14 +63,25 @@ def test_embedding_merge_respects_threshold(embedder: noema.SentenceTransformerE
     assert len(strict.entities) == 2
 
 
-@pytest.mark.parametrize(("a", "b", "type_"), [("iPhone 14", "iPhone 15", "PRODUCT"), ("2019", "2020", "DATE"), ("$5 million", "$6 million", "MONEY")])
-def test_values_and_numbered_names_do_not_merge_by_embedding(embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str) -> None:
+@pytest.mark.parametrize(
+    ("a", "b", "type_"),
+    [
+        ("iPhone 14", "iPhone 15", "PRODUCT"),
+        ("2019", "2020", "DATE"),
+        ("$5 million", "$6 million", "MONEY"),
+    ],
+)
+def test_values_and_numbered_names_do_not_merge_by_embedding(
+    embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str
+) -> None:
     store = one(a, type_)
     Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
     assert len(store.entities) == 2
 
 
-def test_relations_are_remapped_and_identical_facts_collapse(embedder: noema.SentenceTransformerEmbedder) -> None:
+def test_relations_are_remapped_and_identical_facts_collapse(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
     store, new = SemanticGraph(), SemanticGraph()
     a, b = store.add_entity("Larry Page", "PERSON"), store.add_entity("Google", "ORG")
     store.add_relation(a, "found", b, mentions=[noema.Mention("d1", 0, 5)])
@@ -76,7 +96,9 @@ def test_relations_are_remapped_and_identical_facts_collapse(embedder: noema.Sen
     assert event.participant_ids == (b,)
 
 
-def test_ingesting_the_same_document_twice_adds_nothing(make_kb: Callable[..., noema.KnowledgeBase]) -> None:
+def test_ingesting_the_same_document_twice_adds_nothing(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
     kb = make_kb()
     kb.ingest(["Larry Page founded Google. Google acquired YouTube in 2006."])
     before = kb.graph.to_json()

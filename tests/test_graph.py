@@ -57,7 +57,16 @@ def test_duplicate_relation_unites_mentions() -> None:
         lambda g, a, b: g.add_entity("X", "ORG", confidence=1.5),
         lambda g, a, b: g.merge_entities(a, b),
     ],
-    ids=["unknown type", "empty name", "dangling relation", "empty predicate", "dangling event", "no participants", "bad confidence", "cross-type merge"],
+    ids=[
+        "unknown type",
+        "empty name",
+        "dangling relation",
+        "empty predicate",
+        "dangling event",
+        "no participants",
+        "bad confidence",
+        "cross-type merge",
+    ],
 )
 def test_invalid_operations_raise_value_error(call) -> None:  # type: ignore[no-untyped-def]
     g, a, b, _ = build()
@@ -73,8 +82,14 @@ def test_merge_remaps_relations_and_events() -> None:
     g.add_relation(a, "advise", c)
     g.merge_entities(b, c)
     assert c not in g.entities
-    names = {(g.entities[r.subject_id].name, r.predicate, g.entities[r.object_id].name) for r in g.relations.values()}
-    assert names == {("Larry Page", "found", "Google"), ("Larry Page", "advise", "Google")}  # self-loop dropped
+    names = {
+        (g.entities[r.subject_id].name, r.predicate, g.entities[r.object_id].name)
+        for r in g.relations.values()
+    }
+    assert names == {
+        ("Larry Page", "found", "Google"),
+        ("Larry Page", "advise", "Google"),
+    }  # self-loop dropped
     assert "Alphabet" in g.entities[b].aliases
     assert set(g.facts_of(b)) == set(g.relations) | set(g.events)
 
@@ -108,7 +123,16 @@ def test_json_is_lossless_and_deterministic() -> None:
         lambda d: d.update(format_version=99),
         lambda d: d["entities"][0].update(mentions=[["d1", "a", 3]]),
     ],
-    ids=["dangling", "type", "duplicate id", "name type", "event dangling", "missing key", "version", "mention type"],
+    ids=[
+        "dangling",
+        "type",
+        "duplicate id",
+        "name type",
+        "event dangling",
+        "missing key",
+        "version",
+        "mention type",
+    ],
 )
 def test_from_dict_refuses_bad_data(mutate) -> None:  # type: ignore[no-untyped-def]
     g, *_ = build()

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +37,13 @@ def test_decode_spec_example() -> None:
 
 @pytest.mark.parametrize(
     ("predicate", "phrase"),
-    [("found", "found"), ("ceo_of", "is the ceo of"), ("headquarter_in", "is headquarter in"), ("work_for", "is work for"), ("set_up", "set up")],
+    [
+        ("found", "found"),
+        ("ceo_of", "is the ceo of"),
+        ("headquarter_in", "is headquarter in"),
+        ("work_for", "is work for"),
+        ("set_up", "set up"),
+    ],
 )
 def test_predicate_phrases(predicate: str, phrase: str) -> None:
     assert decode(f"#1 A :ORG\n#2 B :ORG\n#1 -{predicate}-> #2") == f"A {phrase} B."
@@ -55,7 +63,10 @@ def test_event_with_time_round_trips() -> None:
 def test_parse_returns_the_documented_shapes() -> None:
     parsed = parse_notation(SPEC_EXAMPLE)
     assert parsed.entities[3] == noema.NotationEntity(3, "Sundar Pichai", "PERSON")
-    assert parsed.relations == [noema.NotationRelation(1, "found", 2), noema.NotationRelation(3, "ceo_of", 2)]
+    assert parsed.relations == [
+        noema.NotationRelation(1, "found", 2),
+        noema.NotationRelation(3, "ceo_of", 2),
+    ]
     assert parsed.events == []
 
 
@@ -70,7 +81,9 @@ def test_isolated_entities_dropped_unless_named() -> None:
 def test_sub_graph_keeps_relations_among_chosen_entities() -> None:
     g = spec_graph()
     ids = [e.id for e in g.entities.values() if e.name in ("Larry Page", "Google")]
-    assert encode_graph(g, entity_ids=ids) == "#1 Larry Page :PERSON\n#2 Google :ORG\n#1 -found-> #2"
+    assert (
+        encode_graph(g, entity_ids=ids) == "#1 Larry Page :PERSON\n#2 Google :ORG\n#1 -found-> #2"
+    )
 
 
 MALFORMED = [
@@ -92,7 +105,9 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize(("text", "line"), [(t, n) for t, n, _ in MALFORMED], ids=[i for *_, i in MALFORMED])
+@pytest.mark.parametrize(
+    ("text", "line"), [(t, n) for t, n, _ in MALFORMED], ids=[i for *_, i in MALFORMED]
+)
 def test_malformed_notation_raises_value_error_with_line(text: str, line: int) -> None:
     with pytest.raises(ValueError, match=rf"^line {line}: ") as info:
         parse_notation(text)
@@ -107,7 +122,16 @@ def test_blank_lines_and_crlf_are_tolerated() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["Foo :PERSON", "a -x-> #2", "#2", "*star", "  padded  ", "C:\\path", "Ünïcödé 名前", "emoji 🚀"],
+    [
+        "Foo :PERSON",
+        "a -x-> #2",
+        "#2",
+        "*star",
+        "  padded  ",
+        "C:\\path",
+        "Ünïcödé 名前",
+        "emoji 🚀",
+    ],
 )
 def test_awkward_names_round_trip(name: str) -> None:
     g = noema.SemanticGraph()
@@ -146,7 +170,10 @@ times = st.one_of(st.none(), names)
 @st.composite
 def graphs(draw: st.DrawFn) -> noema.SemanticGraph:
     g = noema.SemanticGraph()
-    ids = [g.add_entity(draw(names), draw(st.sampled_from(noema.ENTITY_TYPES))) for _ in range(draw(st.integers(1, 6)))]
+    ids = [
+        g.add_entity(draw(names), draw(st.sampled_from(noema.ENTITY_TYPES)))
+        for _ in range(draw(st.integers(1, 6)))
+    ]
     for _ in range(draw(st.integers(0, 8))):
         g.add_relation(draw(st.sampled_from(ids)), draw(predicates), draw(st.sampled_from(ids)))
     for _ in range(draw(st.integers(0, 3))):
@@ -173,14 +200,28 @@ def test_encode_parse_encode_is_identity(graph: noema.SemanticGraph) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_parse_arbitrary_text_parses_or_raises_value_error(text: str) -> None:
-    try:
+    with contextlib.suppress(ValueError):
         parse_notation(text)
-    except ValueError:
-        pass
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["#1 A :ORG", "#2 B :GPE", "#1 -x-> #2", "*e (#1)", "*e (#1,#2) @now", "#3 -y-> #1", "", "junk"]), max_size=8))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "#1 A :ORG",
+                "#2 B :GPE",
+                "#1 -x-> #2",
+                "*e (#1)",
+                "*e (#1,#2) @now",
+                "#3 -y-> #1",
+                "",
+                "junk",
+            ]
+        ),
+        max_size=8,
+    )
+)
 def test_parse_line_soup_parses_or_raises_value_error(lines: list[str]) -> None:
     try:
         parse_notation("\n".join(lines))

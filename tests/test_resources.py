@@ -29,7 +29,9 @@ SAMPLES = [
 ]
 
 
-def test_cl100k_matches_tiktoken_own_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cl100k_matches_tiktoken_own_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """tiktoken builds cl100k_base itself from its cache dir; both must agree token for token."""
     import tiktoken
     import tiktoken.registry
@@ -41,7 +43,9 @@ def test_cl100k_matches_tiktoken_own_encoding(tmp_path: Path, monkeypatch: pytes
     ours = get_encoding("cl100k_base")
     text = Path(noema.__file__).read_text()
     for sample in [*SAMPLES, text]:
-        assert ours.encode(sample, disallowed_special=()) == theirs.encode(sample, disallowed_special=())
+        assert ours.encode(sample, disallowed_special=()) == theirs.encode(
+            sample, disallowed_special=()
+        )
 
 
 def test_count_tokens() -> None:

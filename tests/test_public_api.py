@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import noema
+
+ROOT = Path(__file__).parent.parent
+
+EXPECTED = [
+    "ENTITY_TYPES",
+    "BundleError",
+    "Document",
+    "Embedder",
+    "Entity",
+    "Event",
+    "Extractor",
+    "FactMatch",
+    "GraphError",
+    "IngestReport",
+    "KnowledgeBase",
+    "Mention",
+    "MergeRecord",
+    "MissingResourceError",
+    "ModelMismatchError",
+    "NoemaError",
+    "NotationEntity",
+    "NotationError",
+    "NotationEvent",
+    "NotationRelation",
+    "ParsedNotation",
+    "Relation",
+    "RelationPattern",
+    "RetrievalResult",
+    "RoundTripReport",
+    "SemanticGraph",
+    "SentenceTransformerEmbedder",
+    "SpacyExtractor",
+    "__version__",
+    "check_round_trip",
+    "count_tokens",
+    "decode",
+    "encode_graph",
+    "get_encoding",
+    "normalize_name",
+    "normalize_predicate",
+    "parse_notation",
+]
+
+
+def test_public_names_are_pinned_and_sorted() -> None:
+    assert noema.__all__ == sorted(EXPECTED)
+    for name in noema.__all__:
+        assert hasattr(noema, name), name
+
+
+def test_error_tree() -> None:
+    assert issubclass(noema.NotationError, ValueError) and issubclass(
+        noema.NotationError, noema.NoemaError
+    )
+    assert issubclass(noema.GraphError, ValueError)
+    assert issubclass(noema.ModelMismatchError, noema.BundleError)
+    assert issubclass(noema.BundleError, noema.NoemaError)
+
+
+# Each module may import only the modules listed (the layers of STYLE.md; dependencies point down).
+LAYERS = {
+    "errors": set(),
+    "_version": set(),
+    "graph": {"errors"},
+    "names": set(),
+    "resources": {"errors"},
+    "notation": {"graph", "errors"},
+    "roundtrip": {"graph", "errors", "notation"},
+    "sources": {"graph", "errors"},
+    "embed": {"resources"},
+    "parse": {"graph", "names", "resources"},
+    "index": {"embed", "errors"},
+    "canonical": {"graph", "embed", "index", "names"},
+    "retrieve": {"graph", "notation", "index", "embed", "resources"},
+    "bundle": {"graph", "index", "errors", "canonical"},
+    "kb": {
+        "_version",
+        "bundle",
+        "canonical",
+        "embed",
+        "errors",
+        "graph",
+        "index",
+        "notation",
+        "parse",
+        "resources",
+        "retrieve",
+        "sources",
+    },
+    "cli": {"_version", "errors", "kb", "notation", "roundtrip", "sources"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_dependencies_point_one_way() -> None:
+    for path in sorted((ROOT / "noema").glob("*.py")):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        used = {m.split(".")[1] for m in _imports(path) if m.startswith("noema.")}
+        assert path.stem in LAYERS, f"{path.name} is not in the layer table"
+        assert used <= LAYERS[path.stem], f"{path.name} imports {sorted(used - LAYERS[path.stem])}"
+
+
+def test_adapters_use_only_the_public_api() -> None:
+    for package in ("noema_langchain", "noema_llamaindex"):
+        for path in sorted((ROOT / package).glob("*.py")):
+            private = {
+                m for m in _imports(path) if m.startswith("noema.") or m.startswith("noema._")
+            }
+            assert not private, f"{path} imports {private}"
+
+
+def test_every_module_is_typed() -> None:
+    assert (ROOT / "noema" / "py.typed").is_file()

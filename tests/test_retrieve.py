@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import noema
+from noema import KnowledgeBase, count_tokens
+
+
+def test_result_fields(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who is Google's CEO?")
+    assert "Sundar Pichai" in result.text
+    assert result.notation == result.text
+    assert result.token_count == count_tokens(result.text) <= 200
+    assert result.fact_matches and all(-1 <= m.similarity <= 1 for m in result.fact_matches)
+    sims = [m.similarity for m in result.fact_matches]
+    assert sims == sorted(sims, reverse=True) and len(sims) == 5
+    parsed = noema.parse_notation(result.notation)
+    assert len(parsed.entities) == len(result.entity_ids)
+    names = [company_kb.graph.entities[e].name for e in result.entity_ids]
+    assert names == [parsed.entities[n].name for n in sorted(parsed.entities)]
+    assert len(result.relation_ids) == len(parsed.relations)
+
+
+def test_relation_ids_follow_text_order(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who founded Google?", hops=2, max_tokens=400)
+    g = company_kb.graph
+    parsed = noema.parse_notation(result.notation)
+    local = {eid: n for n, eid in enumerate(result.entity_ids, start=1)}
+    expected = [
+        (
+            local[g.relations[r].subject_id],
+            g.relations[r].predicate,
+            local[g.relations[r].object_id],
+        )
+        for r in result.relation_ids
+    ]
+    assert expected == [(r.subject_id, r.predicate, r.object_id) for r in parsed.relations]
+
+
+@pytest.mark.parametrize("max_tokens", [10, 15, 20, 30, 45, 60, 80, 100, 150, 200, 300, 400])
+@pytest.mark.parametrize("format", ["notation", "natural_language"])
+def test_budget_is_exact_and_never_exceeded(
+    company_kb: KnowledgeBase, max_tokens: int, format: str
+) -> None:
+    result = company_kb.retrieve(
+        "Who founded the company that acquired YouTube?",
+        hops=2,
+        max_tokens=max_tokens,
+        format=format,
+    )  # type: ignore[arg-type]
+    assert result.token_count == count_tokens(result.text)
+    assert result.token_count <= max_tokens
+    bigger = company_kb.retrieve(
+        "Who founded the company that acquired YouTube?", hops=2, max_tokens=10_000, format=format
+    )  # type: ignore[arg-type]
+    cut = len(result.relation_ids) < len(bigger.relation_ids)
+    assert result.truncated == cut
+    assert not bigger.truncated
+
+
+def test_natural_language_decodes_the_same_facts(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who is Google's CEO?", format="natural_language")
+    assert result.text == noema.decode(result.notation)
+    assert "Sundar Pichai is the ceo of Google." in result.text.splitlines()
+
+
+def test_two_hop_question_needs_hops(company_kb: KnowledgeBase) -> None:
+    question = "Who founded the company that acquired Mellanox?"
+    deep = company_kb.retrieve(question, top_k=1, hops=2, max_tokens=400)
+    assert "Jensen Huang" in deep.text and "Mellanox" in deep.text
+    shallow = company_kb.retrieve(question, top_k=1, hops=0, max_tokens=400)
+    assert len(shallow.relation_ids) == 1
+
+
+def test_seeds_come_first_in_similarity_order(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who acquired Mellanox?", top_k=3, hops=1, max_tokens=400)
+    assert list(result.relation_ids[:3]) == [m.relation_id for m in result.fact_matches]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("format", "json"),
+        ("format", "Notation"),
+        ("top_k", 0),
+        ("top_k", -1),
+        ("hops", -1),
+        ("max_tokens", 0),
+        ("top_k", 1.5),
+    ],
+)
+def test_bad_options_raise_value_error(
+    company_kb: KnowledgeBase, option: str, value: object
+) -> None:
+    with pytest.raises(ValueError, match=option):
+        company_kb.retrieve("x", **{option: value})  # type: ignore[arg-type]
+
+
+def test_empty_knowledge_base_gives_empty_text(make_kb: Callable[..., KnowledgeBase]) -> None:
+    result = make_kb().retrieve("anything")
+    assert result.text == "" and result.token_count == 0 and not result.truncated and not result
+    assert make_kb().retrieve("anything", format="natural_language").text == ""
+
+
+def test_budget_smaller_than_one_fact(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who is Google's CEO?", max_tokens=1)
+    assert result.text == "" and result.truncated
+
+
+def test_retrieve_is_deterministic(company_kb: KnowledgeBase) -> None:
+    a = company_kb.retrieve("Where is Nvidia headquartered?", hops=2)
+    b = company_kb.retrieve("Where is Nvidia headquartered?", hops=2)
+    assert a == b
+
+
+def test_index_embeds_only_new_facts(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    from conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    kb = KnowledgeBase(embedder=counting, extractor=extractor)
+    kb.ingest(["Larry Page founded Google."])
+    assert counting.texts_embedded == 2  # entity names for canonicalization; the index is lazy
+    kb.retrieve("Google")
+    first = counting.texts_embedded
+    kb.ingest(["Sundar Pichai is the CEO of Google."])
+    counting.calls.clear()
+    kb.retrieve("Google")
+    fact_texts = [t for call in counting.calls for t in call if t.startswith("#")]
+    assert len(fact_texts) == 1 and "ceo_of" in fact_texts[0]
+    assert first > 0
+
+
+def test_failed_ingest_leaves_knowledge_base_unchanged(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    kb.ingest(["Larry Page founded Google."])
+    before = kb.graph.to_json()
+    with pytest.raises(TypeError):
+        kb.ingest(["Sundar Pichai is the CEO of Google.", 42])  # type: ignore[list-item]
+    assert kb.graph.to_json() == before
+
+
+async def test_aretrieve_matches_retrieve(company_kb: KnowledgeBase) -> None:
+    assert await company_kb.aretrieve("Who founded Google?") == company_kb.retrieve(
+        "Who founded Google?"
+    )
