@@ -23,6 +23,7 @@ from noema.errors import (
 )
 from noema.graph import (
     ENTITY_TYPES,
+    Citation,
     Document,
     Entity,
     Event,
@@ -48,6 +49,7 @@ from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
     "BundleError",
+    "Citation",
     "Document",
     "ENTITY_TYPES",
     "Embedder",

@@ -20,6 +20,7 @@ from noema.errors import GraphError
 
 __all__ = [
     "ENTITY_TYPES",
+    "Citation",
     "Document",
     "Entity",
     "EntityType",
@@ -59,6 +60,18 @@ class Mention:
     document_id: str
     start: int
     end: int
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where a fact came from: the document, the character span and the text of that span
+    (for relations the parser found, the whole sentence). ``text`` is empty when the graph no
+    longer holds the document."""
+
+    document_id: str
+    start: int
+    end: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -169,6 +182,25 @@ class SemanticGraph:
         """Ids of the relations and events that involve ``entity_id``, in insertion order."""
         self._require_entity(entity_id)
         return list(self._facts_by_entity.get(entity_id, {}))
+
+    def citations(self, item_id: str) -> tuple[Citation, ...]:
+        """The sources of an entity, relation or event, one per mention, in mention order.
+
+        Example:
+            >>> g = SemanticGraph()
+            >>> _ = g.add_document(Document("Google was founded in 1998.", id="d1"))
+            >>> eid = g.add_entity("Google", "ORG", mentions=[Mention("d1", 0, 6)])
+            >>> g.citations(eid)[0].text
+            'Google'
+        """
+        item = self._entities.get(item_id) or self._relations.get(item_id) or self._events.get(item_id)
+        if item is None:
+            raise GraphError(f"no entity, relation or event with id {item_id!r} in this graph")
+        out = []
+        for m in item.mentions:
+            doc = self._documents.get(m.document_id)
+            out.append(Citation(m.document_id, m.start, m.end, doc.text[m.start : m.end] if doc else ""))
+        return tuple(out)
 
     def __len__(self) -> int:
         return len(self._entities) + len(self._relations) + len(self._events)

@@ -11,14 +11,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import numpy as np
 
 from noema.embed import Vectors
-from noema.graph import SemanticGraph
+from noema.graph import Citation, SemanticGraph
 from noema.index import VectorIndex
 from noema.notation import decode, encode_facts
 from noema.resources import count_tokens
@@ -51,6 +51,7 @@ class RetrievalResult:
         token_count: tokens in ``text`` under ``token_model``; never above ``max_tokens``.
         truncated: True when the budget left out facts the walk had reached.
         fact_matches: the vector-search hits, best first.
+        citations: for each fact in the text, where it came from (document, span, sentence).
         format, token_model: the options used.
     """
 
@@ -62,6 +63,7 @@ class RetrievalResult:
     token_count: int = 0
     truncated: bool = False
     fact_matches: tuple[FactMatch, ...] = ()
+    citations: Mapping[str, tuple[Citation, ...]] = field(default_factory=dict)
     format: Format = "notation"
     token_model: str = "cl100k_base"
     question: str = ""
@@ -194,6 +196,7 @@ def _pack(
         token_count=tokens,
         truncated=truncated,
         fact_matches=matches,
+        citations={f: graph.citations(f) for f in [*relations, *events]},
         format=format,
         token_model=token_model,
         question=question,

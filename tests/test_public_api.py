@@ -10,6 +10,7 @@ ROOT = Path(__file__).parent.parent
 EXPECTED = [
     "ENTITY_TYPES",
     "BundleError",
+    "Citation",
     "Document",
     "Embedder",
     "Entity",

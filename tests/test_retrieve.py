@@ -149,3 +149,15 @@ async def test_aretrieve_matches_retrieve(company_kb: KnowledgeBase) -> None:
     assert await company_kb.aretrieve("Who founded Google?") == company_kb.retrieve(
         "Who founded Google?"
     )
+
+
+def test_every_fact_in_the_text_is_cited(company_kb: KnowledgeBase) -> None:
+    from conftest import COMPANY_DOCS
+
+    result = company_kb.retrieve("Who is Google's CEO?", hops=1)
+    assert set(result.citations) == set(result.relation_ids) | set(result.event_ids)
+    for fact_id, citations in result.citations.items():
+        assert citations, fact_id
+        for c in citations:
+            assert c.text and any(c.text in doc for doc in COMPANY_DOCS)
+            assert company_kb.graph.documents[c.document_id].text[c.start : c.end] == c.text
