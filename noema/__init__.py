@@ -12,6 +12,7 @@ Importing ``noema`` is light: spaCy, torch, faiss and sentence-transformers load
 
 from noema._version import __version__
 from noema.canonical import MergeRecord, normalize_name
+from noema.compress import compress
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import (
     BundleError,
@@ -79,6 +80,7 @@ __all__ = [
     "SpacyExtractor",
     "__version__",
     "check_round_trip",
+    "compress",
     "count_tokens",
     "decode",
     "encode_graph",

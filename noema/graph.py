@@ -193,13 +193,17 @@ class SemanticGraph:
             >>> g.citations(eid)[0].text
             'Google'
         """
-        item = self._entities.get(item_id) or self._relations.get(item_id) or self._events.get(item_id)
+        item = (
+            self._entities.get(item_id) or self._relations.get(item_id) or self._events.get(item_id)
+        )
         if item is None:
             raise GraphError(f"no entity, relation or event with id {item_id!r} in this graph")
         out = []
         for m in item.mentions:
             doc = self._documents.get(m.document_id)
-            out.append(Citation(m.document_id, m.start, m.end, doc.text[m.start : m.end] if doc else ""))
+            out.append(
+                Citation(m.document_id, m.start, m.end, doc.text[m.start : m.end] if doc else "")
+            )
         return tuple(out)
 
     def __len__(self) -> int:

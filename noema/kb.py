@@ -17,7 +17,7 @@ from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
 from noema.graph import Document, SemanticGraph
 from noema.index import VectorIndex
-from noema.notation import encode_facts
+from noema.notation import encode_facts, encode_graph
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
 from noema.retrieve import Format, RetrievalResult, check_retrieve_options, retrieve_facts
@@ -123,6 +123,12 @@ class KnowledgeBase:
             f"KnowledgeBase(documents={len(g.documents)}, entities={len(g.entities)}, "
             f"relations={len(g.relations)}, events={len(g.events)})"
         )
+
+    def _repr_html_(self) -> str:
+        from noema.notation import parse_notation
+        from noema.view import render_html
+
+        return render_html(parse_notation(encode_graph(self._graph)), title=repr(self), table=False)
 
     # -- ingest --------------------------------------------------------------------------------
     def ingest(

@@ -20,7 +20,7 @@ import numpy as np
 from noema.embed import Vectors
 from noema.graph import Citation, SemanticGraph
 from noema.index import VectorIndex
-from noema.notation import decode, encode_facts
+from noema.notation import decode, encode_facts, parse_notation
 from noema.resources import count_tokens
 
 __all__ = ["FactMatch", "Format", "RetrievalResult", "check_retrieve_options", "retrieve_facts"]
@@ -48,6 +48,7 @@ class RetrievalResult:
         text: the context in the requested format; empty when nothing was found or fitted.
         notation: the same facts as notation, whatever the format.
         entity_ids, relation_ids, event_ids: graph ids in the order they appear in the text.
+        fact_ids: the relations and events of the text in packing (priority) order.
         token_count: tokens in ``text`` under ``token_model``; never above ``max_tokens``.
         truncated: True when the budget left out facts the walk had reached.
         fact_matches: the vector-search hits, best first.
@@ -60,6 +61,7 @@ class RetrievalResult:
     entity_ids: tuple[str, ...] = ()
     relation_ids: tuple[str, ...] = ()
     event_ids: tuple[str, ...] = ()
+    fact_ids: tuple[str, ...] = ()
     token_count: int = 0
     truncated: bool = False
     fact_matches: tuple[FactMatch, ...] = ()
@@ -73,6 +75,14 @@ class RetrievalResult:
 
     def __bool__(self) -> bool:
         return bool(self.text)
+
+    def _repr_html_(self) -> str:
+        from noema.view import render_html
+
+        title = f"{self.question!r}: {len(self.fact_ids)} facts, {self.token_count} tokens"
+        if self.truncated:
+            title += ", truncated by the budget"
+        return render_html(parse_notation(self.notation), title=title)
 
 
 def check_retrieve_options(top_k: int, hops: int, max_tokens: int, format: str) -> None:
@@ -168,6 +178,7 @@ def _pack(
 ) -> RetrievalResult:
     relations: list[str] = []
     events: list[str] = []
+    packed: list[str] = []
     text, notation, entity_ids, tokens = "", "", [], 0
     truncated = False
     for fact_id in ordered:
@@ -187,12 +198,14 @@ def _pack(
             candidate_entities,
             candidate_tokens,
         )
+        packed.append(fact_id)
     return RetrievalResult(
         text=text,
         notation=notation,
         entity_ids=tuple(entity_ids),
         relation_ids=tuple(relations),
         event_ids=tuple(events),
+        fact_ids=tuple(packed),
         token_count=tokens,
         truncated=truncated,
         fact_matches=matches,

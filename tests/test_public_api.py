@@ -39,6 +39,7 @@ EXPECTED = [
     "SpacyExtractor",
     "__version__",
     "check_round_trip",
+    "compress",
     "count_tokens",
     "decode",
     "encode_graph",
@@ -78,7 +79,8 @@ LAYERS = {
     "parse": {"graph", "names", "resources"},
     "index": {"embed", "errors"},
     "canonical": {"graph", "embed", "index", "names"},
-    "retrieve": {"graph", "notation", "index", "embed", "resources"},
+    "view": {"notation"},
+    "retrieve": {"graph", "notation", "index", "embed", "resources", "view"},
     "bundle": {"graph", "index", "errors", "canonical"},
     "kb": {
         "_version",
@@ -93,7 +95,9 @@ LAYERS = {
         "resources",
         "retrieve",
         "sources",
+        "view",
     },
+    "compress": {"embed", "graph", "kb", "parse", "resources", "retrieve"},
     "cli": {"_version", "errors", "kb", "notation", "roundtrip", "sources"},
 }
 

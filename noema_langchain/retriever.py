@@ -1,0 +1,95 @@
+"""NoemaRetriever: a LangChain BaseRetriever over a Noema knowledge base."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field, field_validator
+
+import noema
+from noema_langchain._convert import block_document, fact_documents
+
+
+class NoemaRetriever(BaseRetriever):
+    """Retrieve facts from a Noema knowledge base as notation.
+
+    ``mode="block"`` (the default) returns the whole budgeted notation block as one Document, since
+    the ``#n`` ids are local to one block. ``mode="per_fact"`` returns one self-contained block per
+    fact, in priority order; ``k`` (in the constructor or ``invoke(query, k=3)``) caps how many.
+
+    Example:
+        >>> kb = noema.KnowledgeBase()
+        >>> _ = kb.ingest(["Larry Page founded Google."])
+        >>> NoemaRetriever(knowledge_base=kb).invoke("Who founded Google?")[0].page_content
+        '#1 Larry Page :PERSON\\n#2 Google :ORG\\n#1 -found-> #2'
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    knowledge_base: noema.KnowledgeBase = Field(
+        description="A KnowledgeBase, or a path to a .noema bundle"
+    )
+    top_k: int = 5
+    hops: int = 1
+    max_tokens: int = 200
+    format: Literal["notation", "natural_language"] = "notation"
+    token_model: str = "cl100k_base"
+    mode: Literal["block", "per_fact"] = "block"
+    k: int | None = Field(default=None, description="per_fact mode: at most this many facts")
+
+    @field_validator("knowledge_base", mode="before")
+    @classmethod
+    def _load_bundle(cls, value: Any) -> Any:
+        if isinstance(value, (str, os.PathLike)):
+            return noema.KnowledgeBase.load(value)
+        return value
+
+    def _options(self, k: int | None) -> dict[str, Any]:
+        top_k = self.top_k if k is None else max(self.top_k, k)
+        return {
+            "top_k": top_k,
+            "hops": self.hops,
+            "max_tokens": self.max_tokens,
+            "format": self.format,
+            "token_model": self.token_model,
+        }
+
+    def _documents(self, query: str, k: int | None) -> list[Document]:
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        k = self.k if k is None else k
+        result = self.knowledge_base.retrieve(
+            query, **self._options(k if self.mode == "per_fact" else None)
+        )
+        if self.mode == "per_fact":
+            return fact_documents(self.knowledge_base, result, k)
+        return [block_document(result)] if result.text else []
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return self._documents(query, k)
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        # parsing the question and searching run in a worker thread: the event loop keeps going
+        return await asyncio.to_thread(self._documents, query, k)

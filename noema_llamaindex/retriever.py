@@ -1,0 +1,66 @@
+"""NoemaRetriever: a LlamaIndex BaseRetriever over a Noema knowledge base."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, Literal
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+import noema
+from noema_llamaindex._convert import block_node, fact_nodes
+
+
+class NoemaRetriever(BaseRetriever):
+    """Retrieve facts from a Noema knowledge base as notation nodes.
+
+    ``mode="block"`` (default) gives one node with the whole budgeted block; ``mode="per_fact"``
+    one node per fact, in priority order, with the fact id as node id.
+
+    Example:
+        >>> kb = noema.KnowledgeBase()
+        >>> _ = kb.ingest(["Larry Page founded Google."])
+        >>> NoemaRetriever(kb).retrieve("Who founded Google?")[0].node.get_content()
+        '#1 Larry Page :PERSON\\n#2 Google :ORG\\n#1 -found-> #2'
+    """
+
+    def __init__(
+        self,
+        knowledge_base: noema.KnowledgeBase | str | os.PathLike[str],
+        *,
+        top_k: int = 5,
+        hops: int = 1,
+        max_tokens: int = 200,
+        format: Literal["notation", "natural_language"] = "notation",
+        token_model: str = "cl100k_base",
+        mode: Literal["block", "per_fact"] = "block",
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if mode not in ("block", "per_fact"):
+            raise ValueError(f"mode must be 'block' or 'per_fact', got {mode!r}")
+        if not isinstance(knowledge_base, noema.KnowledgeBase):
+            knowledge_base = noema.KnowledgeBase.load(knowledge_base)
+        self.knowledge_base = knowledge_base
+        self.options: dict[str, Any] = {
+            "top_k": top_k,
+            "hops": hops,
+            "max_tokens": max_tokens,
+            "format": format,
+            "token_model": token_model,
+        }
+        self.mode = mode
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        result = self.knowledge_base.retrieve(query_bundle.query_str, **self.options)
+        if self.mode == "per_fact":
+            return fact_nodes(self.knowledge_base, result)
+        return [block_node(result)] if result.text else []
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        # the search runs in a worker thread so the event loop is not blocked
+        return await asyncio.to_thread(self._retrieve, query_bundle)

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import ParrotFakeChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+from langchain_tests.integration_tests import RetrieversIntegrationTests
+
+import noema
+from noema_langchain import NoemaContextCompressor, NoemaDocumentTransformer, NoemaRetriever
+
+_KB: list[noema.KnowledgeBase] = []
+
+
+@pytest.fixture(autouse=True)
+def _shared_kb(company_kb: noema.KnowledgeBase) -> None:
+    if not _KB:
+        _KB.append(company_kb)
+
+
+class TestNoemaRetrieverStandard(RetrieversIntegrationTests):
+    """LangChain's own retriever suite, against the per-fact mode."""
+
+    @property
+    def retriever_constructor(self) -> type[NoemaRetriever]:
+        return NoemaRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"knowledge_base": _KB[0], "mode": "per_fact"}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Who founded Google?"
+
+
+def test_block_mode_returns_one_document_with_metadata(company_kb: noema.KnowledgeBase) -> None:
+    (doc,) = NoemaRetriever(knowledge_base=company_kb).invoke("Who is Google's CEO?")
+    result = company_kb.retrieve("Who is Google's CEO?")
+    assert doc.page_content == result.text
+    assert doc.metadata["token_count"] == result.token_count
+    assert doc.metadata["relation_ids"] == list(result.relation_ids)
+    assert doc.metadata["fact_matches"][0]["relation_id"] == result.fact_matches[0].relation_id
+    assert doc.metadata["source_ids"] and set(doc.metadata["citations"]) == set(result.fact_ids)
+
+
+def test_retriever_from_bundle_path(company_kb: noema.KnowledgeBase, tmp_path: Any) -> None:
+    company_kb.save(tmp_path / "kb.noema")
+    retriever = NoemaRetriever(knowledge_base=str(tmp_path / "kb.noema"), max_tokens=50, hops=0)
+    (doc,) = retriever.invoke("Who founded Nvidia?")
+    assert doc.metadata["token_count"] <= 50
+
+
+def test_per_fact_blocks_are_self_contained(company_kb: noema.KnowledgeBase) -> None:
+    docs = NoemaRetriever(knowledge_base=company_kb, mode="per_fact").invoke(
+        "Who founded Google?", k=4
+    )
+    assert len(docs) == 4 and len({d.id for d in docs}) == 4
+    for doc in docs:
+        parsed = noema.parse_notation(doc.page_content)
+        assert len(parsed.relations) + len(parsed.events) == 1
+    assert [d.metadata["rank"] for d in docs] == [1, 2, 3, 4]
+
+
+def test_bad_k_is_refused(company_kb: noema.KnowledgeBase) -> None:
+    with pytest.raises(ValueError, match="k must be"):
+        NoemaRetriever(knowledge_base=company_kb, mode="per_fact").invoke("x", k=0)
+
+
+def test_lcel_chain_carries_notation_to_the_model(company_kb: noema.KnowledgeBase) -> None:
+    retriever = NoemaRetriever(knowledge_base=company_kb)
+    prompt = ChatPromptTemplate.from_template("Use these facts:\n{context}\n\nQuestion: {question}")
+
+    def format_docs(docs: list[Document]) -> str:
+        return "\n\n".join(d.page_content for d in docs)
+
+    chain = (
+        {"context": retriever | format_docs, "question": RunnablePassthrough()}
+        | prompt
+        | ParrotFakeChatModel()
+        | StrOutputParser()
+    )
+    answer = chain.invoke("Who is Google's CEO?")
+    assert "#1 Sundar Pichai :PERSON" in answer and "-ceo_of->" in answer
+    assert "Question: Who is Google's CEO?" in answer
+
+
+async def test_async_retrieval_does_not_block_the_loop(company_kb: noema.KnowledgeBase) -> None:
+    retriever = NoemaRetriever(knowledge_base=company_kb, hops=2, max_tokens=400)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.001)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    start = time.perf_counter()
+    docs = await asyncio.gather(*(retriever.ainvoke("Who founded Google?") for _ in range(8)))
+    elapsed = time.perf_counter() - start
+    task.cancel()
+    assert all(d == docs[0] for d in docs)
+    assert ticks > 0 and (elapsed < 0.01 or ticks >= 3), "the event loop was blocked"
+
+
+def test_document_transformer_keeps_metadata() -> None:
+    docs = [
+        Document(
+            "Larry Page founded Google. Google acquired YouTube in 2006.",
+            metadata={"source": "a"},
+            id="a",
+        )
+    ]
+    (out,) = NoemaDocumentTransformer().transform_documents(docs)
+    assert out.metadata["source"] == "a" and out.id == "a"
+    assert out.metadata["noema_tokens_after"] == noema.count_tokens(out.page_content)
+    assert "-acquire->" in out.page_content
+    assert (
+        NoemaDocumentTransformer(keep_empty=False).transform_documents([Document("Hello there.")])
+        == []
+    )
+
+
+async def test_document_transformer_async() -> None:
+    out = await NoemaDocumentTransformer().atransform_documents(
+        [Document("Larry Page founded Google.")]
+    )
+    assert out[0].page_content.endswith("#1 -found-> #2")
+
+
+def test_compressor_keeps_chunk_sources() -> None:
+    from langchain_core.retrievers import BaseRetriever
+
+    chunks = [
+        Document("Larry Page and Sergey Brin founded Google.", id="c-google"),
+        Document("Sundar Pichai is the CEO of Google.", id="c-ceo"),
+        Document("Marie Curie was born in Warsaw.", id="c-curie"),
+    ]
+
+    class ListRetriever(BaseRetriever):
+        """A plain retriever returning fixed chunks (the 'other retriever' the compressor sits on)."""
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+            return chunks
+
+    # ContextualCompressionRetriever lives in langchain-classic; the same wiring with LCEL:
+    compressor = NoemaContextCompressor(max_tokens=80)
+    question = "Who runs Google?"
+    pipeline = ListRetriever() | (lambda docs: compressor.compress_documents(docs, question))
+    (doc,) = pipeline.invoke(question)
+    assert "-ceo_of->" in doc.page_content
+    assert doc.metadata["token_count"] <= 80
+    assert "c-ceo" in doc.metadata["source_ids"]
+    cited = {c["document_id"] for cs in doc.metadata["citations"].values() for c in cs}
+    assert cited <= {"c-google", "c-ceo", "c-curie"}
+
+
+def test_missing_langchain_names_the_extra() -> None:
+    code = "import sys; sys.modules['langchain_core'] = None\ntry:\n    import noema_langchain\nexcept ImportError as e:\n    print(e)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "pip install 'noema[langchain]'" in out

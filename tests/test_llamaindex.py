@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from llama_index.core import Settings, VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.llms import MockLLM
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
+
+import noema
+from noema_llamaindex import NoemaNodePostprocessor, NoemaRetriever
+
+
+class MiniLMEmbedding(BaseEmbedding):
+    """The real all-MiniLM-L6-v2 (through Noema's embedder) as a LlamaIndex embedding model."""
+
+    def _vectors(self, texts: list[str]) -> list[list[float]]:
+        return noema.SentenceTransformerEmbedder().embed(texts).tolist()  # type: ignore[no-any-return]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._vectors([query])[0]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._vectors([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._vectors(texts)
+
+
+def test_retriever_nodes(company_kb: noema.KnowledgeBase) -> None:
+    (hit,) = NoemaRetriever(company_kb).retrieve("Who is Google's CEO?")
+    result = company_kb.retrieve("Who is Google's CEO?")
+    assert hit.node.get_content() == result.text
+    assert hit.node.get_content(metadata_mode=MetadataMode.LLM) == result.text  # metadata kept out
+    assert hit.node.metadata["relation_ids"] == list(result.relation_ids)
+    assert hit.score == result.fact_matches[0].similarity
+
+
+def test_per_fact_nodes_have_distinct_ids(company_kb: noema.KnowledgeBase) -> None:
+    nodes = NoemaRetriever(company_kb, mode="per_fact", max_tokens=400).retrieve(
+        "Who founded Google?"
+    )
+    assert len(nodes) > 3 and len({n.node.node_id for n in nodes}) == len(nodes)
+    assert all(
+        n.node.get_content(metadata_mode=MetadataMode.LLM) == n.node.get_content() for n in nodes
+    )
+
+
+def test_query_engine_carries_notation_to_the_llm(company_kb: noema.KnowledgeBase) -> None:
+    engine = RetrieverQueryEngine.from_args(NoemaRetriever(company_kb), llm=MockLLM())
+    response = str(engine.query("Who is Google's CEO?"))
+    assert "#1 Sundar Pichai :PERSON" in response and "-ceo_of->" in response
+    assert "entity_ids" not in response
+
+
+async def test_async_query_engine(company_kb: noema.KnowledgeBase) -> None:
+    engine = RetrieverQueryEngine.from_args(NoemaRetriever(company_kb), llm=MockLLM())
+    response = await engine.aquery("Who founded Nvidia?")
+    assert "-found->" in str(response)
+
+
+CHUNKS = [
+    "Larry Page and Sergey Brin founded Google in 1998.",
+    "Sundar Pichai is the CEO of Google. Google is headquartered in Mountain View.",
+    "Marie Curie was born in Warsaw. She won the Nobel Prize in Physics.",
+]
+
+
+def test_vector_index_then_postprocessor(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Settings, "_embed_model", MiniLMEmbedding())
+    index = VectorStoreIndex([TextNode(text=t, id_=f"n{k}") for k, t in enumerate(CHUNKS)])
+    engine = index.as_query_engine(
+        similarity_top_k=3,
+        llm=MockLLM(),
+        node_postprocessors=[NoemaNodePostprocessor(max_tokens=80)],
+    )
+    response = engine.query("Who is the CEO of Google?")
+    assert "-ceo_of->" in str(response)
+    (node,) = response.source_nodes
+    assert set(node.node.metadata["source_node_ids"]) <= {"n0", "n1", "n2"}
+    assert "n1" in node.node.metadata["source_node_ids"]
+    assert node.node.metadata["token_count"] <= 80
+
+
+def test_postprocessor_needs_a_query() -> None:
+    with pytest.raises(ValueError, match="query"):
+        NoemaNodePostprocessor().postprocess_nodes([NodeWithScore(node=TextNode(text="x"))])
+
+
+async def test_postprocessor_async() -> None:
+    nodes = [NodeWithScore(node=TextNode(text=t, id_=f"n{k}")) for k, t in enumerate(CHUNKS)]
+    out = await NoemaNodePostprocessor().apostprocess_nodes(
+        nodes, query_str="Where was Marie Curie born?"
+    )
+    assert "Warsaw" in out[0].node.get_content()
+
+
+def test_missing_llamaindex_names_the_extra() -> None:
+    code = "import sys; sys.modules['llama_index.core'] = None\ntry:\n    import noema_llamaindex\nexcept ImportError as e:\n    print(e)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "pip install 'noema[llamaindex]'" in out
