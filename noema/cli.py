@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
 from noema.errors import NoemaError
+from noema.evaluate import EvalQuestion, evaluate
 from noema.kb import KnowledgeBase
 from noema.notation import decode, encode_graph
 from noema.roundtrip import check_round_trip
@@ -195,6 +196,59 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    documents = list(read_documents(args.paths, on_skip=_warn))
+    if not documents:
+        raise CommandError("no documents to evaluate on")
+    questions = list(_read_questions(Path(args.questions)))
+    if not questions:
+        raise CommandError(f"{args.questions}: no questions")
+    kb = KnowledgeBase(embedding_model=args.embedding_model, spacy_model=args.spacy_model)
+    kb.ingest(documents, progress=_progress_bar("parsing"))
+    rows = evaluate(
+        kb, documents, questions, budgets=args.budgets, top_k=args.top_k, hops=args.hops
+    )
+    if args.json:
+        print(json.dumps([row.__dict__ for row in rows], indent=2))
+        return 0
+    answered = sum(bool(q.answers) for q in questions)
+    print(
+        f"{len(documents)} documents, {len(questions)} questions ({answered} with answers); top_k={args.top_k} hops={args.hops}"
+    )
+    print(
+        f"{'method':8} {'budget':>6} {'mean tokens':>11} {'answer recall':>13} {'p50 ms':>7} {'p95 ms':>7}"
+    )
+    for row in rows:
+        recall = "-" if row.recall is None else f"{row.recall:.1%}"
+        print(
+            f"{row.method:8} {row.max_tokens:>6} {row.mean_tokens:>11.1f} {recall:>13} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f}"
+        )
+    return 0
+
+
+def _read_questions(path: Path) -> Iterator[EvalQuestion]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{path}: cannot read ({exc})") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise CommandError(f"{path}:{number}: not JSON") from None
+        if not isinstance(record, dict) or not isinstance(record.get("question"), str):
+            raise CommandError(f"{path}:{number}: needs a string 'question' field")
+        answers = record.get("answers", record.get("answer", []))
+        answers = [answers] if isinstance(answers, str) else answers
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            raise CommandError(
+                f"{path}:{number}: 'answer' must be a string or 'answers' a list of strings"
+            )
+        yield EvalQuestion(record["question"], tuple(answers))
+
+
 # -- parser ----------------------------------------------------------------------------------------
 def _command(sub: Any, name: str, help: str, example: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
@@ -268,6 +322,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", nargs="?", default="-", help="notation file, or - for stdin (default)")
     p.set_defaults(run=cmd_decode)
+
+    p = _command(
+        sub,
+        "eval",
+        "Measure tokens per query and answer recall on your documents, beside a chunk retriever.",
+        "noema eval docs/ --questions questions.jsonl --budgets 100 200 400",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="documents, as for noema build")
+    p.add_argument(
+        "--questions",
+        required=True,
+        help='JSONL: {"question": ..., "answer": ...} per line (answer optional)',
+    )
+    p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--hops", type=int, default=1)
+    p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_eval)
 
     p = _command(
         sub,

@@ -187,8 +187,10 @@ class KnowledgeBase:
         """The text a fact is embedded as: its own notation block."""
         graph = self._graph
         if fact_id in graph.relations:
-            return encode_facts(graph, [fact_id]).text
-        return encode_facts(graph, (), [fact_id]).text
+            text = encode_facts(graph, [fact_id]).text
+        else:
+            text = encode_facts(graph, (), [fact_id]).text
+        return text
 
     def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
         """The graph and an index holding exactly its facts; embeds only facts not yet indexed."""

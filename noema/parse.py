@@ -27,6 +27,7 @@ of the name across the batch of documents votes, so one name gets one type and o
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +60,35 @@ _LABELS = {
 }
 
 # Confidence by the rule that produced a fact: direct clause structure is surer than modifiers.
-_CONFIDENCE = {"svo": 0.9, "copula": 0.85, "prep": 0.8, "role": 0.8, "custom": 0.9}
+_CONFIDENCE = {
+    "svo": 0.9,
+    "copula": 0.85,
+    "prep": 0.8,
+    "role": 0.8,
+    "custom": 0.9,
+    "object_prep": 0.7,
+    "sentence": 0.5,
+}
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Tinted Windows (band)" -> "Tinted Windows"
+_FALLBACK_DETERMINERS = frozenset({"the", "this", "these", "its", "his", "her", "their"})
+_PLACE_NOUNS = frozenset(
+    [
+        "city",
+        "town",
+        "village",
+        "state",
+        "province",
+        "county",
+        "country",
+        "region",
+        "island",
+        "district",
+        "borough",
+        "municipality",
+        "republic",
+        "kingdom",
+    ]
+)
 _COPULAS = frozenset({"be", "become", "remain"})
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
@@ -181,12 +210,14 @@ class SpacyExtractor:
         doc_id = found.doc.id
         by_token: dict[int, str] = {}
         previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
-        for ent in spacy_doc.ents:
+        for ent in _joined_places(spacy_doc.ents):
             ent = _within_line(ent)
             type_ = map_spacy_label(ent.label_)
             name = clean_name(ent.text)
             if type_ is None or not name:
                 continue
+            if ent.label_ in ("CARDINAL", "ORDINAL") and not any(c.isdigit() for c in name):
+                continue  # "two", "one": spelled-out counts join unrelated documents into one node
             if (
                 is_business_suffix(name)
                 and previous is not None
@@ -262,6 +293,27 @@ class SpacyExtractor:
                 )
 
 
+def _joined_places(ents: Sequence[Any]) -> list[Any]:
+    """ "Tumwater, Washington" tagged as two GPEs is one place: join "GPE , GPE" into one span."""
+    from spacy.tokens import Span
+
+    out: list[Any] = []
+    for ent in ents:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and ent.label_ == "GPE"
+            and last.label_ == "GPE"
+            and ent.start == last.end + 1
+            and ent.doc[last.end].text == ","
+            and "\n" not in ent.doc[last.start : ent.end].text
+        ):
+            out[-1] = Span(ent.doc, last.start, ent.end, label="GPE")
+        else:
+            out.append(ent)
+    return out
+
+
 def _within_line(span: Any) -> Any:
     """The line of an entity span that holds its root.
 
@@ -308,7 +360,7 @@ def _split_long(
 def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str | None:
     title = found.doc.metadata.get("title") if found.doc.metadata else None
     if isinstance(title, str) and title.strip():
-        wanted = clean_name(title)
+        wanted = clean_name(_DISAMBIGUATION.sub("", title))
         lowered = wanted.lower()
         for name in found.names:
             if name.lower() == lowered:
@@ -347,11 +399,59 @@ class _SentenceReader:
         self.register = register
 
     def read(self, sent: Any) -> Iterator[tuple[str, str, str, str]]:
+        linked: set[str] = set()
         for token in sent:
             if token.pos_ in ("VERB", "AUX"):
-                yield from self._verb(token)
+                facts = self._verb(token)
             elif token.pos_ in ("NOUN", "PROPN") and token.i not in self.by_token:
-                yield from self._role_noun(token)
+                facts = self._role_noun(token)
+            else:
+                continue
+            for fact in facts:
+                linked.update((fact[0], fact[2]))
+                yield fact
+        yield from self._sentence_links(sent, linked)
+
+    def _sentence_links(self, sent: Any, linked: set[str]) -> Iterator[tuple[str, str, str, str]]:
+        """Entities no rule connected are linked to the sentence's topic (its subject, else the
+        document's main entity when the sentence is about it), with the governing verb or noun
+        as predicate, so every named thing in the text can be reached from its topic."""
+        root = sent.root
+        topic = next(iter(self._subjects_of(root)), None)
+        if topic is None and self.main is not None:
+            topic = self.main
+        if topic is None:
+            return
+        seen = set(linked) | {topic}
+        for token in sent:
+            name = self.by_token.get(token.i)
+            if name is None or name in seen:
+                continue
+            seen.add(name)
+            predicate = _governing_predicate(token)
+            if predicate:
+                yield topic, predicate, name, "sentence"
+
+    def _subjects_of(self, verb: Any) -> list[str]:
+        found = self.entities(c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass"))
+        if found:
+            return found
+        return self._fallback_subject(verb)
+
+    def _fallback_subject(self, verb: Any) -> list[str]:
+        """ "The band played in Tulsa" in the article about the band: a definite common-noun
+        subject (or none at all, in a fragment) stands for the document's main entity."""
+        if self.main is None or verb.dep_ not in ("ROOT", "conj"):
+            return []
+        subject = next((c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")), None)
+        if subject is None:
+            return [self.main] if verb.dep_ == "ROOT" else []
+        if subject.pos_ == "NOUN" and any(
+            c.dep_ in ("det", "poss") and c.lower_ in _FALLBACK_DETERMINERS
+            for c in subject.children
+        ):
+            return [self.main]
+        return []
 
     # entity resolution ------------------------------------------------------------------------
     def resolve(self, token: Any) -> str | None:
@@ -375,6 +475,13 @@ class _SentenceReader:
             for child in token.children:
                 if child.dep_ == "appos" and child.i in self.by_token:
                     return self.by_token[child.i]
+        if token.pos_ == "NOUN" and token.lower_ in _PLACE_NOUNS:
+            # "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name
+            for child in token.children:
+                if child.dep_ == "prep" and child.lower_ == "of":
+                    for grandchild in child.children:
+                        if grandchild.dep_ == "pobj" and grandchild.i in self.by_token:
+                            return self.by_token[grandchild.i]
         if token.pos_ == "PROPN":
             # a proper noun NER missed ("Tesla was founded by Elon Musk"): the name is still a thing
             start = token.i
@@ -419,6 +526,8 @@ class _SentenceReader:
             head_children = list(verb.head.children)
             subjects = self.entities(c for c in head_children if c.dep_ in _SUBJECT_DEPS)
             passive = self.entities(c for c in head_children if c.dep_ == "nsubjpass")
+        if not subjects and not passive:
+            subjects = self._fallback_subject(verb)
         agents = self.entities(
             g for c in children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
         )
@@ -437,10 +546,21 @@ class _SentenceReader:
             for s in anchors:
                 for o in targets:
                     yield s, f"{predicate}_{prep.lower_}", o, "prep"
+        # "She received her degree from Harvard": the object noun names the relation
+        for obj in children:
+            if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":
+                continue
+            for prep in obj.children:
+                if prep.dep_ != "prep":
+                    continue
+                targets = self.entities(g for g in prep.children if g.dep_ == "pobj")
+                for s in subjects:
+                    for o in targets:
+                        yield s, f"{predicate}_{_lemma(obj)}_{prep.lower_}", o, "object_prep"
 
     def _copula(self, verb: Any, children: list[Any]) -> Iterator[tuple[str, str, str, str]]:
         subject_tokens = [c for c in children if c.dep_ in _SUBJECT_DEPS]
-        subjects = self.entities(subject_tokens)
+        subjects = self.entities(subject_tokens) or self._fallback_subject(verb)
         for complement in children:
             if complement.dep_ not in ("attr", "acomp"):
                 continue
@@ -496,6 +616,22 @@ def _lemma(token: Any) -> str:
     if token.lower_ == "born":  # spaCy lemmatizes "born" to "bear"
         return "born"
     return str(token.lemma_).lower()
+
+
+def _governing_predicate(token: Any) -> str:
+    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in"."""
+    prep = ""
+    node = token
+    for _ in range(8):
+        head = node.head
+        if head is node:
+            break
+        if node.dep_ == "pobj" and head.pos_ == "ADP" and not prep:
+            prep = head.lower_
+        elif (head.pos_ in ("VERB", "AUX") and head.lemma_ != "be") or head.pos_ == "NOUN":
+            return normalize_predicate(f"{_lemma(head)}_{prep}" if prep else _lemma(head))
+        node = head
+    return normalize_predicate(prep) if prep else ""
 
 
 def _verb_predicate(verb: Any) -> str:

@@ -133,7 +133,53 @@ def test_every_command_has_help_with_an_example() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     commands = sub.choices  # type: ignore[attr-defined]
-    assert set(commands) == {"build", "query", "info", "notation", "decode", "validate"}
+    assert set(commands) == {"build", "query", "info", "notation", "decode", "validate", "eval"}
     for name, command in commands.items():
         assert "Example:" in command.format_help(), name
         assert f"noema {name}" in command.format_help()
+
+
+def test_eval_on_a_small_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        "\n".join(
+            json.dumps(q)
+            for q in [
+                {"question": "Who founded LinkedIn?", "answer": "Reid Hoffman"},
+                {"question": "Where is Nvidia headquartered?", "answers": ["Santa Clara"]},
+                {"question": "What does Nvidia design?"},
+            ]
+        )
+    )
+    assert (
+        main(
+            [
+                "eval",
+                str(EXAMPLES),
+                "--questions",
+                str(questions),
+                "--budgets",
+                "50",
+                "200",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    rows = json.loads(capsys.readouterr().out)
+    assert {(r["method"], r["max_tokens"]) for r in rows} == {
+        ("noema", 50),
+        ("chunks", 50),
+        ("noema", 200),
+        ("chunks", 200),
+    }
+    for row in rows:
+        assert (
+            row["questions"] == 3
+            and 0 <= row["recall"] <= 1
+            and row["mean_tokens"] <= row["max_tokens"]
+        )
+    noema_200 = next(r for r in rows if r["method"] == "noema" and r["max_tokens"] == 200)
+    assert noema_200["recall"] == 1.0
+    assert main(["eval", str(EXAMPLES), "--questions", str(questions), "--budgets", "100"]) == 0
+    assert "answer recall" in capsys.readouterr().out

@@ -98,7 +98,8 @@ LAYERS = {
         "view",
     },
     "compress": {"embed", "graph", "kb", "parse", "resources", "retrieve"},
-    "cli": {"_version", "errors", "kb", "notation", "roundtrip", "sources"},
+    "evaluate": {"embed", "graph", "index", "kb", "resources"},
+    "cli": {"_version", "errors", "evaluate", "kb", "notation", "roundtrip", "sources"},
 }
 
 

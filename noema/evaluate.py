@@ -1,0 +1,187 @@
+"""Measuring Noema on your own data: answer-in-context recall per token, beside chunk retrieval.
+
+The chunk retriever is the baseline users would otherwise pick: the same embedding model over
+whole documents (title-prefixed when they have a title), packed in rank order and cut at the
+token budget.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from noema.embed import Embedder
+from noema.graph import Document
+from noema.index import VectorIndex
+from noema.kb import KnowledgeBase
+from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
+
+__all__ = [
+    "ChunkRetriever",
+    "EvalQuestion",
+    "EvalRow",
+    "answer_in_context",
+    "evaluate",
+    "normalize_answer",
+]
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD-style normalization: lowercase, no punctuation or articles, single spaces.
+
+    Example:
+        >>> normalize_answer("The Walt Disney Company!")
+        'walt disney company'
+    """
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCT)).split())
+
+
+def answer_in_context(answers: Sequence[str], context: str) -> bool:
+    """True when any normalized answer occurs in the normalized context (as whole words)."""
+    haystack = f" {normalize_answer(context)} "
+    return any(f" {a} " in haystack for a in map(normalize_answer, answers) if a)
+
+
+def cut_to_budget(text: str, max_tokens: int, token_model: str = DEFAULT_TOKEN_MODEL) -> str:
+    """The longest prefix of ``text`` within ``max_tokens`` tokens (cut on a token boundary)."""
+    encoding = get_encoding(token_model)
+    tokens = encoding.encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    cut = encoding.decode(tokens[:max_tokens])
+    while count_tokens(cut, token_model) > max_tokens:  # re-encoding a cut can merge differently
+        cut = cut[:-1]
+    return cut
+
+
+class ChunkRetriever:
+    """Plain dense retrieval over whole documents, for comparison.
+
+    Example:
+        >>> from noema.embed import SentenceTransformerEmbedder
+        >>> chunks = ChunkRetriever(SentenceTransformerEmbedder(), [Document("Paris is in France.", id="p")])
+        >>> chunks.retrieve("Where is Paris?", max_tokens=4)[1]
+        ['p']
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        documents: Sequence[Document],
+        *,
+        token_model: str = DEFAULT_TOKEN_MODEL,
+    ):
+        self.documents = {d.id: d for d in documents}
+        self.token_model = token_model
+        self.embedder = embedder
+        self.index = VectorIndex(embedder.dimension)
+        texts = [self.text_of(d) for d in self.documents.values()]
+        if texts:
+            self.index.add(list(self.documents), embedder.embed(texts))
+
+    @staticmethod
+    def text_of(document: Document) -> str:
+        title = document.metadata.get("title") if document.metadata else None
+        return f"{title}: {document.text}" if isinstance(title, str) and title else document.text
+
+    def retrieve(self, question: str, max_tokens: int) -> tuple[str, list[str]]:
+        """The context within ``max_tokens`` and the document ids in rank order."""
+        ranked = [
+            doc_id
+            for doc_id, _ in self.index.search(self.embedder.embed([question])[0], len(self.index))
+        ]
+        return self.pack(ranked, max_tokens), ranked
+
+    def pack(self, ranked: Sequence[str], max_tokens: int) -> str:
+        text = ""
+        for doc_id in ranked:
+            text = (
+                f"{text}\n\n{self.text_of(self.documents[doc_id])}"
+                if text
+                else self.text_of(self.documents[doc_id])
+            )
+            if count_tokens(text, self.token_model) >= max_tokens:
+                break
+        return cut_to_budget(text, max_tokens, self.token_model)
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    """A question with optional gold answers (any one counts)."""
+
+    question: str
+    answers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    """One method at one budget."""
+
+    method: str
+    max_tokens: int
+    questions: int
+    mean_tokens: float
+    recall: float | None
+    p50_ms: float
+    p95_ms: float
+
+
+def evaluate(
+    kb: KnowledgeBase,
+    documents: Sequence[Document],
+    questions: Sequence[EvalQuestion],
+    *,
+    budgets: Sequence[int] = (100, 200, 400),
+    top_k: int = 5,
+    hops: int = 1,
+    token_model: str = DEFAULT_TOKEN_MODEL,
+) -> list[EvalRow]:
+    """Noema and the chunk retriever on the same documents and questions.
+
+    ``kb`` must already hold ``documents``. Recall is ``None`` when no question has answers.
+    """
+    chunks = ChunkRetriever(kb.embedder, documents, token_model=token_model)
+    rows = []
+    for budget in budgets:
+        for method in ("noema", "chunks"):
+            tokens, hits, answered, times = [], 0, 0, []
+            for q in questions:
+                start = time.perf_counter()
+                if method == "noema":
+                    result = kb.retrieve(
+                        q.question,
+                        top_k=top_k,
+                        hops=hops,
+                        max_tokens=budget,
+                        token_model=token_model,
+                    )
+                    context, used = result.text, result.token_count
+                else:
+                    context, _ = chunks.retrieve(q.question, budget)
+                    used = count_tokens(context, token_model)
+                times.append(time.perf_counter() - start)
+                tokens.append(used)
+                if q.answers:
+                    answered += 1
+                    hits += answer_in_context(q.answers, context)
+            ms = np.array(times) * 1000 if times else np.zeros(1)
+            rows.append(
+                EvalRow(
+                    method=method,
+                    max_tokens=budget,
+                    questions=len(questions),
+                    mean_tokens=float(np.mean(tokens)) if tokens else 0.0,
+                    recall=hits / answered if answered else None,
+                    p50_ms=float(np.percentile(ms, 50)),
+                    p95_ms=float(np.percentile(ms, 95)),
+                )
+            )
+    return rows
