@@ -30,12 +30,19 @@ BUDGETS = (100, 200, 400)
 
 
 def load(n: int) -> tuple[list[dict], list[noema.Document]]:  # type: ignore[type-arg]
-    rows = [json.loads(line) for line in data_file("hotpotqa/hotpotqa_dev_300.jsonl").read_text().splitlines()][:n]
+    rows = [
+        json.loads(line)
+        for line in data_file("hotpotqa/hotpotqa_dev_300.jsonl").read_text().splitlines()
+    ][:n]
     docs: dict[str, noema.Document] = {}
     for row in rows:
-        for title, sentences in zip(row["context"]["title"], row["context"]["sentences"], strict=True):
+        for title, sentences in zip(
+            row["context"]["title"], row["context"]["sentences"], strict=True
+        ):
             if title not in docs:
-                docs[title] = noema.Document("".join(sentences).strip(), id=title, metadata={"title": title})
+                docs[title] = noema.Document(
+                    "".join(sentences).strip(), id=title, metadata={"title": title}
+                )
     questions = [r for r in rows if r["answer"].strip().lower() not in ("yes", "no")]
     return questions, list(docs.values())
 
@@ -49,12 +56,21 @@ class BM25Chunks:
         self.ids = [d.id for d in documents]
         self.chunks = chunks
         self.retriever = bm25s.BM25()
-        self.retriever.index(bm25s.tokenize([ChunkRetriever.text_of(d) for d in documents], stopwords="en", show_progress=False), show_progress=False)
+        self.retriever.index(
+            bm25s.tokenize(
+                [ChunkRetriever.text_of(d) for d in documents], stopwords="en", show_progress=False
+            ),
+            show_progress=False,
+        )
 
     def retrieve(self, question: str, max_tokens: int) -> tuple[str, list[str]]:
         import bm25s
 
-        results, _ = self.retriever.retrieve(bm25s.tokenize([question], stopwords="en", show_progress=False), k=min(20, len(self.ids)), show_progress=False)
+        results, _ = self.retriever.retrieve(
+            bm25s.tokenize([question], stopwords="en", show_progress=False),
+            k=min(20, len(self.ids)),
+            show_progress=False,
+        )
         ranked = [self.ids[i] for i in results[0]]
         return self.chunks.pack(ranked, max_tokens), ranked
 
@@ -64,7 +80,9 @@ def passage_recall(ranked: list[str], gold: set[str], k: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--hops", type=int, default=1)
@@ -108,9 +126,15 @@ def main() -> int:
             for budget in BUDGETS:
                 start = time.perf_counter()
                 if name == "noema":
-                    result = kb.retrieve(q["question"], top_k=args.top_k, hops=args.hops, max_tokens=budget)
+                    result = kb.retrieve(
+                        q["question"], top_k=args.top_k, hops=args.hops, max_tokens=budget
+                    )
                     context, used = result.text, result.token_count
-                    ranked = list(dict.fromkeys(c.document_id for f in result.fact_ids for c in result.citations[f]))
+                    ranked = list(
+                        dict.fromkeys(
+                            c.document_id for f in result.fact_ids for c in result.citations[f]
+                        )
+                    )
                 else:
                     context, ranked = method.retrieve(q["question"], budget)  # type: ignore[attr-defined]
                     used = noema.count_tokens(context)
@@ -126,20 +150,34 @@ def main() -> int:
                 bridge_hits[(name, budget)] += hit and q["type"] == "bridge"
 
     n = len(questions)
-    print(f"HotpotQA dev: {args.questions} questions ({n} without yes/no answers, {bridges} bridge), {len(documents):,} paragraphs pooled")
-    print(f"Noema top_k={args.top_k} hops={args.hops}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model}; {machine()}\n")
+    print(
+        f"HotpotQA dev: {args.questions} questions ({n} without yes/no answers, {bridges} bridge), {len(documents):,} paragraphs pooled"
+    )
+    print(
+        f"Noema top_k={args.top_k} hops={args.hops}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model}; {machine()}\n"
+    )
     rows = []
     for name in methods:
         row: list[object] = [name]
         for budget in BUDGETS:
-            row.append(f"{hits[(name, budget)] / n:.1%} / {bridge_hits[(name, budget)] / max(bridges, 1):.1%}")
+            row.append(
+                f"{hits[(name, budget)] / n:.1%} / {bridge_hits[(name, budget)] / max(bridges, 1):.1%}"
+            )
         row.append(" / ".join(f"{np.mean(tokens[(name, b)]):.0f}" for b in BUDGETS))
         row.append(f"{np.mean(recall2[name]):.1%} / {np.mean(recall5[name]):.1%}")
         ms = np.array(latency[name]) * 1000
         row.append(f"{np.percentile(ms, 50):.1f} / {np.percentile(ms, 95):.1f}")
         rows.append(row)
     print_table(
-        ["method", "recall@100 all / bridge", "recall@200 all / bridge", "recall@400 all / bridge", "mean tokens 100/200/400", "passage R@2 / R@5", "query ms p50 / p95"],
+        [
+            "method",
+            "recall@100 all / bridge",
+            "recall@200 all / bridge",
+            "recall@400 all / bridge",
+            "mean tokens 100/200/400",
+            "passage R@2 / R@5",
+            "query ms p50 / p95",
+        ],
         rows,
     )
     g = kb.graph
@@ -147,8 +185,16 @@ def main() -> int:
     print_table(
         ["build", "seconds", "notes"],
         [
-            ["noema (parse, canonicalize, embed facts, save)", f"{noema_build[0]:.1f}", f"{len(g.entities):,} entities, {len(g.relations):,} facts, bundle {bundle_size / 1e6:.1f} MB, peak RSS {rss_noema:,.0f} MB (from {rss_start:,.0f})"],
-            ["chunks (embed paragraphs)", f"{chunk_build[0]:.1f}", f"ratio noema/chunks = {noema_build[0] / chunk_build[0]:.2f}"],
+            [
+                "noema (parse, canonicalize, embed facts, save)",
+                f"{noema_build[0]:.1f}",
+                f"{len(g.entities):,} entities, {len(g.relations):,} facts, bundle {bundle_size / 1e6:.1f} MB, peak RSS {rss_noema:,.0f} MB (from {rss_start:,.0f})",
+            ],
+            [
+                "chunks (embed paragraphs)",
+                f"{chunk_build[0]:.1f}",
+                f"ratio noema/chunks = {noema_build[0] / chunk_build[0]:.2f}",
+            ],
             *([["bm25 (bm25s index)", f"{bm25_build[0]:.1f}", ""]] if bm25 is not None else []),
         ],
     )

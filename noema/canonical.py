@@ -210,10 +210,12 @@ class Canonicalizer:
 
     def _sync(self, store: SemanticGraph) -> None:
         """Index stored entities this canonicalizer has not seen (e.g. after a bundle load)."""
-        if self._synced - set(store.entities):  # entities were removed: start over
-            self._keys.clear()
-            self._names.clear()
-            self._synced.clear()
+        removed = self._synced - set(store.entities)
+        if removed:  # forget them; the other entities keep their vectors
+            for index in self._names.values():
+                index.remove(sorted(removed))
+            self._keys = {k: v for k, v in self._keys.items() if v not in removed}
+            self._synced -= removed
         missing = [e for e in store.entities.values() if e.id not in self._synced]
         if not missing:
             return

@@ -196,6 +196,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundles[0])
+    for path in args.bundles[1:]:
+        report = kb.merge(KnowledgeBase.load(path))
+        print(
+            f"merged {path}: {report.documents} documents, {report.new_relations} new relations, {len(report.merges)} entity merges",
+            file=sys.stderr,
+        )
+    kb.save(args.output)
+    g = kb.graph
+    print(
+        f"Wrote {args.output}: {len(g.documents)} documents, {len(g.entities)} entities, {len(g.relations)} relations, {len(g.events)} events"
+    )
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     documents = list(read_documents(args.paths, on_skip=_warn))
     if not documents:
@@ -322,6 +338,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", nargs="?", default="-", help="notation file, or - for stdin (default)")
     p.set_defaults(run=cmd_decode)
+
+    p = _command(
+        sub,
+        "merge",
+        "Combine bundles into one, canonicalizing across them without parsing any text again.",
+        "noema merge part1.noema part2.noema -o all.noema",
+    )
+    p.add_argument("bundles", nargs="+", metavar="BUNDLE")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(run=cmd_merge)
 
     p = _command(
         sub,

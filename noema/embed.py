@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -47,6 +48,9 @@ class SentenceTransformerEmbedder:
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, batch_size: int = 128) -> None:
         self.name = model
         self.batch_size = batch_size
+        # Hugging Face fast tokenizers raise "Already borrowed" when one instance is used from
+        # two threads at once; the model itself already uses every core, so calls take turns.
+        self._lock = threading.Lock()
 
     @property
     def dimension(self) -> int:
@@ -64,13 +68,14 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
         model = load_embedding_model(self.name)
-        vectors = model.encode(
-            unique,
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        ).astype(np.float32, copy=False)
+        with self._lock:
+            vectors = model.encode(
+                unique,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            ).astype(np.float32, copy=False)
         if len(unique) == len(texts):
             return np.ascontiguousarray(vectors)
         row = {text: n for n, text in enumerate(unique)}

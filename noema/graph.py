@@ -53,6 +53,11 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
+def make_relation_id(subject_id: str, predicate: str, object_id: str) -> str:
+    """The id a relation gets: a hash of its ends and normalized predicate, so equal facts share it."""
+    return "rel_" + _digest(subject_id, normalize_predicate(predicate), object_id)
+
+
 @dataclass(frozen=True, order=True)
 class Mention:
     """Where an item was found: a document id and a character span ``[start, end)``."""
@@ -265,7 +270,7 @@ class SemanticGraph:
         normalized = normalize_predicate(predicate)
         if not normalized:
             raise GraphError(f"predicate {predicate!r} has no letters or digits")
-        relation_id = "rel_" + _digest(subject_id, normalized, object_id)
+        relation_id = make_relation_id(subject_id, normalized, object_id)
         existing = self._relations.get(relation_id)
         if existing is not None:
             self._relations[relation_id] = replace(
@@ -384,6 +389,40 @@ class SemanticGraph:
     def remove_document(self, document_id: str) -> None:
         """Forget a source document (its mentions on items are left as they are)."""
         del self._documents[document_id]
+
+    def remove_document_support(self, document_ids: Iterable[str]) -> tuple[set[str], set[str]]:
+        """Forget what ``document_ids`` said: their mentions go, and every entity, relation and
+        event whose mentions all came from them is removed (with the facts of removed entities).
+        Items with mentions from other documents stay, as do items that never had mentions.
+        The documents themselves are removed. Returns (removed entity ids, removed fact ids).
+        """
+        gone = set(document_ids)
+        removed_facts: set[str] = set()
+        removed_entities: set[str] = set()
+
+        def kept(mentions: tuple[Mention, ...]) -> tuple[Mention, ...] | None:
+            rest = tuple(m for m in mentions if m.document_id not in gone)
+            return None if mentions and not rest else rest
+
+        for fact in list(self.iter_facts()):
+            rest = kept(fact.mentions)
+            store: dict[str, Any] = self._relations if isinstance(fact, Relation) else self._events
+            if rest is None:
+                (self.remove_relation if isinstance(fact, Relation) else self.remove_event)(fact.id)
+                removed_facts.add(fact.id)
+            elif rest != fact.mentions:
+                store[fact.id] = replace(fact, mentions=rest)
+        for entity in list(self._entities.values()):
+            rest = kept(entity.mentions)
+            if rest is None:
+                removed_facts.update(self._facts_by_entity.get(entity.id, {}))
+                self.remove_entity(entity.id)
+                removed_entities.add(entity.id)
+            elif rest != entity.mentions:
+                self._entities[entity.id] = replace(entity, mentions=rest)
+        for doc_id in gone:
+            self._documents.pop(doc_id, None)
+        return removed_entities, removed_facts
 
     def merge_entities(self, keep_id: str, merge_id: str) -> str:
         """Merge entity ``merge_id`` into ``keep_id`` and return ``keep_id``.

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
+import numpy as np
+
 from noema._version import __version__
 from noema.bundle import read_bundle, write_bundle
 from noema.canonical import Canonicalizer, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
-from noema.graph import Document, SemanticGraph
+from noema.graph import Document, SemanticGraph, make_relation_id
 from noema.index import VectorIndex
 from noema.notation import encode_facts, encode_graph
 from noema.parse import Extractor, SpacyExtractor
@@ -159,6 +161,10 @@ class KnowledgeBase:
                     continue
                 seen.add(doc.id)
                 fresh.append(doc)
+            # a document stored under the same id with other text was changed: its old facts go
+            changed = [d.id for d in fresh if d.id in graph.documents]
+            if changed:
+                graph.remove_document_support(changed)
             merges: list[MergeRecord] = []
             counts = [0, 0, 0]
             canonicalizer = self._canonicalizer
@@ -181,6 +187,87 @@ class KnowledgeBase:
             new_events=counts[2],
             merges=tuple(merges),
         )
+
+    def delete_documents(self, document_ids: Iterable[str]) -> tuple[int, int]:
+        """Remove documents and what only they supported; returns (entities, facts) removed.
+
+        Facts and entities also mentioned by other documents stay (without the deleted
+        mentions). The fact index drops the removed rows; no other fact is embedded again.
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest([Document("Larry Page founded Google.", id="a")])
+            >>> kb.delete_documents(["a"])
+            (2, 1)
+        """
+        ids = list(dict.fromkeys(document_ids))
+        with self._write_lock:
+            unknown = [d for d in ids if d not in self._graph.documents]
+            if unknown:
+                raise KeyError(f"no document with id {unknown[0]!r} in this knowledge base")
+            graph = self._graph.copy()
+            entities, facts = graph.remove_document_support(ids)
+            self._graph = graph
+        return len(entities), len(facts)
+
+    def merge(self, other: KnowledgeBase) -> IngestReport:
+        """Add another knowledge base: canonicalize its graph into this one without parsing any
+        text again, reusing its fact vectors wherever a fact's notation did not change.
+
+        Raises:
+            ModelMismatchError: the two were built with different embedding models.
+        """
+        if other.embedding_model != self.embedding_model:
+            raise ModelMismatchError(
+                f"cannot merge a knowledge base built with {other.embedding_model!r} into one "
+                f"built with {self.embedding_model!r}"
+            )
+        other_graph, other_index = other._current_index()
+        with self._write_lock:
+            graph = self._graph.copy()
+            before = set(graph.documents)
+            incoming = other_graph.copy()
+            for doc_id in before & set(incoming.documents):
+                incoming.remove_document_support([doc_id])  # already here: not counted twice
+            result = self._canonicalizer.merge_into(graph, incoming)
+            self._graph = graph
+            self._merge_log.extend(result.merges)
+        self._reuse_vectors(other, other_index, result.entity_ids)
+        return IngestReport(
+            documents=len(set(graph.documents) - before),
+            skipped_documents=len(before & set(other_graph.documents)),
+            new_entities=len(result.new_entity_ids),
+            new_relations=len(result.new_relation_ids),
+            new_events=len(result.new_event_ids),
+            merges=result.merges,
+        )
+
+    def _reuse_vectors(
+        self, other: KnowledgeBase, other_index: VectorIndex, mapping: dict[str, str]
+    ) -> None:
+        graph, index = self._graph, self._index
+        if index is None:
+            index = VectorIndex(self.embedder.dimension)
+        index = _copy_index(index)
+        reused_ids, rows = [], []
+        for rel in other.graph.relations.values():
+            if rel.subject_id not in mapping or rel.object_id not in mapping:
+                continue
+            new_id = make_relation_id(
+                mapping[rel.subject_id], rel.predicate, mapping[rel.object_id]
+            )
+            if (
+                new_id in graph.relations
+                and new_id not in index
+                and rel.id in other_index
+                and self.fact_text(new_id) == other.fact_text(rel.id)
+            ):
+                reused_ids.append(new_id)
+                rows.append(other_index.vector(rel.id))
+        if rows:
+            index.add(reused_ids, np.stack(rows))
+        with self._index_lock:
+            self._index = index
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:

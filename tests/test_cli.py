@@ -133,7 +133,16 @@ def test_every_command_has_help_with_an_example() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     commands = sub.choices  # type: ignore[attr-defined]
-    assert set(commands) == {"build", "query", "info", "notation", "decode", "validate", "eval"}
+    assert set(commands) == {
+        "build",
+        "query",
+        "info",
+        "notation",
+        "decode",
+        "validate",
+        "eval",
+        "merge",
+    }
     for name, command in commands.items():
         assert "Example:" in command.format_help(), name
         assert f"noema {name}" in command.format_help()
@@ -183,3 +192,28 @@ def test_eval_on_a_small_sample(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert noema_200["recall"] == 1.0
     assert main(["eval", str(EXAMPLES), "--questions", str(questions), "--budgets", "100"]) == 0
     assert "answer recall" in capsys.readouterr().out
+
+
+def test_merge_bundles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = sorted(EXAMPLES.glob("*.md"))
+    assert main(["build", *map(str, docs[:3]), "-o", str(tmp_path / "a.noema")]) == 0
+    assert main(["build", *map(str, docs[3:]), "-o", str(tmp_path / "b.noema")]) == 0
+    assert main(["build", str(EXAMPLES), "-o", str(tmp_path / "whole.noema")]) == 0
+    assert (
+        main(
+            [
+                "merge",
+                str(tmp_path / "a.noema"),
+                str(tmp_path / "b.noema"),
+                "-o",
+                str(tmp_path / "c.noema"),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["notation", str(tmp_path / "c.noema")]) == 0
+    merged = set(capsys.readouterr().out.splitlines())
+    assert main(["notation", str(tmp_path / "whole.noema")]) == 0
+    whole = set(capsys.readouterr().out.splitlines())
+    assert len(merged & whole) / len(whole) > 0.9

@@ -1,0 +1,84 @@
+"""Ingest throughput on Wikipedia paragraphs, beside the floor of the same work.
+
+    python benchmarks/ingest.py --sizes 1000 5000 10000
+
+For each size: Noema's whole ingest (parse, canonicalize, embed and index the facts), spaCy's
+``nlp.pipe`` alone over the same texts, and the embedding of the same fact texts alone, in the same
+process. The difference between Noema and the sum of the two floors is Noema's own overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import data_file, machine, peak_rss_mb, print_table, timer  # noqa: E402
+
+import noema  # noqa: E402
+from noema.resources import load_spacy_model  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
+    parser.add_argument("--n-process", type=int, default=1)
+    args = parser.parse_args()
+    lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines[: max(args.sizes)]]
+    embedder = noema.SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    nlp = load_spacy_model().nlp
+    rows = []
+    for size in args.sizes:
+        docs = [
+            noema.Document(r["text"], id=f"{n}:{r['title']}", metadata={"title": r["title"]})
+            for n, r in enumerate(records[:size])
+        ]
+        words = sum(len(d.text.split()) for d in docs)
+        with timer() as spacy_time:
+            for _ in nlp.pipe((d.text for d in docs), batch_size=64, n_process=args.n_process):
+                pass
+        kb = noema.KnowledgeBase(embedder=embedder, n_process=args.n_process)
+        with timer() as noema_time:
+            kb.ingest(docs)
+            kb.retrieve("warm up")  # builds the fact index
+        facts = [*kb.graph.relations, *kb.graph.events]
+        texts = [kb.fact_text(f) for f in facts]
+        with timer() as embed_time:
+            embedder.embed(texts)
+        floor = spacy_time[0] + embed_time[0]
+        rows.append(
+            [
+                f"{size:,}",
+                f"{words:,}",
+                f"{noema_time[0]:.0f}s ({words / noema_time[0]:,.0f} w/s)",
+                f"{spacy_time[0]:.0f}s",
+                f"{embed_time[0]:.0f}s ({len(facts):,} facts)",
+                f"{noema_time[0] - floor:+.0f}s ({(noema_time[0] - floor) / noema_time[0]:.0%})",
+                f"{peak_rss_mb():,.0f} MB",
+            ]
+        )
+        print(f"done {size}", file=sys.stderr, flush=True)
+    print(f"Ingest of Wikipedia paragraphs ({machine()}, n_process={args.n_process})\n")
+    print_table(
+        [
+            "paragraphs",
+            "words",
+            "noema ingest",
+            "spaCy pipe alone",
+            "embed facts alone",
+            "noema overhead",
+            "peak RSS",
+        ],
+        rows,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

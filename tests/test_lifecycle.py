@@ -1,0 +1,122 @@
+"""Deleting documents, changed documents, and merging knowledge bases give the same facts as a
+fresh build, without embedding stored facts again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import noema
+from noema import Document, KnowledgeBase
+
+DOCS = [
+    Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="google"),
+    Document("Google acquired YouTube in 2006. YouTube was founded by Chad Hurley.", id="youtube"),
+    Document("Nvidia acquired Mellanox in 2020. Jensen Huang founded Nvidia.", id="nvidia"),
+]
+
+
+def facts(kb: KnowledgeBase) -> set[tuple[str, str, str]]:
+    g = kb.graph
+    return {
+        (g.entities[r.subject_id].name, r.predicate, g.entities[r.object_id].name)
+        for r in g.relations.values()
+    }
+
+
+def entities(kb: KnowledgeBase) -> set[tuple[str, str]]:
+    return {(e.name, e.type) for e in kb.graph.entities.values()}
+
+
+def test_delete_gives_the_same_facts_as_building_without(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    kb.ingest(DOCS)
+    kb.retrieve("warm up")
+    fresh = make_kb()
+    fresh.ingest([DOCS[0], DOCS[2]])
+    removed_entities, removed_facts = kb.delete_documents(["youtube"])
+    assert removed_facts > 0 and removed_entities > 0
+    assert facts(kb) == facts(fresh) and entities(kb) == entities(fresh)
+    assert "youtube" not in kb.graph.documents
+    question = "Who founded Google?"
+    assert kb.retrieve(question).text == fresh.retrieve(question).text
+
+
+def test_delete_keeps_what_other_documents_support(make_kb: Callable[..., KnowledgeBase]) -> None:
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document("Larry Page founded Google.", id="a"),
+            Document("Google was founded by Larry Page.", id="b"),
+        ]
+    )
+    kb.delete_documents(["a"])
+    (rel,) = kb.graph.relations.values()
+    assert {m.document_id for m in rel.mentions} == {"b"}
+
+
+def test_delete_does_not_re_embed_the_rest(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    from conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    kb = KnowledgeBase(embedder=counting, extractor=extractor)
+    kb.ingest(DOCS)
+    kb.retrieve("warm up")
+    counting.calls.clear()
+    kb.delete_documents(["nvidia"])
+    kb.retrieve("Who founded Google?")
+    assert counting.calls == [["Who founded Google?"]]
+
+
+def test_unknown_document_id(make_kb: Callable[..., KnowledgeBase]) -> None:
+    with pytest.raises(KeyError, match="nope"):
+        make_kb().delete_documents(["nope"])
+
+
+def test_changed_document_replaces_its_facts(make_kb: Callable[..., KnowledgeBase]) -> None:
+    kb = make_kb()
+    kb.ingest([Document("Larry Page founded Google.", id="a")])
+    kb.ingest([Document("Sundar Pichai is the CEO of Google.", id="a")])
+    assert facts(kb) == {("Sundar Pichai", "ceo_of", "Google")}
+
+
+def test_merge_gives_the_same_facts_as_one_build(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    from conftest import CountingEmbedder
+
+    a = KnowledgeBase(embedder=embedder, extractor=extractor)
+    a.ingest(DOCS[:2])
+    b = KnowledgeBase(embedder=embedder, extractor=extractor)
+    b.ingest(DOCS[1:])
+    a.retrieve("warm up")
+    b.retrieve("warm up")
+    whole = KnowledgeBase(embedder=embedder, extractor=extractor)
+    whole.ingest(DOCS)
+
+    counting = CountingEmbedder(embedder)
+    merged = KnowledgeBase(embedder=counting, extractor=extractor)
+    merged.merge(a)
+    merged.merge(b)
+    assert facts(merged) == facts(whole) and entities(merged) == entities(whole)
+    counting.calls.clear()
+    question = "Who founded the company that acquired YouTube?"
+    assert merged.retrieve(question, hops=2).text == whole.retrieve(question, hops=2).text
+    fact_texts = [t for call in counting.calls for t in call if t.startswith("#")]
+    assert fact_texts == []  # every fact vector came from the merged bundles
+
+
+def test_merge_refuses_another_embedding_model(
+    make_kb: Callable[..., KnowledgeBase], extractor: noema.SpacyExtractor
+) -> None:
+    class Other(noema.SentenceTransformerEmbedder):
+        pass
+
+    other = KnowledgeBase(embedder=Other("another-model"), extractor=extractor)
+    with pytest.raises(noema.ModelMismatchError):
+        make_kb().merge(other)
