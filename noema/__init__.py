@@ -45,7 +45,7 @@ from noema.notation import (
 )
 from noema.parse import Extractor, RelationPattern, SpacyExtractor
 from noema.resources import count_tokens, get_encoding
-from noema.retrieve import FactMatch, RetrievalResult
+from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
 from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "Entity",
     "Event",
     "Extractor",
+    "FactExplanation",
     "FactMatch",
     "GraphError",
     "IngestReport",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -17,6 +17,7 @@ from noema.bundle import read_bundle, write_bundle
 from noema.canonical import Canonicalizer, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
+from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
 from noema.index import VectorIndex
 from noema.notation import encode_facts, encode_graph
@@ -307,12 +308,20 @@ class KnowledgeBase:
         max_tokens: int = 200,
         format: Format = "notation",
         token_model: str = DEFAULT_TOKEN_MODEL,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        explain: bool = False,
     ) -> RetrievalResult:
         """The facts relevant to ``question`` as notation (or sentences) within ``max_tokens``.
 
+        ``filters`` restricts the facts used, before seeds are chosen and during expansion:
+        ``{"entity_types": [...], "predicates": [...], "document_ids": [...],
+        "metadata": {key: value}}``. ``explain=True`` fills ``result.explanation``.
+
         Raises:
             ValueError: ``format`` is not "notation" or "natural_language", ``top_k < 1``,
-                ``hops < 0`` or ``max_tokens < 1``.
+                ``hops < 0``, ``max_tokens < 1``, or ``filters`` names an unknown field or
+                holds a value of the wrong type.
 
         Example:
             >>> kb = KnowledgeBase()
@@ -321,10 +330,16 @@ class KnowledgeBase:
             'Sundar Pichai is the ceo of Google.'
         """
         check_retrieve_options(top_k, hops, max_tokens, format)
+        fact_filter = FactFilter.parse(filters)
         graph, index = self._current_index()
         if not len(index):
             return RetrievalResult(
-                text="", notation="", format=format, token_model=token_model, question=question
+                text="",
+                notation="",
+                format=format,
+                token_model=token_model,
+                question=question,
+                explanation=() if explain else None,
             )
         query = self.embedder.embed([question])[0]
         return retrieve_facts(
@@ -337,6 +352,8 @@ class KnowledgeBase:
             format=format,
             token_model=token_model,
             question=question,
+            fact_filter=fact_filter,
+            explain=explain,
         )
 
     async def aretrieve(self, question: str, **options: Any) -> RetrievalResult:

@@ -13,18 +13,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 import numpy as np
 
 from noema.embed import Vectors
+from noema.filters import FactFilter
 from noema.graph import Citation, SemanticGraph
 from noema.index import VectorIndex
 from noema.notation import decode, encode_facts, parse_notation
 from noema.resources import count_tokens
 
-__all__ = ["FactMatch", "Format", "RetrievalResult", "check_retrieve_options", "retrieve_facts"]
+__all__ = [
+    "FactExplanation",
+    "FactMatch",
+    "Format",
+    "RetrievalResult",
+    "check_retrieve_options",
+    "retrieve_facts",
+]
 
 Format = Literal["notation", "natural_language"]
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -54,6 +62,8 @@ class RetrievalResult:
         truncated: True when the budget left out facts the walk had reached.
         fact_matches: the vector-search hits, best first.
         citations: for each fact in the text, where it came from (document, span, sentence).
+        explanation: with ``explain=True``, a :class:`FactExplanation` for every fact
+            considered, in packing order; ``None`` otherwise.
         format, token_model: the options used.
     """
 
@@ -67,6 +77,7 @@ class RetrievalResult:
     truncated: bool = False
     fact_matches: tuple[FactMatch, ...] = ()
     citations: Mapping[str, tuple[Citation, ...]] = field(default_factory=dict)
+    explanation: tuple[FactExplanation, ...] | None = field(default=None, compare=False)
     format: Format = "notation"
     token_model: str = "cl100k_base"
     question: str = ""
@@ -106,11 +117,35 @@ def retrieve_facts(
     format: Format,
     token_model: str,
     question: str = "",
+    fact_filter: FactFilter | None = None,
+    explain: bool = False,
 ) -> RetrievalResult:
     """Seeds, expansion and packing over an index of the graph's facts (see the module doc)."""
-    matches = tuple(FactMatch(f, s) for f, s in index.search(query, top_k))
-    ordered = _priority_order(graph, index, query, matches, hops)
-    return _pack(graph, ordered, matches, max_tokens, format, token_model, question)
+    matches = _search(graph, index, query, top_k, fact_filter)
+    plan = _priority_order(graph, index, query, matches, hops, fact_filter)
+    result = _pack(graph, list(plan), matches, max_tokens, format, token_model, question)
+    if explain:
+        result = replace(result, explanation=_explain(plan, matches, result))
+    return result
+
+
+def _search(
+    graph: SemanticGraph,
+    index: VectorIndex,
+    query: Vectors,
+    top_k: int,
+    fact_filter: FactFilter | None,
+) -> tuple[FactMatch, ...]:
+    """The ``top_k`` most similar facts that pass the filter (searching wider until found)."""
+    if fact_filter is None:
+        return tuple(FactMatch(f, s) for f, s in index.search(query, top_k))
+    k = top_k * 4
+    while True:
+        hits = index.search(query, k)
+        allowed = [FactMatch(f, s) for f, s in hits if fact_filter.allows(graph, f)]
+        if len(allowed) >= top_k or k >= len(index):
+            return tuple(allowed[:top_k])
+        k *= 4
 
 
 # A date or an amount of money is an attribute of the facts that name it; walking through it
@@ -125,45 +160,118 @@ def _entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
     return graph.events[fact_id].participant_ids
 
 
+@dataclass(frozen=True)
+class _Reach:
+    """How the walk reached an entity or a fact: distance, the seed it came from, the entity
+    it came through (``None`` for a seed's own entities)."""
+
+    distance: int
+    seed: str
+    via: str | None
+
+
 def _priority_order(
     graph: SemanticGraph,
     index: VectorIndex,
     query: Vectors,
     matches: Sequence[FactMatch],
     hops: int,
-) -> list[str]:
+    fact_filter: FactFilter | None = None,
+) -> dict[str, tuple[_Reach, float | None, list[str]]]:
+    """Every candidate fact in packing order, with how it was reached, its similarity when one
+    was computed, and the entity path from its seed."""
     seeds = [m.relation_id for m in matches]
-    # entity id -> (distance from the nearest seed, rank of that seed); BFS keeps the first reach
-    reach: dict[str, tuple[int, int]] = {}
+    reach: dict[str, _Reach] = {}  # entity id -> first (nearest) reach; BFS order keeps it
     frontier: list[str] = []
-    for rank, fact_id in enumerate(seeds):
+    for fact_id in seeds:
         for eid in _entities_of(graph, fact_id):
             if eid not in reach:
-                reach[eid] = (0, rank)
+                reach[eid] = _Reach(0, fact_id, None)
                 frontier.append(eid)
-    crossed: dict[str, tuple[int, int]] = {}  # fact id -> reach of its nearer end
+    crossed: dict[str, tuple[int, str]] = {}  # fact id -> (distance of its nearer end, that end)
     for step in range(hops):
         following: list[str] = []
         for eid in frontier:
             if graph.entities[eid].type in _VALUE_TYPES:
                 continue
             for fact_id in graph.facts_of(eid):
-                crossed.setdefault(fact_id, reach[eid])
+                if fact_filter is not None and not fact_filter.allows(graph, fact_id):
+                    continue
+                crossed.setdefault(fact_id, (step, eid))
                 for other in _entities_of(graph, fact_id):
                     if other not in reach:
-                        reach[other] = (step + 1, reach[eid][1])
+                        reach[other] = _Reach(step + 1, reach[eid].seed, eid)
                         following.append(other)
         frontier = following
-    seen = set(seeds)
-    rest = [f for f in crossed if f not in seen]
-    if rest:
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        similarity = {f: round(float(index.vector(f) @ q), 6) if f in index else -1.0 for f in rest}
-        position = {f: n for n, f in enumerate(rest)}
-        # nearer facts first; among equals, the ones more similar to the question (measured on
-        # HotpotQA, this beats keeping the facts of the best seed together)
-        rest.sort(key=lambda f: (crossed[f][0], -similarity[f], position[f]))
-    return [*seeds, *rest]
+    plan: dict[str, tuple[_Reach, float | None, list[str]]] = {}
+    for m in matches:
+        plan[m.relation_id] = (_Reach(0, m.relation_id, None), m.similarity, [])
+    rest = [f for f in crossed if f not in plan]
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    similarity = {f: round(float(index.vector(f) @ q), 6) if f in index else None for f in rest}
+    position = {f: n for n, f in enumerate(rest)}
+    # nearer facts first; among equals, the ones more similar to the question (measured on
+    # HotpotQA, this beats keeping the facts of the best seed together)
+    rest.sort(key=lambda f: (crossed[f][0], -(similarity[f] or -1.0), position[f]))
+    for fact_id in rest:
+        distance, end = crossed[fact_id]
+        path = [end]
+        while reach[path[-1]].via is not None:
+            path.append(reach[path[-1]].via)  # type: ignore[arg-type]
+        plan[fact_id] = (
+            _Reach(distance + 1, reach[end].seed, end),
+            similarity[fact_id],
+            path[::-1],
+        )
+    return plan
+
+
+@dataclass(frozen=True)
+class FactExplanation:
+    """Why a fact is in a retrieval result, or why it was left out.
+
+    Attributes:
+        fact_id: the relation or event.
+        reason: ``"seed"`` (a vector-search hit) or ``"expansion"`` (reached by the walk).
+        order: its place in the packing order, from 0.
+        included: True when it is in the text; False when the budget cut it.
+        similarity: cosine similarity to the question (for expansion facts it decided the order
+            among facts at the same distance); ``None`` when no vector was compared.
+        seed_id: the seed it was reached from (itself for a seed).
+        hops: relation edges walked from that seed's entities (0 for a seed).
+        path: entity ids walked, from an entity of the seed to the fact's nearer entity.
+    """
+
+    fact_id: str
+    reason: Literal["seed", "expansion"]
+    order: int
+    included: bool
+    similarity: float | None
+    seed_id: str
+    hops: int
+    path: tuple[str, ...]
+
+
+def _explain(
+    plan: dict[str, tuple[_Reach, float | None, list[str]]],
+    matches: tuple[FactMatch, ...],
+    result: RetrievalResult,
+) -> tuple[FactExplanation, ...]:
+    seeds = {m.relation_id for m in matches}
+    included = set(result.fact_ids)
+    return tuple(
+        FactExplanation(
+            fact_id=fact_id,
+            reason="seed" if fact_id in seeds else "expansion",
+            order=order,
+            included=fact_id in included,
+            similarity=similarity,
+            seed_id=found.seed,
+            hops=found.distance,
+            path=tuple(path),
+        )
+        for order, (fact_id, (found, similarity, path)) in enumerate(plan.items())
+    )
 
 
 def _render(

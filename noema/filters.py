@@ -1,0 +1,111 @@
+"""Retrieval filters: which facts a retrieval may use, checked before seeds are chosen and during
+expansion. A filter only ever narrows; an unknown field or a wrong value type is an error."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from noema.graph import ENTITY_TYPES, SemanticGraph
+
+__all__ = ["FILTER_FIELDS", "FactFilter"]
+
+FILTER_FIELDS = {
+    "entity_types": "list of entity types; every entity of the fact must have one of them",
+    "predicates": "list of predicates (or event labels) the fact must have",
+    "document_ids": "list of document ids; the fact must be mentioned in one of them",
+    "metadata": "mapping of document metadata key -> value; the fact must be mentioned in a matching document",
+}
+
+
+def _strings(name: str, value: Any) -> frozenset[str]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise ValueError(f"filter {name!r} must be a list of strings, got {value!r}")
+    if not all(isinstance(v, str) for v in value):
+        raise ValueError(f"filter {name!r} must be a list of strings, got {value!r}")
+    return frozenset(value)
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    """A parsed, validated ``filters=`` argument.
+
+    Example:
+        >>> FactFilter.parse({"entity_types": ["PERSON", "ORG"], "predicates": ["found"]}).predicates
+        frozenset({'found'})
+    """
+
+    entity_types: frozenset[str] | None = None
+    predicates: frozenset[str] | None = None
+    document_ids: frozenset[str] | None = None
+    metadata: tuple[tuple[str, Any], ...] | None = None
+
+    @classmethod
+    def parse(cls, filters: Mapping[str, Any] | None) -> FactFilter | None:
+        """Validate ``filters``; raises ``ValueError`` naming the valid fields and value types."""
+        if filters is None:
+            return None
+        if not isinstance(filters, Mapping):
+            raise ValueError(f"filters must be a dict, got {type(filters).__name__}")
+        unknown = sorted(set(filters) - set(FILTER_FIELDS))
+        if unknown:
+            valid = "; ".join(f"{k}: {v}" for k, v in FILTER_FIELDS.items())
+            raise ValueError(f"unknown filter field {unknown[0]!r}; valid fields are {valid}")
+        types = predicates = documents = None
+        metadata = None
+        if "entity_types" in filters:
+            types = _strings("entity_types", filters["entity_types"])
+            bad = sorted(types - set(ENTITY_TYPES))
+            if bad:
+                raise ValueError(
+                    f"unknown entity type {bad[0]!r} in filters; use {', '.join(ENTITY_TYPES)}"
+                )
+        if "predicates" in filters:
+            predicates = _strings("predicates", filters["predicates"])
+        if "document_ids" in filters:
+            documents = _strings("document_ids", filters["document_ids"])
+        if "metadata" in filters:
+            raw = filters["metadata"]
+            if not isinstance(raw, Mapping) or not all(isinstance(k, str) for k in raw):
+                raise ValueError(
+                    f"filter 'metadata' must be a mapping of string keys to values, got {raw!r}"
+                )
+            if not all(isinstance(v, (str, int, float, bool)) or v is None for v in raw.values()):
+                raise ValueError(
+                    "filter 'metadata' values must be strings, numbers, booleans or None"
+                )
+            metadata = tuple(sorted(raw.items()))
+        return cls(types, predicates, documents, metadata)
+
+    def allows(self, graph: SemanticGraph, fact_id: str) -> bool:
+        """True when the fact passes every given condition."""
+        rel = graph.relations.get(fact_id)
+        if rel is not None:
+            entity_ids: tuple[str, ...] = (rel.subject_id, rel.object_id)
+            label, mentions = rel.predicate, rel.mentions
+        else:
+            event = graph.events[fact_id]
+            entity_ids, label, mentions = event.participant_ids, event.label, event.mentions
+        if self.entity_types is not None and any(
+            graph.entities[e].type not in self.entity_types for e in entity_ids
+        ):
+            return False
+        if self.predicates is not None and label not in self.predicates:
+            return False
+        if self.document_ids is not None or self.metadata is not None:
+            return any(self._document_allowed(graph, m.document_id) for m in mentions)
+        return True
+
+    def _document_allowed(self, graph: SemanticGraph, document_id: str) -> bool:
+        if self.document_ids is not None and document_id not in self.document_ids:
+            return False
+        if self.metadata is not None:
+            document = graph.documents.get(document_id)
+            if document is None:
+                return False
+            return all(
+                key in document.metadata and document.metadata[key] == value
+                for key, value in self.metadata
+            )
+        return True

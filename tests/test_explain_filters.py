@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import pytest
+
+import noema
+from noema import KnowledgeBase
+
+QUESTION = "Who founded the company that acquired YouTube?"
+
+
+def test_default_result_has_no_explanation(company_kb: KnowledgeBase) -> None:
+    assert company_kb.retrieve(QUESTION).explanation is None
+
+
+def test_explanation_holds_only_computed_values(company_kb: KnowledgeBase) -> None:
+    plain = company_kb.retrieve(QUESTION, hops=2, max_tokens=60)
+    explained = company_kb.retrieve(QUESTION, hops=2, max_tokens=60, explain=True)
+    assert explained == plain  # the result itself is unchanged
+    steps = explained.explanation
+    assert steps is not None and [s.order for s in steps] == list(range(len(steps)))
+    included = [s.fact_id for s in steps if s.included]
+    assert included == list(plain.fact_ids)
+    assert any(not s.included for s in steps) == plain.truncated
+    seeds = {m.relation_id: m.similarity for m in plain.fact_matches}
+    for step in steps:
+        if step.reason == "seed":
+            assert step.similarity == seeds[step.fact_id] and step.hops == 0 and step.path == ()
+            assert step.seed_id == step.fact_id
+        else:
+            assert step.seed_id in seeds and step.hops >= 1 and len(step.path) == step.hops
+            rel = company_kb.graph.relations[step.fact_id]
+            assert step.path[-1] in (rel.subject_id, rel.object_id)
+            seed = company_kb.graph.relations[step.seed_id]
+            assert step.path[0] in (seed.subject_id, seed.object_id)
+
+
+def test_expansion_respects_the_hop_limit(company_kb: KnowledgeBase) -> None:
+    steps = company_kb.retrieve(QUESTION, hops=1, max_tokens=400, explain=True).explanation
+    assert steps and max(s.hops for s in steps) <= 1
+    zero = company_kb.retrieve(QUESTION, hops=0, max_tokens=400, explain=True).explanation
+    assert zero and all(s.reason == "seed" for s in zero)
+
+
+def test_filter_by_entity_type(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve(
+        QUESTION, hops=2, max_tokens=400, filters={"entity_types": ["PERSON", "ORG"]}
+    )
+    g = company_kb.graph
+    assert result.relation_ids
+    for rid in result.relation_ids:
+        rel = g.relations[rid]
+        assert {g.entities[rel.subject_id].type, g.entities[rel.object_id].type} <= {
+            "PERSON",
+            "ORG",
+        }
+
+
+def test_filter_by_predicate_and_document(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve(QUESTION, hops=2, filters={"predicates": ["found"]})
+    assert result.relation_ids and all(
+        company_kb.graph.relations[r].predicate == "found" for r in result.relation_ids
+    )
+    doc_id = next(iter(company_kb.graph.documents))
+    result = company_kb.retrieve(QUESTION, hops=2, filters={"document_ids": [doc_id]})
+    for fact_id in result.fact_ids:
+        assert any(c.document_id == doc_id for c in result.citations[fact_id])
+
+
+def test_filter_by_metadata(make_kb) -> None:  # type: ignore[no-untyped-def]
+    kb = make_kb()
+    kb.ingest(
+        [
+            noema.Document(
+                "Larry Page founded Google.", id="a", metadata={"lang": "en", "year": 2020}
+            ),
+            noema.Document(
+                "Sergey Brin founded Google.", id="b", metadata={"lang": "de", "year": 2020}
+            ),
+        ]
+    )
+    text = kb.retrieve("Who founded Google?", filters={"metadata": {"lang": "en"}}).text
+    assert "Larry Page" in text and "Sergey Brin" not in text
+    assert kb.retrieve("Who founded Google?", filters={"metadata": {"lang": "fr"}}).text == ""
+
+
+@pytest.mark.parametrize(
+    ("filters", "message"),
+    [
+        ({"type": ["ORG"]}, "valid fields are entity_types"),
+        ({"entity_types": "ORG"}, "list of strings"),
+        ({"entity_types": ["COMPANY"]}, "unknown entity type"),
+        ({"predicates": [1]}, "list of strings"),
+        ({"metadata": ["x"]}, "mapping"),
+        ({"metadata": {"k": [1]}}, "values must be"),
+        (["entity_types"], "must be a dict"),
+    ],
+)
+def test_bad_filters_raise_value_error(
+    company_kb: KnowledgeBase, filters: object, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        company_kb.retrieve(QUESTION, filters=filters)  # type: ignore[arg-type]
+
+
+def test_html_view(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve(QUESTION, hops=2)
+    html = result._repr_html_()
+    assert html.count('class="node"') == len(result.entity_ids)
+    assert (
+        "Chad Hurley" in html
+        and "<script" not in html
+        and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    )
+    assert "<svg" in company_kb._repr_html_()
