@@ -15,6 +15,7 @@ from typing import Any
 from noema._version import __version__
 from noema.errors import NoemaError
 from noema.evaluate import EvalQuestion, evaluate
+from noema.export import to_graphml
 from noema.kb import KnowledgeBase
 from noema.notation import decode, encode_graph
 from noema.roundtrip import check_round_trip
@@ -78,6 +79,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         format=args.format,
         token_model=args.token_model,
+        filters=_filters(args),
+        explain=args.explain,
     )
     if args.json:
         print(
@@ -91,6 +94,9 @@ def cmd_query(args: argparse.Namespace) -> int:
                     "event_ids": list(result.event_ids),
                     "token_count": result.token_count,
                     "truncated": result.truncated,
+                    "explanation": None
+                    if result.explanation is None
+                    else [step.__dict__ for step in result.explanation],
                     "fact_matches": [
                         {"relation_id": m.relation_id, "similarity": m.similarity}
                         for m in result.fact_matches
@@ -105,11 +111,58 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(result.text)
     else:
         print("(no facts found)", file=sys.stderr)
+    for step in result.explanation or ():
+        how = (
+            f"seed, similarity {step.similarity}"
+            if step.reason == "seed"
+            else f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}"
+        )
+        print(
+            f"# {step.order:>3} {'in ' if step.included else 'cut'} {step.fact_id}: {how}",
+            file=sys.stderr,
+        )
     print(
         f"-- {result.token_count} tokens ({result.token_model})"
         + (", truncated by the budget" if result.truncated else ""),
         file=sys.stderr,
     )
+    return 0
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
+    filters: dict[str, Any] = {}
+    if args.type:
+        filters["entity_types"] = args.type
+    if args.predicate:
+        filters["predicates"] = args.predicate
+    if args.document:
+        filters["document_ids"] = args.document
+    if args.where:
+        metadata = {}
+        for item in args.where:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise CommandError(f"--where takes KEY=VALUE, got {item!r}")
+            metadata[key] = value
+        filters["metadata"] = metadata
+    return filters or None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    if args.graphml:
+        Path(args.output).write_text(to_graphml(kb.graph), encoding="utf-8")
+        print(f"Wrote {args.output} (GraphML, {len(kb.graph.entities)} nodes)")
+        return 0
+    if args.question:
+        body = kb.retrieve(
+            args.question, top_k=args.top_k, hops=args.hops, max_tokens=args.max_tokens
+        )._repr_html_()
+    else:
+        body = kb._repr_html_()
+    page = f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>noema</title></head><body>{body}</body></html>'
+    Path(args.output).write_text(page, encoding="utf-8")
+    print(f"Wrote {args.output}")
     return 0
 
 
@@ -320,7 +373,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["notation", "natural_language"], default="notation")
     p.add_argument("--token-model", default="cl100k_base")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument("--explain", action="store_true", help="say why each fact is there (on stderr)")
+    p.add_argument(
+        "--type", action="append", metavar="TYPE", help="only facts between entities of these types"
+    )
+    p.add_argument("--predicate", action="append", help="only facts with these predicates")
+    p.add_argument(
+        "--document", action="append", metavar="ID", help="only facts from these documents"
+    )
+    p.add_argument(
+        "--where",
+        action="append",
+        metavar="KEY=VALUE",
+        help="only facts from documents with this metadata",
+    )
     p.set_defaults(run=cmd_query)
+
+    p = _command(
+        sub,
+        "show",
+        "Write a bundle, or what a question retrieves, as a self-contained HTML picture (or GraphML).",
+        'noema show kb.noema --question "Who founded Google?" -o graph.html',
+    )
+    p.add_argument("bundle")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--question")
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--hops", type=int, default=1)
+    p.add_argument("--max-tokens", type=int, default=200)
+    p.add_argument(
+        "--graphml", action="store_true", help="write the whole graph as GraphML instead"
+    )
+    p.set_defaults(run=cmd_show)
 
     p = _command(sub, "info", "Show a bundle's counts, models and size.", "noema info kb.noema")
     p.add_argument("bundle")

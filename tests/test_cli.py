@@ -142,6 +142,7 @@ def test_every_command_has_help_with_an_example() -> None:
         "validate",
         "eval",
         "merge",
+        "show",
     }
     for name, command in commands.items():
         assert "Example:" in command.format_help(), name
@@ -217,3 +218,50 @@ def test_merge_bundles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["notation", str(tmp_path / "whole.noema")]) == 0
     whole = set(capsys.readouterr().out.splitlines())
     assert len(merged & whole) / len(whole) > 0.9
+
+
+def test_query_explain_and_filters(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "query",
+                str(bundle),
+                "Who founded Microsoft?",
+                "--explain",
+                "--type",
+                "PERSON",
+                "--type",
+                "ORG",
+                "--predicate",
+                "found",
+            ]
+        )
+        == 0
+    )
+    out, err = capsys.readouterr()
+    assert "-found->" in out and "seed, similarity" in err
+    assert main(["query", str(bundle), "x", "--where", "novalue"]) == 1
+    assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_show_writes_html_and_graphml(bundle: Path, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    assert (
+        main(
+            [
+                "show",
+                str(bundle),
+                "--question",
+                "Who founded Google?",
+                "-o",
+                str(tmp_path / "q.html"),
+            ]
+        )
+        == 0
+    )
+    assert "<svg" in (tmp_path / "q.html").read_text()
+    assert main(["show", str(bundle), "-o", str(tmp_path / "kb.html")]) == 0
+    assert main(["show", str(bundle), "--graphml", "-o", str(tmp_path / "kb.graphml")]) == 0
+    root = ET.parse(tmp_path / "kb.graphml").getroot()
+    assert len(root.findall(".//{http://graphml.graphdrawing.org/xmlns}edge")) > 10

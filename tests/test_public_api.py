@@ -102,7 +102,8 @@ LAYERS = {
     },
     "compress": {"embed", "graph", "kb", "parse", "resources", "retrieve"},
     "evaluate": {"embed", "graph", "index", "kb", "resources"},
-    "cli": {"_version", "errors", "evaluate", "kb", "notation", "roundtrip", "sources"},
+    "export": {"graph"},
+    "cli": {"_version", "errors", "evaluate", "export", "kb", "notation", "roundtrip", "sources"},
 }
 
 
