@@ -15,7 +15,7 @@ Every merge is recorded as a :class:`MergeRecord`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -131,17 +131,44 @@ class Canonicalizer:
     ) -> list[str]:
         embeddable = [e for e in pending if incoming.entities[e].type not in _NO_EMBEDDING_MERGE]
         vectors = self.embedder.embed([incoming.entities[e].name for e in embeddable])
-        vector_of = {e: vectors[n] for n, e in enumerate(embeddable)}
+        row = {e: n for n, e in enumerate(embeddable)}
+        by_type: dict[str, list[str]] = {}
+        for eid in embeddable:
+            by_type.setdefault(incoming.entities[eid].type, []).append(eid)
+        # Nearest neighbours in two batched searches per type: among stored names, and among
+        # this batch's own names (so two new spellings of one thing also meet).
+        stored_hits: dict[str, list[tuple[str, float]]] = {}
+        batch_hits: dict[str, list[tuple[str, float]]] = {}
+        for type_, ids in by_type.items():
+            matrix = vectors[[row[e] for e in ids]]
+            index = self._names.get(type_)
+            if index is not None and len(index):
+                stored_hits.update(zip(ids, index.search_many(matrix, 5), strict=True))
+            if len(ids) > 1:
+                local = VectorIndex(self.embedder.dimension)
+                local.add(ids, matrix)
+                batch_hits.update(zip(ids, local.search_many(matrix, 6), strict=True))
+
         new_entities = []
+        fresh: dict[str, tuple[list[str], list[int]]] = {}  # type -> new entity ids, vector rows
         for eid in pending:
             entity = incoming.entities[eid]
             key = (entity.type, normalize_name(entity.name))
             target = self._keys.get(key)  # an earlier entity of this batch may share the key
             rule: Literal["exact", "embedding"] = "exact"
             similarity = None
-            if target is None and eid in vector_of:
-                target, similarity = self._nearest(entity.type, entity.name, vector_of[eid], store)
+            if target is None and eid in row:
                 rule = "embedding"
+                digits = _DIGITS.findall(entity.name)
+                target, similarity = self._first_match(
+                    stored_hits.get(eid, ()), digits, lambda c: (c, store.entities[c].name)
+                )
+                if target is None:
+                    target, similarity = self._first_match(
+                        batch_hits.get(eid, ()),
+                        digits,
+                        lambda c: (mapping[c], incoming.entities[c].name) if c in mapping else None,
+                    )
             if target is not None:
                 mapping[eid] = target
                 merges.append(self._merge(store, target, eid, incoming, rule, similarity))
@@ -155,21 +182,30 @@ class Canonicalizer:
             )
             mapping[eid] = new_id
             new_entities.append(new_id)
-            self._remember(new_id, entity.type, entity.name, vector_of.get(eid))
+            self._keys.setdefault(key, new_id)
+            self._synced.add(new_id)
+            if eid in row:
+                ids, rows = fresh.setdefault(entity.type, ([], []))
+                ids.append(new_id)
+                rows.append(row[eid])
+        for type_, (ids, rows) in fresh.items():
+            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
+            index.add(ids, vectors[rows])
         return new_entities
 
-    def _nearest(
-        self, type_: str, name: str, vector: object, store: SemanticGraph
+    def _first_match(
+        self,
+        hits: Sequence[tuple[str, float]],
+        digits: list[str],
+        resolve: Callable[[str], tuple[str, str] | None],
     ) -> tuple[str | None, float | None]:
-        index = self._names.get(type_)
-        if index is None or not len(index):
-            return None, None
-        digits = _DIGITS.findall(name)
-        for candidate, score in index.search(vector, 5):  # type: ignore[arg-type]
+        """The best hit at or above the threshold whose name has the same numbers."""
+        for candidate, score in hits:
             if score < self.similarity_threshold:
                 break
-            if _DIGITS.findall(store.entities[candidate].name) == digits:
-                return candidate, score
+            found = resolve(candidate)
+            if found is not None and _DIGITS.findall(found[1]) == digits:
+                return found[0], score
         return None, None
 
     def _merge(
@@ -201,13 +237,6 @@ class Canonicalizer:
             document_ids=tuple(sorted({m.document_id for m in entity.mentions})),
         )
 
-    def _remember(self, entity_id: str, type_: str, name: str, vector: object | None) -> None:
-        self._keys.setdefault((type_, normalize_name(name)), entity_id)
-        self._synced.add(entity_id)
-        if vector is not None:
-            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
-            index.add([entity_id], vector)  # type: ignore[arg-type]
-
     def _sync(self, store: SemanticGraph) -> None:
         """Index stored entities this canonicalizer has not seen (e.g. after a bundle load)."""
         removed = self._synced - set(store.entities)
@@ -221,9 +250,13 @@ class Canonicalizer:
             return
         embeddable = [e for e in missing if e.type not in _NO_EMBEDDING_MERGE]
         vectors = self.embedder.embed([e.name for e in embeddable])
-        row = {e.id: n for n, e in enumerate(embeddable)}
         for entity in missing:
-            for alias in entity.aliases:
-                self._keys.setdefault((entity.type, normalize_name(alias)), entity.id)
-            vector = vectors[row[entity.id]] if entity.id in row else None
-            self._remember(entity.id, entity.type, entity.name, vector)
+            for name in (entity.name, *entity.aliases):
+                self._keys.setdefault((entity.type, normalize_name(name)), entity.id)
+            self._synced.add(entity.id)
+        by_type: dict[str, list[int]] = {}
+        for n, entity in enumerate(embeddable):
+            by_type.setdefault(entity.type, []).append(n)
+        for type_, rows in by_type.items():
+            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
+            index.add([embeddable[n].id for n in rows], vectors[rows])
