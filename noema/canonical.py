@@ -237,6 +237,10 @@ class Canonicalizer:
             document_ids=tuple(sorted({m.document_id for m in entity.mentions})),
         )
 
+    def point(self, name: str, type_: str, entity_id: str) -> None:
+        """Make later exact matches of ``name`` (in ``type_``) join ``entity_id``."""
+        self._keys[(type_, normalize_name(name))] = entity_id
+
     def _sync(self, store: SemanticGraph) -> None:
         """Index stored entities this canonicalizer has not seen (e.g. after a bundle load)."""
         removed = self._synced - set(store.entities)

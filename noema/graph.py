@@ -474,6 +474,72 @@ class SemanticGraph:
         )
         return keep_id
 
+    def split_entity(self, entity_id: str, name: str, *, document_ids: Iterable[str]) -> str:
+        """Undo a merge: what ``document_ids`` said about ``entity_id`` under the surface form
+        ``name`` becomes a new entity of the same type, and returns its id.
+
+        The entity's mentions in those documents whose text is ``name`` move to the new entity
+        (all its mentions there when a document is not stored). Each fact involving the entity
+        is split the same way: its mentions from those documents go to a copy of the fact about
+        the new entity; a fact left without mentions is removed. ``name`` stops being an alias.
+        """
+        entity = self._require_entity(entity_id)
+        docs = set(document_ids)
+
+        def moves(m: Mention) -> bool:
+            if m.document_id not in docs:
+                return False
+            doc = self._documents.get(m.document_id)
+            return doc is None or doc.text[m.start : m.end] == name
+
+        moved = [m for m in entity.mentions if moves(m)]
+        new_id = self.add_entity(name, entity.type, mentions=moved, confidence=entity.confidence)
+        self.update_entity(
+            entity_id,
+            aliases=[a for a in entity.aliases if a != name],
+            mentions=[m for m in entity.mentions if m not in moved],
+        )
+        for fact_id in list(self._facts_by_entity.get(entity_id, {})):
+            fact = self._relations.get(fact_id) or self._events[fact_id]
+            taken = [m for m in fact.mentions if m.document_id in docs]
+            if not taken:
+                continue
+            kept = [m for m in fact.mentions if m.document_id not in docs]
+            if isinstance(fact, Relation):
+                self.remove_relation(fact_id)
+                if kept:
+                    self.add_relation(
+                        fact.subject_id,
+                        fact.predicate,
+                        fact.object_id,
+                        mentions=kept,
+                        confidence=fact.confidence,
+                    )
+                subject = new_id if fact.subject_id == entity_id else fact.subject_id
+                obj = new_id if fact.object_id == entity_id else fact.object_id
+                self.add_relation(
+                    subject, fact.predicate, obj, mentions=taken, confidence=fact.confidence
+                )
+            else:
+                self.remove_event(fact_id)
+                if kept:
+                    self.add_event(
+                        fact.label,
+                        fact.participant_ids,
+                        time=fact.time,
+                        mentions=kept,
+                        confidence=fact.confidence,
+                    )
+                participants = [new_id if p == entity_id else p for p in fact.participant_ids]
+                self.add_event(
+                    fact.label,
+                    participants,
+                    time=fact.time,
+                    mentions=taken,
+                    confidence=fact.confidence,
+                )
+        return new_id
+
     def copy(self) -> SemanticGraph:
         """A copy that can be changed without touching this graph."""
         other = SemanticGraph()

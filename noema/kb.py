@@ -211,6 +211,39 @@ class KnowledgeBase:
             self._graph = graph
         return len(entities), len(facts)
 
+    def split_entity(self, entity_id: str, merged_name: str) -> str:
+        """Undo the canonicalizer's merges of ``merged_name`` into ``entity_id`` (see
+        :attr:`merge_log`); returns the id of the entity split off.
+
+        What the merged documents said under that name moves to the new entity, their records
+        leave the merge log, and later documents using that name join the new entity.
+
+        Raises:
+            ValueError: no merge of ``merged_name`` into ``entity_id`` is recorded; the message
+                lists the names that were merged into it.
+        """
+        with self._write_lock:
+            records = [
+                r
+                for r in self._merge_log
+                if r.entity_id == entity_id and r.merged_name == merged_name
+            ]
+            if not records:
+                merged = sorted(
+                    {r.merged_name for r in self._merge_log if r.entity_id == entity_id}
+                )
+                raise ValueError(
+                    f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
+                    f"merged names: {', '.join(map(repr, merged)) or 'none'}"
+                )
+            graph = self._graph.copy()
+            documents = {d for r in records for d in r.document_ids}
+            new_id = graph.split_entity(entity_id, merged_name, document_ids=documents)
+            self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
+            self._graph = graph
+            self._merge_log = [r for r in self._merge_log if r not in records]
+        return new_id
+
     def merge(self, other: KnowledgeBase) -> IngestReport:
         """Add another knowledge base: canonicalize its graph into this one without parsing any
         text again, reusing its fact vectors wherever a fact's notation did not change.

@@ -120,3 +120,30 @@ def test_merge_refuses_another_embedding_model(
     other = KnowledgeBase(embedder=Other("another-model"), extractor=extractor)
     with pytest.raises(noema.ModelMismatchError):
         make_kb().merge(other)
+
+
+def test_split_entity_undoes_a_merge(make_kb: Callable[..., KnowledgeBase]) -> None:
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document("Larry Page founded Google.", id="a"),
+            Document("Google, Inc. is headquartered in Mountain View.", id="b"),
+        ]
+    )
+    (google,) = [e for e in kb.graph.entities.values() if e.type == "ORG"]
+    assert "Google, Inc." in google.aliases
+    (record,) = [r for r in kb.merge_log if r.merged_name == "Google, Inc."]
+    new_id = kb.split_entity(record.entity_id, "Google, Inc.")
+    g = kb.graph
+    assert (
+        g.entities[new_id].name == "Google, Inc."
+        and "Google, Inc." not in g.entities[google.id].aliases
+    )
+    assert facts(kb) == {
+        ("Larry Page", "found", "Google"),
+        ("Google, Inc.", "headquarter_in", "Mountain View"),
+    }
+    assert all(r.merged_name != "Google, Inc." for r in kb.merge_log)
+    assert "Mountain View" in kb.retrieve("Where is Google, Inc. headquartered?").text
+    with pytest.raises(ValueError, match="merged names"):
+        kb.split_entity(google.id, "Alphabet")
