@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck pytest clean
+.PHONY: install demo test lint typecheck pytest browser clean
 
 install: $(STAMP)
 
@@ -33,7 +33,15 @@ typecheck: $(STAMP)
 	@echo "==> mypy"
 	$(PY) -m mypy
 
-pytest: $(STAMP)
+browser:
+	@# the HTML view is checked in a real headless browser; Debian's chromium is the one we use
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "==> installing Debian's chromium for the HTML view test"; \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "==> chromium not found and cannot be installed here: its test will be skipped"; fi; }
+
+pytest: $(STAMP) browser
 	@echo "==> pytest"
 	$(PY) -m pytest -q
 

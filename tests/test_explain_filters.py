@@ -112,3 +112,45 @@ def test_html_view(company_kb: KnowledgeBase) -> None:
         and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     )
     assert "<svg" in company_kb._repr_html_()
+
+
+def test_html_renders_in_a_headless_browser(company_kb: KnowledgeBase, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Debian's chromium (installed by `make test` when missing) draws the nodes, offline."""
+    import shutil
+    import subprocess
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (make test installs it with apt-get on Debian)")
+    result = company_kb.retrieve(QUESTION, hops=2)
+    page = tmp_path / "view.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><body>{result._repr_html_()}</body></html>", encoding="utf-8"
+    )
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    dom = subprocess.run(
+        [browser, *flags, "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert dom.count('class="node"') == len(result.entity_ids) > 0
+    assert "Chad Hurley" in dom
+    shot = tmp_path / "view.png"
+    subprocess.run(
+        [browser, *flags, f"--screenshot={shot}", "--window-size=900,900", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert shot.stat().st_size > 5000  # a real picture, not a blank page
