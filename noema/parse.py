@@ -16,7 +16,12 @@ predicate each gives (lemma-based, lowercase snake_case):
 =================================================  =============================================
 
 "He", "she" and "it" as a subject refer to the document's main entity: the entity named by the
-document's ``title`` metadata when there is one, else the subject of its first sentence.
+document's ``title`` metadata when there is one (a trailing "(band)" is ignored), else the subject
+of its first sentence. A definite common-noun subject ("The band played in Tulsa") stands for
+the main entity too. Named things no rule connected are linked to their sentence's topic (its
+subject, else the main entity) with the verb or noun they hang from as predicate, at a lower
+confidence, so every name in the text can be reached. Proper nouns NER missed become entities
+of type OTHER unless the same name has a type elsewhere in the batch.
 
 spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
 and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
@@ -280,7 +285,13 @@ class SpacyExtractor:
                 sent = spacy_doc[roles["subject"]].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
                 found.facts.append(
-                    (subject, normalize_predicate(rule.predicate), obj, mention, 0.9)
+                    (
+                        subject,
+                        normalize_predicate(rule.predicate),
+                        obj,
+                        mention,
+                        _CONFIDENCE["custom"],
+                    )
                 )
         for match_id, start, end in tok(spacy_doc) if len(tok) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
@@ -289,7 +300,13 @@ class SpacyExtractor:
                 sent = spacy_doc[start].sent
                 mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
                 found.facts.append(
-                    (subject, normalize_predicate(rule.predicate), obj, mention, 0.9)
+                    (
+                        subject,
+                        normalize_predicate(rule.predicate),
+                        obj,
+                        mention,
+                        _CONFIDENCE["custom"],
+                    )
                 )
 
 
