@@ -382,6 +382,9 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
         for name in found.names:
             if name.lower() == lowered:
                 return name
+        for name in found.names:  # "Nvidia's early years" is about Nvidia
+            if lowered.startswith((name.lower() + "'s ", name.lower() + "\u2019s ")):
+                return name
         # The title names the topic even when NER missed it; its type comes from the best-matching
         # entity inside it, else OTHER.
         inner = [n for n in found.names if n.lower() in lowered]

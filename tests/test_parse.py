@@ -214,3 +214,13 @@ def test_user_extractor_plugs_into_ingest(embedder: noema.SentenceTransformerEmb
     kb = noema.KnowledgeBase(extractor=UppercaseExtractor(), embedder=embedder)
     kb.ingest(["Alpha met Beta."])
     assert kb.retrieve("Alpha").text.endswith("#1 -next_to-> #2")
+
+
+def test_possessive_title_names_its_owner(extractor: SpacyExtractor) -> None:
+    found = facts(
+        extractor,
+        "Nvidia designs chips. The company, which Jensen Huang leads, is large.",
+        title="Nvidia's early years",
+    )
+    assert any({s, o} == {"Jensen Huang", "Nvidia"} for s, _, o in found)
+    assert all("early years" not in s for s, _, _ in found)
