@@ -274,3 +274,10 @@ def test_killed_save_keeps_the_old_bundle(saved: Path, tmp_path: Path) -> None:
     time.sleep(0.1)
     assert path.read_bytes() == saved.read_bytes()
     KnowledgeBase.load(path)
+
+
+def test_empty_knowledge_base_round_trips(tmp_path: Path, embedder: noema.SentenceTransformerEmbedder) -> None:
+    kb = KnowledgeBase(embedder=embedder)
+    kb.save(tmp_path / "empty.noema")
+    loaded = KnowledgeBase.load(tmp_path / "empty.noema")
+    assert len(loaded.graph) == 0 and loaded.retrieve("anything").text == ""
