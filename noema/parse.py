@@ -255,6 +255,7 @@ class SpacyExtractor:
             return name
 
         reader = _SentenceReader(by_token, main, found.names, register)
+        reader.kinds = _main_kinds(spacy_doc, main, by_token)
         for sent in spacy_doc.sents:
             mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
             for subject, predicate, obj, rule in reader.read(sent):
@@ -402,6 +403,21 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
     return None
 
 
+def _main_kinds(spacy_doc: Any, main: str | None, by_token: dict[int, str]) -> frozenset[str]:
+    """What the document says its main entity is, from its first "X is a ..." sentence."""
+    if main is None:
+        return frozenset()
+    for sent in list(spacy_doc.sents)[:2]:
+        root = sent.root
+        if root.lemma_ != "be":
+            continue
+        subjects = [c for c in root.children if c.dep_ == "nsubj"]
+        if not subjects or by_token.get(subjects[0].i) != main:
+            continue
+        return frozenset(_lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
+    return frozenset()
+
+
 class _SentenceReader:
     """The dependency rules, applied to one sentence at a time."""
 
@@ -417,6 +433,7 @@ class _SentenceReader:
         votes = names[main].most_common(1) if main else []
         self.main_is_person = bool(votes and votes[0][0] == "PERSON")
         self.register = register
+        self.kinds: frozenset[str] = frozenset()  # nouns that name the main entity: "the band"
 
     def read(self, sent: Any) -> Iterator[tuple[str, str, str, str]]:
         linked: set[str] = set()
@@ -495,6 +512,13 @@ class _SentenceReader:
             for child in token.children:
                 if child.dep_ == "appos" and child.i in self.by_token:
                     return self.by_token[child.i]
+        if (
+            self.main is not None
+            and token.pos_ == "NOUN"
+            and _lemma(token) in self.kinds
+            and any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in token.children)
+        ):
+            return self.main  # "the band" in the article that began "X is an American rock band"
         if token.pos_ == "NOUN" and token.lower_ in _PLACE_NOUNS:
             # "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name
             for child in token.children:
