@@ -276,7 +276,9 @@ def test_killed_save_keeps_the_old_bundle(saved: Path, tmp_path: Path) -> None:
     KnowledgeBase.load(path)
 
 
-def test_empty_knowledge_base_round_trips(tmp_path: Path, embedder: noema.SentenceTransformerEmbedder) -> None:
+def test_empty_knowledge_base_round_trips(
+    tmp_path: Path, embedder: noema.SentenceTransformerEmbedder
+) -> None:
     kb = KnowledgeBase(embedder=embedder)
     kb.save(tmp_path / "empty.noema")
     loaded = KnowledgeBase.load(tmp_path / "empty.noema")
