@@ -276,39 +276,24 @@ class SpacyExtractor:
                 (dep if rule.kind == "dependency" else tok).add(str(n), [rule.pattern])
             self._matchers = (dep, tok)
         dep, tok = self._matchers
-        doc_id = found.doc.id
+
+        def add(subject: str, rule: RelationPattern, obj: str, sent: Any) -> None:
+            mention = Mention(found.doc.id, offset + sent.start_char, offset + sent.end_char)
+            predicate = normalize_predicate(rule.predicate)
+            found.facts.append((subject, predicate, obj, mention, _CONFIDENCE["custom"]))
+
         for match_id, token_ids in dep(spacy_doc) if len(dep) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
             roles = {node["RIGHT_ID"]: token_ids[k] for k, node in enumerate(rule.pattern)}
             subject = by_token.get(roles.get("subject", -1))
             obj = by_token.get(roles.get("object", -1))
             if subject and obj and subject != obj:
-                sent = spacy_doc[roles["subject"]].sent
-                mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
-                found.facts.append(
-                    (
-                        subject,
-                        normalize_predicate(rule.predicate),
-                        obj,
-                        mention,
-                        _CONFIDENCE["custom"],
-                    )
-                )
+                add(subject, rule, obj, spacy_doc[roles["subject"]].sent)
         for match_id, start, end in tok(spacy_doc) if len(tok) else ():
             rule = self.patterns[int(vocab.strings[match_id])]
             subject, obj = by_token.get(start - 1), by_token.get(end)
             if subject and obj and subject != obj:
-                sent = spacy_doc[start].sent
-                mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
-                found.facts.append(
-                    (
-                        subject,
-                        normalize_predicate(rule.predicate),
-                        obj,
-                        mention,
-                        _CONFIDENCE["custom"],
-                    )
-                )
+                add(subject, rule, obj, spacy_doc[start].sent)
 
 
 def _joined_places(ents: Sequence[Any]) -> list[Any]:

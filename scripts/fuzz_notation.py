@@ -19,23 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_notation import graphs  # noqa: E402
+from test_notation import NOTATION_LINES, graphs  # noqa: E402
 
 import noema  # noqa: E402
 
 COUNTS = {"text": 0, "soup": 0, "graphs": 0}
-LINES = [
-    "#1 A :ORG",
-    "#2 B :GPE",
-    "#1 -x-> #2",
-    "*e (#1)",
-    "*e (#1,#2) @now",
-    "#3 -y-> #1",
-    "",
-    "#1 A :ORG\r",
-    "junk",
-    "#01 X :DATE",
-]
 
 
 def main() -> int:
@@ -59,7 +47,7 @@ def main() -> int:
             noema.parse_notation(text)
 
     @config
-    @given(st.lists(st.sampled_from(LINES) | st.text(max_size=30), max_size=12))
+    @given(st.lists(st.sampled_from(NOTATION_LINES) | st.text(max_size=30), max_size=12))
     def line_soup(lines: list[str]) -> None:
         COUNTS["soup"] += 1
         try:

@@ -204,24 +204,23 @@ def test_parse_arbitrary_text_parses_or_raises_value_error(text: str) -> None:
         parse_notation(text)
 
 
+# Valid and broken lines, shuffled into line soups (scripts/fuzz_notation.py uses them too).
+NOTATION_LINES = [
+    "#1 A :ORG",
+    "#2 B :GPE",
+    "#1 -x-> #2",
+    "*e (#1)",
+    "*e (#1,#2) @now",
+    "#3 -y-> #1",
+    "",
+    "junk",
+    "#1 A :ORG\r",
+    "#01 X :DATE",
+]
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "#1 A :ORG",
-                "#2 B :GPE",
-                "#1 -x-> #2",
-                "*e (#1)",
-                "*e (#1,#2) @now",
-                "#3 -y-> #1",
-                "",
-                "junk",
-            ]
-        ),
-        max_size=8,
-    )
-)
+@given(st.lists(st.sampled_from(NOTATION_LINES), max_size=8))
 def test_parse_line_soup_parses_or_raises_value_error(lines: list[str]) -> None:
     try:
         parse_notation("\n".join(lines))
