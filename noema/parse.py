@@ -568,24 +568,24 @@ class _SentenceReader:
             for o in objects:
                 yield s, predicate, o, "svo"
         anchors = passive if passive and not agents else (subjects or passive)
-        for prep in children:
-            if prep.dep_ != "prep":
-                continue
-            targets = self.entities(g for g in prep.children if g.dep_ == "pobj")
+        for word, targets in self._prepositions(verb):
             for s in anchors:
                 for o in targets:
-                    yield s, f"{predicate}_{prep.lower_}", o, "prep"
+                    yield s, f"{predicate}_{word}", o, "prep"
         # "She received her degree from Harvard": the object noun names the relation
         for obj in children:
             if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":
                 continue
-            for prep in obj.children:
-                if prep.dep_ != "prep":
-                    continue
-                targets = self.entities(g for g in prep.children if g.dep_ == "pobj")
+            for word, targets in self._prepositions(obj):
                 for s in subjects:
                     for o in targets:
-                        yield s, f"{predicate}_{_lemma(obj)}_{prep.lower_}", o, "object_prep"
+                        yield s, f"{predicate}_{_lemma(obj)}_{word}", o, "object_prep"
+
+    def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
+        """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""
+        for prep in head.children:
+            if prep.dep_ == "prep":
+                yield prep.lower_, self.entities(g for g in prep.children if g.dep_ == "pobj")
 
     def _copula(self, verb: Any, children: list[Any]) -> Iterator[tuple[str, str, str, str]]:
         subject_tokens = [c for c in children if c.dep_ in _SUBJECT_DEPS]
@@ -610,13 +610,11 @@ class _SentenceReader:
 
     def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
         role = _role_phrase(noun)
-        for child in noun.children:
-            if child.dep_ == "poss":
-                for target in self.entities([child]):
-                    yield f"{role}_of", target
-            elif child.dep_ == "prep":
-                for target in self.entities(g for g in child.children if g.dep_ == "pobj"):
-                    yield f"{role}_{child.lower_}", target
+        for target in self.entities(c for c in noun.children if c.dep_ == "poss"):
+            yield f"{role}_of", target
+        for word, targets in self._prepositions(noun):
+            for target in targets:
+                yield f"{role}_{word}", target
 
     def _role_noun(self, noun: Any) -> Iterator[tuple[str, str, str, str]]:
         holders: list[str] = []
