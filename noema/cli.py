@@ -83,29 +83,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         explain=args.explain,
     )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "question": args.question,
-                    "text": result.text,
-                    "notation": result.notation,
-                    "entity_ids": list(result.entity_ids),
-                    "relation_ids": list(result.relation_ids),
-                    "event_ids": list(result.event_ids),
-                    "token_count": result.token_count,
-                    "truncated": result.truncated,
-                    "explanation": None
-                    if result.explanation is None
-                    else [step.__dict__ for step in result.explanation],
-                    "fact_matches": [
-                        {"relation_id": m.relation_id, "similarity": m.similarity}
-                        for m in result.fact_matches
-                    ],
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0
     if result.text:
         print(result.text)

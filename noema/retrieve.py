@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal, get_args
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -88,6 +88,23 @@ class RetrievalResult:
     def __bool__(self) -> bool:
         return bool(self.text)
 
+    def source_ids(self, fact_ids: Sequence[str] | None = None) -> list[str]:
+        """Sorted ids of the documents the facts came from (all facts of the text by default)."""
+        chosen = self.fact_ids if fact_ids is None else fact_ids
+        return sorted({c.document_id for f in chosen for c in self.citations.get(f, ())})
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field (citations and explanation as plain dicts).
+
+        Example:
+            >>> RetrievalResult(text="", notation="").to_dict()["token_count"]
+            0
+        """
+        data = asdict(self, dict_factory=_json_ready)
+        data["citations"] = {f: [asdict(c) for c in cs] for f, cs in self.citations.items()}
+        data["source_ids"] = self.source_ids()
+        return data
+
     def _repr_html_(self) -> str:
         from noema.view import render_html
 
@@ -95,6 +112,11 @@ class RetrievalResult:
         if self.truncated:
             title += ", truncated by the budget"
         return render_html(parse_notation(self.notation), title=title)
+
+
+def _json_ready(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``asdict`` factory: tuples become lists, as JSON would make them."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in items}
 
 
 def check_retrieve_options(top_k: int, hops: int, max_tokens: int, format: str) -> None:

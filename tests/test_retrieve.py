@@ -161,3 +161,14 @@ def test_every_fact_in_the_text_is_cited(company_kb: KnowledgeBase) -> None:
         for c in citations:
             assert c.text and any(c.text in doc for doc in COMPANY_DOCS)
             assert company_kb.graph.documents[c.document_id].text[c.start : c.end] == c.text
+
+
+def test_to_dict_is_json_ready(company_kb: KnowledgeBase) -> None:
+    import json
+
+    result = company_kb.retrieve("Who is Google's CEO?", explain=True)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["text"] == result.text and data["relation_ids"] == list(result.relation_ids)
+    assert data["source_ids"] == result.source_ids() and result.source_ids()
+    assert set(data["citations"]) == set(result.fact_ids)
+    assert len(data["explanation"]) == len(result.explanation or ())
