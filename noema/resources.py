@@ -183,12 +183,18 @@ def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:
         >>> get_encoding("cl100k_base").encode("hello world")
         [15339, 1917]
     """
-    with _lock:
-        return _get_encoding(name)
+    encoding = _ENCODINGS.get(name)
+    if encoding is None:  # token counting is on the packing hot path: lock only the first build
+        with _lock:
+            encoding = _ENCODINGS.get(name) or _build_encoding(name)
+            _ENCODINGS[name] = encoding
+    return encoding
 
 
-@lru_cache(maxsize=8)
-def _get_encoding(name: str) -> tiktoken.Encoding:
+_ENCODINGS: dict[str, tiktoken.Encoding] = {}
+
+
+def _build_encoding(name: str) -> tiktoken.Encoding:
     import tiktoken
 
     if name != "cl100k_base":
