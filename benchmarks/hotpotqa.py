@@ -1,6 +1,7 @@
 """Answer recall per token on HotpotQA: Noema beside a chunk retriever and BM25, same process.
 
-    python benchmarks/hotpotqa.py --questions 200 [--top-k 5 --hops 1]
+    python benchmarks/hotpotqa.py --questions 200 [--top-k 5 --hops 1 --n-process 1]
+    python benchmarks/hotpotqa.py --questions 200 --precision float32
 
 Follows ../shared/data/README.md: the paragraphs of N dev questions are pooled into one knowledge
 base (titles de-duplicated); for each question a context is retrieved at 100, 200 and 400
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import data_file, machine, peak_rss_mb, print_table, timer  # noqa: E402
 
 import noema  # noqa: E402
+from noema.embed import cpu_has_bfloat16  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
 
 BUDGETS = (100, 200, 400)
@@ -86,12 +88,20 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--hops", type=int, default=1)
-    parser.add_argument("--n-process", type=int, default=1)
+    parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    parser.add_argument(
+        "--embedding-model",
+        default=noema.KnowledgeBase().embedding_model,
+        help="for Noema and the chunk retriever alike",
+    )
+    parser.add_argument(
+        "--precision", default="auto", choices=["auto", "float32", "bfloat16"], help="embedder's"
+    )
     parser.add_argument("--skip-bm25", action="store_true")
     args = parser.parse_args()
 
     questions, documents = load(args.questions)
-    embedder = noema.SentenceTransformerEmbedder()
+    embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
     embedder.embed(["warm up"])
     noema.SpacyExtractor().extract([noema.Document("Warm up.")])
     rss_start = peak_rss_mb()
@@ -150,11 +160,14 @@ def main() -> int:
                 bridge_hits[(name, budget)] += hit and q["type"] == "bridge"
 
     n = len(questions)
+    precision = args.precision
+    if precision == "auto":
+        precision += ": bfloat16 on this CPU" if cpu_has_bfloat16() else ": float32 on this CPU"
     print(
         f"HotpotQA dev: {args.questions} questions ({n} without yes/no answers, {bridges} bridge), {len(documents):,} paragraphs pooled"
     )
     print(
-        f"Noema top_k={args.top_k} hops={args.hops}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model}; {machine()}\n"
+        f"Noema top_k={args.top_k} hops={args.hops} n_process={args.n_process}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model} ({precision}); {machine()}\n"
     )
     rows = []
     for name in methods:

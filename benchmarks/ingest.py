@@ -1,10 +1,12 @@
 """Ingest throughput on Wikipedia paragraphs, beside the floor of the same work.
 
     python benchmarks/ingest.py --sizes 1000 5000 10000
+    python benchmarks/ingest.py --sizes 1000 --n-process 2 --precision float32
 
 For each size: Noema's whole ingest (parse, canonicalize, embed and index the facts), spaCy's
 ``nlp.pipe`` alone over the same texts, and the embedding of the same fact texts alone, in the same
-process. The difference between Noema and the sum of the two floors is Noema's own overhead.
+process. The difference between Noema and the sum of the two floors is Noema's own overhead. The
+last column is what a chunk retriever spends on the same paragraphs: embedding each one whole.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import data_file, machine, peak_rss_mb, print_table, timer  # noqa: E402
 
 import noema  # noqa: E402
+from noema.evaluate import ChunkRetriever  # noqa: E402
 from noema.resources import load_spacy_model  # noqa: E402
 
 
@@ -26,11 +29,13 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
-    parser.add_argument("--n-process", type=int, default=1)
+    parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    parser.add_argument("--embedding-model", default=noema.KnowledgeBase().embedding_model)
+    parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
     args = parser.parse_args()
     lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines[: max(args.sizes)]]
-    embedder = noema.SentenceTransformerEmbedder()
+    embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
     embedder.embed(["warm up"])
     nlp = load_spacy_model().nlp
     rows = []
@@ -51,6 +56,8 @@ def main() -> int:
         texts = [kb.fact_text(f) for f in facts]
         with timer() as embed_time:
             embedder.embed(texts)
+        with timer() as chunk_time:
+            ChunkRetriever(embedder, docs)
         floor = spacy_time[0] + embed_time[0]
         rows.append(
             [
@@ -61,10 +68,14 @@ def main() -> int:
                 f"{embed_time[0]:.0f}s ({len(facts):,} facts)",
                 f"{noema_time[0] - floor:+.0f}s ({(noema_time[0] - floor) / noema_time[0]:.0%})",
                 f"{peak_rss_mb():,.0f} MB",
+                f"{chunk_time[0]:.0f}s",
             ]
         )
         print(f"done {size}", file=sys.stderr, flush=True)
-    print(f"Ingest of Wikipedia paragraphs ({machine()}, n_process={args.n_process})\n")
+    print(
+        f"Ingest of Wikipedia paragraphs ({machine()}, n_process={args.n_process}, "
+        f"embeddings {embedder.name}, precision {args.precision})\n"
+    )
     print_table(
         [
             "paragraphs",
@@ -74,6 +85,7 @@ def main() -> int:
             "embed facts alone",
             "noema overhead",
             "peak RSS",
+            "chunk index build",
         ],
         rows,
     )

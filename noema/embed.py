@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from contextlib import AbstractContextManager, nullcontext
+from functools import lru_cache
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +16,8 @@ from noema.resources import DEFAULT_EMBEDDING_MODEL, load_embedding_model
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors"]
 
 Vectors = npt.NDArray[np.float32]
+Precision = Literal["auto", "float32", "bfloat16"]
+PRECISIONS: tuple[str, ...] = get_args(Precision)
 
 
 @runtime_checkable
@@ -39,15 +43,35 @@ class Embedder(Protocol):
 class SentenceTransformerEmbedder:
     """A sentence-transformers model; ``all-MiniLM-L6-v2`` loads from the packaged copy offline.
 
+    Args:
+        model: a sentence-transformers name or local path.
+        batch_size: texts per forward pass (fact texts are short: 32 measured fastest).
+        precision: ``"auto"`` computes in bfloat16 on a CPU with native bfloat16 instructions
+            (AVX-512 BF16 or AMX) and in float32 elsewhere; ``"float32"`` or ``"bfloat16"``
+            force one. On all-MiniLM-L6-v2, bfloat16 embeds fact texts about 1.7 times faster
+            with vectors whose cosine to the float32 ones is above 0.9999, so a bundle built
+            either way is queried the same.
+
     Example:
         >>> embedder = SentenceTransformerEmbedder()
         >>> embedder.embed(["Google", "Alphabet"]).shape
         (2, 384)
     """
 
-    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, batch_size: int = 128) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_EMBEDDING_MODEL,
+        *,
+        batch_size: int = 32,
+        precision: Precision = "auto",
+    ) -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(
+                f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}"
+            )
         self.name = model
         self.batch_size = batch_size
+        self.precision: Precision = precision
         # Hugging Face fast tokenizers raise "Already borrowed" when one instance is used from
         # two threads at once; the model itself already uses every core, so calls take turns.
         self._lock = threading.Lock()
@@ -68,7 +92,7 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
         model = load_embedding_model(self.name)
-        with self._lock:
+        with self._lock, _autocast(model, self.precision):
             vectors = model.encode(
                 unique,
                 batch_size=self.batch_size,
@@ -76,6 +100,8 @@ class SentenceTransformerEmbedder:
                 normalize_embeddings=True,
                 show_progress_bar=False,
             ).astype(np.float32, copy=False)
+        # normalized again in float32: bfloat16 leaves norms a little off 1
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         if len(unique) == len(texts):
             return np.ascontiguousarray(vectors)
         row = {text: n for n, text in enumerate(unique)}
@@ -83,3 +109,23 @@ class SentenceTransformerEmbedder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.name!r})"
+
+
+def _autocast(model: Any, precision: Precision) -> AbstractContextManager[Any]:
+    """bfloat16 autocast on the CPU when asked for, or when ``auto`` and the CPU has it."""
+    import torch
+
+    if precision == "float32" or model.device.type != "cpu":
+        return nullcontext()
+    if precision == "auto" and not cpu_has_bfloat16():
+        return nullcontext()
+    return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+@lru_cache(maxsize=1)
+def cpu_has_bfloat16() -> bool:
+    """True when the CPU computes bfloat16 natively; elsewhere it is emulated, and slower."""
+    import torch
+
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
