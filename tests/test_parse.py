@@ -224,3 +224,47 @@ def test_possessive_title_names_its_owner(extractor: SpacyExtractor) -> None:
     )
     assert any({s, o} == {"Jensen Huang", "Nvidia"} for s, _, o in found)
     assert all("early years" not in s for s, _, _ in found)
+
+
+def test_title_and_first_sentence_name_one_topic(extractor: SpacyExtractor) -> None:
+    text = (
+        "Matthew Ryan Kemp (born September 23, 1984) is an American baseball outfielder. "
+        "He played for the Los Angeles Dodgers."
+    )
+    g = extractor.extract([Document(text, metadata={"title": "Matt Kemp"})])
+    kemp = [e for e in g.entities.values() if "Kemp" in e.name]
+    assert [(e.name, e.type, e.aliases) for e in kemp] == [
+        ("Matthew Ryan Kemp", "PERSON", ("Matt Kemp",))
+    ]
+    about = {
+        g.entities[r.object_id].name for r in g.relations.values() if r.subject_id == kemp[0].id
+    }
+    assert {"September 23, 1984", "Los Angeles Dodgers"} <= about
+
+
+def test_first_sentence_subject_about_something_else_stays_apart(
+    extractor: SpacyExtractor,
+) -> None:
+    g = extractor.extract(
+        [Document("Larry Page founded Google in 1998.", metadata={"title": "Google"})]
+    )
+    assert {e.name for e in g.entities.values()} >= {"Larry Page", "Google"}
+
+
+def test_an_alias_joins_the_same_name_in_another_document(
+    embedder: noema.SentenceTransformerEmbedder, extractor: SpacyExtractor
+) -> None:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(
+        [
+            Document(
+                "Matthew Ryan Kemp (born 1984) is an American baseball outfielder.",
+                id="kemp",
+                metadata={"title": "Matt Kemp"},
+            ),
+            Document("Matt Kemp hit a home run in Denver.", id="game"),
+        ]
+    )
+    kemp = [e for e in kb.graph.entities.values() if "Kemp" in e.name]
+    assert len(kemp) == 1 and kemp[0].name == "Matthew Ryan Kemp"
+    assert {m.document_id for m in kemp[0].mentions} == {"kemp", "game"}
