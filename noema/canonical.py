@@ -155,8 +155,6 @@ class Canonicalizer:
             entity = incoming.entities[eid]
             key = (entity.type, normalize_name(entity.name))
             target = self._keys.get(key)  # an earlier entity of this batch may share the key
-            for alias in entity.aliases:  # "Matthew Ryan Kemp", also called "Matt Kemp"
-                target = target or self._keys.get((entity.type, normalize_name(alias)))
             rule: Literal["exact", "embedding"] = "exact"
             similarity = None
             if target is None and eid in row:
@@ -185,8 +183,6 @@ class Canonicalizer:
             mapping[eid] = new_id
             new_entities.append(new_id)
             self._keys.setdefault(key, new_id)
-            for alias in entity.aliases:
-                self._keys.setdefault((entity.type, normalize_name(alias)), new_id)
             self._synced.add(new_id)
             if eid in row:
                 ids, rows = fresh.setdefault(entity.type, ([], []))

@@ -151,7 +151,6 @@ class _Found:
     doc: Document
     names: dict[str, Counter[str]] = field(default_factory=dict)  # name -> type votes
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
-    aliases: dict[str, list[str]] = field(default_factory=dict)  # name -> other names of it
     facts: list[tuple[str, str, str, Mention, float]] = field(default_factory=list)
 
 
@@ -240,7 +239,7 @@ class SpacyExtractor:
             )
             for token in ent:
                 by_token[token.i] = name
-        main = _one_topic(spacy_doc, found, by_token, _main_entity(spacy_doc, found, by_token))
+        main = _main_entity(spacy_doc, found, by_token)
 
         def register(span: Any) -> str | None:
             """Name a proper noun NER missed; it gets no type vote of its own (see _decide_type)."""
@@ -387,49 +386,6 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
                 return by_token[token.i]
         break
     return None
-
-
-def _one_topic(
-    spacy_doc: Any, found: _Found, by_token: dict[int, str], main: str | None
-) -> str | None:
-    """An encyclopedia article names its topic twice: briefly in the title ("Matt Kemp") and in
-    full as the first sentence's subject ("Matthew Ryan Kemp (born 1984) is ..."). When the two
-    names share their last word, or one's words contain the other's, they are one node: the
-    longer name, with the shorter as an alias. Otherwise the facts of the first sentence and those
-    of the pronouns resolved to the title land on two unconnected nodes."""
-    first = next(iter(spacy_doc.sents), None)
-    if main is None or first is None:
-        return main
-    subject = next(
-        (by_token[t.i] for t in first if t.dep_ in ("nsubj", "nsubjpass") and t.i in by_token),
-        None,
-    )
-    if subject is None or subject == main or not _same_topic(subject, main):
-        return main
-    keep, fold = (subject, main) if len(subject.split()) >= len(main.split()) else (main, subject)
-    for i, name in by_token.items():
-        if name == fold:
-            by_token[i] = keep
-    folded_mentions = found.mentions.pop(fold, [])
-    votes = found.names.pop(fold)
-    if folded_mentions:  # a title NER never saw has only a placeholder vote
-        found.names[keep].update(votes)
-    found.mentions.setdefault(keep, []).extend(folded_mentions)
-    found.aliases.setdefault(keep, []).append(fold)
-    return keep
-
-
-def _same_topic(a: str, b: str) -> bool:
-    words_a, words_b = _words(a), _words(b)
-    if not words_a or not words_b:
-        return False
-    return (
-        words_a[-1] == words_b[-1] or set(words_a) <= set(words_b) or set(words_b) <= set(words_a)
-    )
-
-
-def _words(name: str) -> list[str]:
-    return [w for w in (w.strip("\"'“”.,").lower() for w in name.split()) if w]
 
 
 def _main_kinds(spacy_doc: Any, main: str | None, by_token: dict[int, str]) -> frozenset[str]:
@@ -754,12 +710,7 @@ def _add_to_graph(
     def entity(name: str) -> str:
         if name not in ids:
             type_ = _decide_type(found.names[name], batch_votes.get(name, Counter()))
-            ids[name] = graph.add_entity(
-                name,
-                type_,
-                aliases=found.aliases.get(name, ()),
-                mentions=found.mentions.get(name, ()),
-            )
+            ids[name] = graph.add_entity(name, type_, mentions=found.mentions.get(name, ()))
         return ids[name]
 
     for subject, predicate, obj, mention, confidence in found.facts:
