@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -32,6 +32,17 @@ Source = Union[str, Document, "os.PathLike[str]"]
 ProgressCallback = Callable[[int, int], None]
 
 _INGEST_BATCH = 256
+
+
+def _extract_batches(extractor: Extractor, documents: list[Document]) -> Iterator[SemanticGraph]:
+    """Graphs for consecutive batches of documents: one parsing stream when the extractor offers
+    it (:meth:`SpacyExtractor.extract_batches`), else one ``extract`` call per batch."""
+    stream = getattr(extractor, "extract_batches", None)
+    if stream is not None:
+        yield from stream(documents, _INGEST_BATCH)
+        return
+    for start in range(0, len(documents), _INGEST_BATCH):
+        yield extractor.extract(documents[start : start + _INGEST_BATCH])
 
 
 @dataclass(frozen=True)
@@ -169,15 +180,14 @@ class KnowledgeBase:
             merges: list[MergeRecord] = []
             counts = [0, 0, 0]
             canonicalizer = self._canonicalizer
-            for start in range(0, len(fresh), _INGEST_BATCH):
-                batch = fresh[start : start + _INGEST_BATCH]
-                result = canonicalizer.merge_into(graph, self.extractor.extract(batch))
+            for n, parsed in enumerate(_extract_batches(self.extractor, fresh)):
+                result = canonicalizer.merge_into(graph, parsed)
                 merges.extend(result.merges)
                 counts[0] += len(result.new_entity_ids)
                 counts[1] += len(result.new_relation_ids)
                 counts[2] += len(result.new_event_ids)
                 if progress is not None:
-                    progress(min(start + _INGEST_BATCH, len(fresh)), len(fresh))
+                    progress(min((n + 1) * _INGEST_BATCH, len(fresh)), len(fresh))
             self._graph = graph
             self._merge_log.extend(merges)
         return IngestReport(

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 import noema
@@ -176,6 +178,30 @@ def test_batch_parsing_with_two_processes() -> None:
     one = SpacyExtractor().extract(docs)
     two = SpacyExtractor(n_process=2, batch_size=2).extract(docs)
     assert one.to_json() == two.to_json()
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_batches_from_one_stream_equal_one_extract_per_batch(
+    extractor: SpacyExtractor, n_process: int
+) -> None:
+    docs = [Document(t, id=f"d{n}") for n, (t, _) in enumerate(SPEC_SENTENCES)]
+    docs.insert(3, Document(" \n ", id="blank"))  # no text to parse: its batch still comes
+    streamed = SpacyExtractor(n_process=n_process, batch_size=2).extract_batches(docs, 4)
+    expected = [extractor.extract(docs[i : i + 4]) for i in range(0, len(docs), 4)]
+    assert [g.to_json() for g in streamed] == [g.to_json() for g in expected]
+
+
+def test_ingest_progress_counts_batches(
+    make_kb: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import noema.kb
+
+    monkeypatch.setattr(noema.kb, "_INGEST_BATCH", 2)
+    seen: list[tuple[int, int]] = []
+    make_kb().ingest(
+        [f"Company {n} acquired Firm {n}." for n in range(5)], progress=lambda *a: seen.append(a)
+    )
+    assert seen == [(2, 5), (4, 5), (5, 5)]
 
 
 def test_long_document_is_processed_in_pieces(extractor: SpacyExtractor) -> None:
