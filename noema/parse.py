@@ -202,6 +202,8 @@ class SpacyExtractor:
         processes start once rather than once per batch (measured: starting them per batch of
         256 documents cancelled the gain of a second process).
         """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         nlp = load_spacy_model(self.model).nlp
         found = [_Found(doc) for doc in documents]
         stream = nlp.pipe(

@@ -191,6 +191,11 @@ def test_batches_from_one_stream_equal_one_extract_per_batch(
     assert [g.to_json() for g in streamed] == [g.to_json() for g in expected]
 
 
+def test_batch_size_must_be_positive(extractor: SpacyExtractor) -> None:
+    with pytest.raises(ValueError, match="batch_size must be at least 1"):
+        list(extractor.extract_batches([Document("Larry Page founded Google.")], 0))
+
+
 def test_ingest_progress_counts_batches(
     make_kb: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
 ) -> None:
