@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import resource
@@ -9,6 +10,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -56,3 +58,25 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> Non
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in cells:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+
+
+def add_embedder_options(parser: argparse.ArgumentParser) -> None:
+    """--embedding-model and --precision, used for Noema and its baseline alike."""
+    from noema.embed import PRECISIONS
+    from noema.resources import DEFAULT_EMBEDDING_MODEL
+
+    parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
+    parser.add_argument("--precision", default="auto", choices=PRECISIONS)
+
+
+def embedder_from(args: argparse.Namespace) -> Any:
+    """The warmed-up embedder the options ask for, and a label saying what precision it ran in."""
+    import noema
+    from noema.embed import cpu_has_bfloat16
+
+    embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
+    embedder.embed(["warm up"])
+    label = args.precision
+    if label == "auto":
+        label += ": bfloat16 on this CPU" if cpu_has_bfloat16() else ": float32 on this CPU"
+    return embedder, label

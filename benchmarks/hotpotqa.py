@@ -22,10 +22,17 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import data_file, machine, peak_rss_mb, print_table, timer  # noqa: E402
+from _common import (  # noqa: E402
+    add_embedder_options,
+    data_file,
+    embedder_from,
+    machine,
+    peak_rss_mb,
+    print_table,
+    timer,
+)
 
 import noema  # noqa: E402
-from noema.embed import cpu_has_bfloat16  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
 
 BUDGETS = (100, 200, 400)
@@ -89,20 +96,12 @@ def main() -> int:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--hops", type=int, default=1)
     parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
-    parser.add_argument(
-        "--embedding-model",
-        default=noema.KnowledgeBase().embedding_model,
-        help="for Noema and the chunk retriever alike",
-    )
-    parser.add_argument(
-        "--precision", default="auto", choices=["auto", "float32", "bfloat16"], help="embedder's"
-    )
+    add_embedder_options(parser)
     parser.add_argument("--skip-bm25", action="store_true")
     args = parser.parse_args()
 
     questions, documents = load(args.questions)
-    embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
-    embedder.embed(["warm up"])
+    embedder, precision = embedder_from(args)
     noema.SpacyExtractor().extract([noema.Document("Warm up.")])
     rss_start = peak_rss_mb()
 
@@ -160,9 +159,6 @@ def main() -> int:
                 bridge_hits[(name, budget)] += hit and q["type"] == "bridge"
 
     n = len(questions)
-    precision = args.precision
-    if precision == "auto":
-        precision += ": bfloat16 on this CPU" if cpu_has_bfloat16() else ": float32 on this CPU"
     print(
         f"HotpotQA dev: {args.questions} questions ({n} without yes/no answers, {bridges} bridge), {len(documents):,} paragraphs pooled"
     )

@@ -17,7 +17,15 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import data_file, machine, peak_rss_mb, print_table, timer  # noqa: E402
+from _common import (  # noqa: E402
+    add_embedder_options,
+    data_file,
+    embedder_from,
+    machine,
+    peak_rss_mb,
+    print_table,
+    timer,
+)
 
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever  # noqa: E402
@@ -30,13 +38,11 @@ def main() -> int:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
     parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
-    parser.add_argument("--embedding-model", default=noema.KnowledgeBase().embedding_model)
-    parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
+    add_embedder_options(parser)
     args = parser.parse_args()
     lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines[: max(args.sizes)]]
-    embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
-    embedder.embed(["warm up"])
+    embedder, precision = embedder_from(args)
     nlp = load_spacy_model().nlp
     rows = []
     for size in args.sizes:
@@ -74,7 +80,7 @@ def main() -> int:
         print(f"done {size}", file=sys.stderr, flush=True)
     print(
         f"Ingest of Wikipedia paragraphs ({machine()}, n_process={args.n_process}, "
-        f"embeddings {embedder.name}, precision {args.precision})\n"
+        f"embeddings {embedder.name}, precision {precision})\n"
     )
     print_table(
         [

@@ -92,7 +92,8 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
         model = load_embedding_model(self.name)
-        with self._lock, _autocast(model, self.precision):
+        bfloat16 = _uses_bfloat16(model, self.precision)
+        with self._lock, _bfloat16_autocast() if bfloat16 else nullcontext():
             vectors = model.encode(
                 unique,
                 batch_size=self.batch_size,
@@ -100,8 +101,8 @@ class SentenceTransformerEmbedder:
                 normalize_embeddings=True,
                 show_progress_bar=False,
             ).astype(np.float32, copy=False)
-        # normalized again in float32: bfloat16 leaves norms a little off 1
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        if bfloat16:  # normalized again in float32: bfloat16 leaves norms a little off 1
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         if len(unique) == len(texts):
             return np.ascontiguousarray(vectors)
         row = {text: n for n, text in enumerate(unique)}
@@ -111,14 +112,16 @@ class SentenceTransformerEmbedder:
         return f"SentenceTransformerEmbedder({self.name!r})"
 
 
-def _autocast(model: Any, precision: Precision) -> AbstractContextManager[Any]:
-    """bfloat16 autocast on the CPU when asked for, or when ``auto`` and the CPU has it."""
+def _uses_bfloat16(model: Any, precision: Precision) -> bool:
+    """bfloat16 on the CPU when asked for, or when ``auto`` and the CPU has it."""
+    if precision == "float32" or model.device.type != "cpu":
+        return False
+    return precision == "bfloat16" or cpu_has_bfloat16()
+
+
+def _bfloat16_autocast() -> AbstractContextManager[Any]:
     import torch
 
-    if precision == "float32" or model.device.type != "cpu":
-        return nullcontext()
-    if precision == "auto" and not cpu_has_bfloat16():
-        return nullcontext()
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 

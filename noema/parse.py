@@ -160,7 +160,7 @@ class SpacyExtractor:
     Args:
         model: spaCy package name or path; ``en_core_web_sm`` falls back to the PyPI copy.
         patterns: extra :class:`RelationPattern` rules.
-        n_process: processes for ``nlp.pipe``; more than one helps on large batches.
+        n_process: processes for ``nlp.pipe``; more than one helps on large ingests.
         batch_size: texts per ``nlp.pipe`` batch.
 
     Example:
