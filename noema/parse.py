@@ -95,6 +95,7 @@ _PLACE_NOUNS = frozenset(
     ]
 )
 _COPULAS = frozenset({"be", "become", "remain"})
+_VALUE_TYPES = frozenset({"DATE", "MONEY"})  # attributes of things, not things
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _THING_PRONOUNS = frozenset({"it", "its"})
@@ -384,11 +385,13 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
             if lowered.startswith((name.lower() + "'s ", name.lower() + "\u2019s ")):
                 return name
         # The title names the topic even when NER missed it; its type comes from the best-matching
-        # entity inside it, else OTHER.
+        # entity inside it, else OTHER. A year or an amount inside a title ("1986 OFC U-20
+        # Championship") names an edition, not what the document is about: a DATE topic would
+        # also stop the walk, which does not pass through dates.
         inner = [n for n in found.names if n.lower() in lowered]
         votes: Counter[str] = Counter()
         for name in inner:
-            votes.update(found.names[name])
+            votes.update({t: n for t, n in found.names[name].items() if t not in _VALUE_TYPES})
         found.names[wanted] = Counter({votes.most_common(1)[0][0] if votes else "OTHER": 1})
         found.mentions.setdefault(wanted, [])
         return wanted

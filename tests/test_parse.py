@@ -255,3 +255,18 @@ def test_possessive_title_names_its_owner(extractor: SpacyExtractor) -> None:
     )
     assert any({s, o} == {"Jensen Huang", "Nvidia"} for s, _, o in found)
     assert all("early years" not in s for s, _, _ in found)
+
+
+def test_a_year_in_a_title_does_not_make_the_topic_a_date(extractor: SpacyExtractor) -> None:
+    # A DATE topic would also cut the document off from the graph walk, which skips dates.
+    g = extractor.extract(
+        [
+            Document(
+                "The OFC U-20 Championship 1986 was a soccer tournament held at the Mount Smart "
+                "Stadium in Auckland, New Zealand.",
+                metadata={"title": "1986 OFC U-20 Championship"},
+            )
+        ]
+    )
+    topic = next(e for e in g.entities.values() if e.name == "1986 OFC U-20 Championship")
+    assert topic.type not in ("DATE", "MONEY")
