@@ -35,16 +35,16 @@ CLASSES = ("hit", "no entity", "cut by the budget", "two hops", "farther")
 
 
 def classify(
-    kb: noema.KnowledgeBase, names: list[str], question: str, answer: str, budget: int
+    kb: noema.KnowledgeBase, names: list[str], question: str, answers: tuple[str, ...], budget: int
 ) -> str:
-    if answer_in_context([answer], kb.retrieve(question, max_tokens=budget).text):
+    if answer_in_context(answers, kb.retrieve(question, max_tokens=budget).text):
         return "hit"
-    wanted = normalize_answer(answer)
-    if not wanted or not any(wanted in name for name in names):
+    wanted = [w for w in map(normalize_answer, answers) if w]
+    if not any(w in name for w in wanted for name in names):
         return "no entity"
-    if answer_in_context([answer], kb.retrieve(question, max_tokens=UNLIMITED).text):
+    if answer_in_context(answers, kb.retrieve(question, max_tokens=UNLIMITED).text):
         return "cut by the budget"
-    if answer_in_context([answer], kb.retrieve(question, max_tokens=UNLIMITED, hops=2).text):
+    if answer_in_context(answers, kb.retrieve(question, max_tokens=UNLIMITED, hops=2).text):
         return "two hops"
     return "farther"
 
@@ -60,9 +60,7 @@ def main() -> int:
     kb = noema.KnowledgeBase()
     kb.ingest(documents)
     names = [normalize_answer(e.name) for e in kb.graph.entities.values()]
-    counts = Counter(
-        classify(kb, names, q["question"], q["answer"], args.max_tokens) for q in questions
-    )
+    counts = Counter(classify(kb, names, q.text, q.answers, args.max_tokens) for q in questions)
     n = len(questions)
     print(
         f"HotpotQA dev: {args.questions} questions ({n} without yes/no answers), "

@@ -1,0 +1,192 @@
+"""The answer-recall comparison shared by the QA benchmarks: Noema, chunks and BM25 on one pool.
+
+A dataset script loads its questions and paragraphs into :class:`Question` and
+:class:`noema.Document` records and calls :func:`main`; this module builds the three retrievers in
+the same process, runs every question at 100, 200 and 400 cl100k_base tokens, and prints the
+tables (answer-in-context recall, passage recall, tokens, latency, build time and memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from _common import add_embedder_options, embedder_from, machine, peak_rss_mb, print_table, timer
+
+import noema
+from noema.evaluate import ChunkRetriever, answer_in_context
+
+BUDGETS = (100, 200, 400)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question: its text, every accepted answer, the ids of its gold paragraphs, and whether
+    it belongs to the subset the table reports apart (bridge questions, or three hops or more)."""
+
+    text: str
+    answers: tuple[str, ...]
+    gold: frozenset[str]
+    in_subset: bool
+
+
+class BM25Chunks:
+    """BM25 (bm25s) over the same title-prefixed paragraphs, packed the same way."""
+
+    def __init__(self, documents: Sequence[noema.Document], chunks: ChunkRetriever) -> None:
+        import bm25s
+
+        self.ids = [d.id for d in documents]
+        self.chunks = chunks
+        self.retriever = bm25s.BM25()
+        self.retriever.index(
+            bm25s.tokenize(
+                [ChunkRetriever.text_of(d) for d in documents], stopwords="en", show_progress=False
+            ),
+            show_progress=False,
+        )
+
+    def retrieve(self, question: str, max_tokens: int) -> tuple[str, list[str]]:
+        import bm25s
+
+        results, _ = self.retriever.retrieve(
+            bm25s.tokenize([question], stopwords="en", show_progress=False),
+            k=min(20, len(self.ids)),
+            show_progress=False,
+        )
+        ranked = [self.ids[i] for i in results[0]]
+        return self.chunks.pack(ranked, max_tokens), ranked
+
+
+def passage_recall(ranked: list[str], gold: frozenset[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
+
+
+def parser_for(doc: str | None, default_questions: int) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--questions", type=int, default=default_questions)
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--hops", type=int, default=1)
+    parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    add_embedder_options(parser)
+    parser.add_argument("--skip-bm25", action="store_true")
+    return parser
+
+
+def main(
+    args: argparse.Namespace,
+    load: Callable[[int], tuple[list[Question], list[noema.Document]]],
+    title: str,
+    subset: str,
+) -> int:
+    """Build the three retrievers on the loaded pool, ask every question, print the tables."""
+    questions, documents = load(args.questions)
+    embedder, precision = embedder_from(args)
+    noema.SpacyExtractor().extract([noema.Document("Warm up.")])
+    rss_start = peak_rss_mb()
+
+    kb = noema.KnowledgeBase(embedder=embedder, n_process=args.n_process)
+    with timer() as noema_build:
+        kb.ingest(documents)
+        with tempfile.TemporaryDirectory() as tmp:
+            bundle = kb.save(Path(tmp) / "pool.noema")  # builds the fact index
+            bundle_size = bundle.stat().st_size
+    rss_noema = peak_rss_mb()
+    with timer() as chunk_build:
+        chunks = ChunkRetriever(embedder, documents)
+    bm25 = None
+    if not args.skip_bm25:
+        with timer() as bm25_build:
+            bm25 = BM25Chunks(documents, chunks)
+
+    methods: dict[str, object] = {"noema": kb, "chunks": chunks}
+    if bm25 is not None:
+        methods["bm25"] = bm25
+    hits = {(m, b): 0 for m in methods for b in BUDGETS}
+    subset_hits = {(m, b): 0 for m in methods for b in BUDGETS}
+    tokens = {(m, b): [] for m in methods for b in BUDGETS}  # type: ignore[var-annotated]
+    latency = {m: [] for m in methods}  # type: ignore[var-annotated]
+    recall2 = {m: [] for m in methods}  # type: ignore[var-annotated]
+    recall5 = {m: [] for m in methods}  # type: ignore[var-annotated]
+    in_subset = sum(q.in_subset for q in questions)
+    for q in questions:
+        for name, method in methods.items():
+            for budget in BUDGETS:
+                start = time.perf_counter()
+                if name == "noema":
+                    result = kb.retrieve(
+                        q.text, top_k=args.top_k, hops=args.hops, max_tokens=budget
+                    )
+                    context, used = result.text, result.token_count
+                    ranked = list(
+                        dict.fromkeys(
+                            c.document_id for f in result.fact_ids for c in result.citations[f]
+                        )
+                    )
+                else:
+                    context, ranked = method.retrieve(q.text, budget)  # type: ignore[attr-defined]
+                    used = noema.count_tokens(context)
+                elapsed = time.perf_counter() - start
+                if budget == 200:
+                    latency[name].append(elapsed)
+                if budget == 400:
+                    recall2[name].append(passage_recall(ranked, q.gold, 2))
+                    recall5[name].append(passage_recall(ranked, q.gold, 5))
+                tokens[(name, budget)].append(used)
+                hit = answer_in_context(q.answers, context)
+                hits[(name, budget)] += hit
+                subset_hits[(name, budget)] += hit and q.in_subset
+
+    n = len(questions)
+    print(f"{title}: {n} questions ({in_subset} {subset}), {len(documents):,} paragraphs pooled")
+    print(
+        f"Noema top_k={args.top_k} hops={args.hops} n_process={args.n_process}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model} ({precision}); {machine()}\n"
+    )
+    rows = []
+    for name in methods:
+        row: list[object] = [name]
+        for budget in BUDGETS:
+            row.append(
+                f"{hits[(name, budget)] / n:.1%} / {subset_hits[(name, budget)] / max(in_subset, 1):.1%}"
+            )
+        row.append(" / ".join(f"{np.mean(tokens[(name, b)]):.0f}" for b in BUDGETS))
+        row.append(f"{np.mean(recall2[name]):.1%} / {np.mean(recall5[name]):.1%}")
+        ms = np.array(latency[name]) * 1000
+        row.append(f"{np.percentile(ms, 50):.1f} / {np.percentile(ms, 95):.1f}")
+        rows.append(row)
+    print_table(
+        [
+            "method",
+            *(f"recall@{b} all / {subset}" for b in BUDGETS),
+            "mean tokens 100/200/400",
+            "passage R@2 / R@5",
+            "query ms p50 / p95",
+        ],
+        rows,
+    )
+    g = kb.graph
+    print()
+    print_table(
+        ["build", "seconds", "notes"],
+        [
+            [
+                "noema (parse, canonicalize, embed facts, save)",
+                f"{noema_build[0]:.1f}",
+                f"{len(g.entities):,} entities, {len(g.relations):,} facts, bundle {bundle_size / 1e6:.1f} MB, peak RSS {rss_noema:,.0f} MB (from {rss_start:,.0f})",
+            ],
+            [
+                "chunks (embed paragraphs)",
+                f"{chunk_build[0]:.1f}",
+                f"ratio noema/chunks = {noema_build[0] / chunk_build[0]:.2f}",
+            ],
+            *([["bm25 (bm25s index)", f"{bm25_build[0]:.1f}", ""]] if bm25 is not None else []),
+        ],
+    )
+    return 0
