@@ -17,7 +17,8 @@ predicate each gives (lemma-based, lowercase snake_case):
 
 "He", "she" and "it" as a subject refer to the document's main entity: the entity named by the
 document's ``title`` metadata when there is one (a trailing "(band)" is ignored), else the subject
-of its first sentence. A definite common-noun subject ("The band played in Tulsa") stands for
+of its first sentence. Whether "he"/"she" or "it" is the one meant follows the document's own
+subject pronouns when they are all of one kind, else the main entity's NER type. A definite common-noun subject ("The band played in Tulsa") stands for
 the main entity too. Named things no rule connected are linked to their sentence's topic (its
 subject, else the main entity) with the verb or noun they hang from as predicate, at a lower
 confidence, so every name in the text can be reached. Proper nouns NER missed become entities
@@ -268,6 +269,7 @@ class SpacyExtractor:
             return name
 
         reader = _SentenceReader(by_token, main, found.names, register)
+        reader.main_is_person = _pronouns_say_person(spacy_doc, reader.main_is_person)
         reader.kinds = _main_kinds(spacy_doc, main, by_token)
         for sent in spacy_doc.sents:
             mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
@@ -401,6 +403,26 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
                 return by_token[token.i]
         break
     return None
+
+
+def _pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
+    """Whether "he"/"she" or "it" stands for the document's main entity.
+
+    The text's own subject pronouns decide when they agree: an article whose subjects are only
+    "it" is about a thing even when NER called its name a PERSON ("Religion on the Line ... it was
+    hosted by Dennis Prager"), and one whose subjects are only "he"/"she" is about a person that
+    NER missed or mistyped. Otherwise NER's label decides.
+    """
+    person = thing = 0
+    for token in spacy_doc:
+        if token.dep_ in ("nsubj", "nsubjpass"):
+            person += token.lower_ in ("he", "she")
+            thing += token.lower_ == "it"
+    if person and not thing:
+        return True
+    if thing and not person:
+        return False
+    return labelled_person
 
 
 def _main_kinds(spacy_doc: Any, main: str | None, by_token: dict[int, str]) -> frozenset[str]:

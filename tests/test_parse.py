@@ -270,3 +270,16 @@ def test_a_year_in_a_title_does_not_make_the_topic_a_date(extractor: SpacyExtrac
     )
     topic = next(e for e in g.entities.values() if e.name == "1986 OFC U-20 Championship")
     assert topic.type not in ("DATE", "MONEY")
+
+
+def test_it_means_the_topic_when_the_text_says_it_whatever_ner_said(
+    extractor: SpacyExtractor,
+) -> None:
+    # The small model labels "Religion on the Line" a PERSON; the text only ever says "it".
+    found = facts(
+        extractor,
+        "Religion on the Line is the name of a number of local talk radio programs. "
+        "On KABC in Los Angeles, it was hosted by Dennis Prager.",
+        title="Religion on the Line",
+    )
+    assert ("Dennis Prager", "host", "Religion on the Line") in found
