@@ -18,8 +18,8 @@ predicate each gives (lemma-based, lowercase snake_case):
 "He", "she" and "it" as a subject refer to the document's main entity: the entity named by the
 document's ``title`` metadata when there is one (a trailing "(band)" is ignored), else the subject
 of its first sentence. Whether "he"/"she" or "it" is the one meant follows the document's own
-subject pronouns when they are all of one kind, else the main entity's NER type. A definite common-noun subject ("The band played in Tulsa") stands for
-the main entity too. Named things no rule connected are linked to their sentence's topic (its
+subject pronouns when they are all of one kind, else the main entity's NER type. A definite
+common-noun subject ("The band played in Tulsa") stands for the main entity too. Named things no rule connected are linked to their sentence's topic (its
 subject, else the main entity) with the verb or noun they hang from as predicate, at a lower
 confidence, so every name in the text can be reached. Proper nouns NER missed become entities
 of type OTHER unless the same name has a type elsewhere in the batch.
