@@ -384,8 +384,11 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
             if name.lower() == lowered:
                 return name
         for name in found.names:  # "Nvidia's early years" is about Nvidia
-            if lowered.startswith((name.lower() + "'s ", name.lower() + "\u2019s ")):
-                return name
+            for mark in ("'s ", "\u2019s "):
+                owner, _, rest = wanted.partition(mark)
+                # but "Charlotte's Web" is a title of its own, not an aspect of Charlotte
+                if rest and not rest[0].isupper() and owner.lower() == name.lower():
+                    return name
         # The title names the topic even when NER missed it; its type comes from the best-matching
         # entity inside it, else OTHER. A year or an amount inside a title ("1986 OFC U-20
         # Championship") names an edition, not what the document is about: a DATE topic would
