@@ -7,7 +7,10 @@ Two rules, in order, and only ever within one entity type:
 2. embedding similarity of the names at or above ``similarity_threshold``, found by
    nearest-neighbour search (faiss), never by comparing all pairs. Dates and amounts of money
    merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
-   by rule 2, because their embeddings are close while the things are not the same.
+   by rule 2, because their embeddings are close while the things are not the same. Nor do
+   names that each have a word the other lacks ("Tim Curry", "John Curry"; "Eastern Roman
+   Empire", "Western Roman Empire"): rule 2 joins spellings of one name ("Knicks", "New York
+   Knicks"; "U.S.", "United States"), and close embeddings of names sharing a word are not that.
 
 Every merge is recorded as a :class:`MergeRecord`.
 """
@@ -22,7 +25,7 @@ from typing import Literal
 from noema.embed import Embedder
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
-from noema.names import normalize_name
+from noema.names import names_compatible, normalize_name
 
 __all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
 
@@ -159,14 +162,13 @@ class Canonicalizer:
             similarity = None
             if target is None and eid in row:
                 rule = "embedding"
-                digits = _DIGITS.findall(entity.name)
                 target, similarity = self._first_match(
-                    stored_hits.get(eid, ()), digits, lambda c: (c, store.entities[c].name)
+                    stored_hits.get(eid, ()), entity.name, lambda c: (c, store.entities[c].name)
                 )
                 if target is None:
                     target, similarity = self._first_match(
                         batch_hits.get(eid, ()),
-                        digits,
+                        entity.name,
                         lambda c: (mapping[c], incoming.entities[c].name) if c in mapping else None,
                     )
             if target is not None:
@@ -196,15 +198,21 @@ class Canonicalizer:
     def _first_match(
         self,
         hits: Sequence[tuple[str, float]],
-        digits: list[str],
+        name: str,
         resolve: Callable[[str], tuple[str, str] | None],
     ) -> tuple[str | None, float | None]:
-        """The best hit at or above the threshold whose name has the same numbers."""
+        """The best hit at or above the threshold whose name has the same numbers and could be
+        another spelling of ``name``."""
+        digits = _DIGITS.findall(name)
         for candidate, score in hits:
             if score < self.similarity_threshold:
                 break
             found = resolve(candidate)
-            if found is not None and _DIGITS.findall(found[1]) == digits:
+            if (
+                found is not None
+                and _DIGITS.findall(found[1]) == digits
+                and names_compatible(name, found[1])
+            ):
                 return found[0], score
         return None, None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["BUSINESS_SUFFIXES", "clean_name", "normalize_name"]
+__all__ = ["BUSINESS_SUFFIXES", "clean_name", "names_compatible", "normalize_name"]
 
 BUSINESS_SUFFIXES = frozenset(
     [
@@ -74,3 +74,39 @@ def normalize_name(name: str) -> str:
 def is_business_suffix(name: str) -> bool:
     """True for a name that is only a suffix such as "Inc." or "Ltd", split off by the tagger."""
     return normalize_name(name) in BUSINESS_SUFFIXES
+
+
+_FILLER_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "at", "for", "de", "la"})
+
+
+def _content_words(name: str) -> list[str]:
+    # "Institutes" and "Institute", "FECs" and "FEC" are one word here
+    return [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in normalize_name(name).split()
+        if w not in _FILLER_WORDS
+    ]
+
+
+def names_compatible(a: str, b: str) -> bool:
+    """Whether two names could be two spellings of one thing: the words of one are all in the
+    other ("Knicks", "New York Knicks"), or one is the other's initials ("UK", "United Kingdom").
+
+    Names that each have a word the other lacks are two things however close their embeddings:
+    "Tim Curry" and "John Curry", "Eastern Roman Empire" and "Western Roman Empire".
+
+    Example:
+        >>> names_compatible("Evan Lysacek", "Evan Frank Lysacek"), names_compatible("U.S.", "United States")
+        (True, True)
+        >>> names_compatible("Eric Arthur Blair", "Samuel Blair")
+        False
+    """
+    x, y = _content_words(a), _content_words(b)
+    if not x or not y:
+        return True
+    if set(x) <= set(y) or set(y) <= set(x):
+        return True
+    for short, long in ((x, y), (y, x)):
+        if len(short) == 1 and len(long) > 1 and short[0] == "".join(w[0] for w in long):
+            return True
+    return False

@@ -79,6 +79,34 @@ def test_values_and_numbered_names_do_not_merge_by_embedding(
     assert len(store.entities) == 2
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "type_"),
+    [
+        ("Tim Curry", "John Curry", "PERSON"),
+        ("Eastern Roman Empire", "Western Roman Empire", "ORG"),
+        ("Havana", "Cuba", "GPE"),
+    ],
+)
+def test_names_that_each_have_a_word_the_other_lacks_do_not_merge_by_embedding(
+    embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str
+) -> None:
+    store = one(a, type_)
+    Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
+    assert len(store.entities) == 2
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "type_"),
+    [("New York Knicks", "Knicks", "ORG"), ("United States", "U.S.", "GPE")],
+)
+def test_a_shorter_spelling_or_initials_still_merge_by_embedding(
+    embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str
+) -> None:
+    store = one(a, type_)
+    result = Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
+    assert len(store.entities) == 1 and result.merges[0].rule == "embedding"
+
+
 def test_relations_are_remapped_and_identical_facts_collapse(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
