@@ -9,8 +9,12 @@ Two rules, in order, and only ever within one entity type:
    merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
    by rule 2, because their embeddings are close while the things are not the same. Nor do
    names that each have a word the other lacks ("Tim Curry", "John Curry"; "Eastern Roman
-   Empire", "Western Roman Empire"): rule 2 joins spellings of one name ("Knicks", "New York
-   Knicks"; "U.S.", "United States"), and close embeddings of names sharing a word are not that.
+   Empire", "Western Roman Empire"), that differ by a qualifier ("Ireland", "Northern Ireland")
+   or whose first parts differ ("Kingston, Jamaica", "Jamaica"); see
+   :func:`noema.names.names_compatible`. Rule 2 joins spellings of one name ("Knicks", "New
+   York Knicks"; "U.S.", "United States"), and close embeddings of names sharing a word are not
+   that. A name is compared with the name of the entity it would join, not only with the
+   spelling that led there, so a chain of close names stops at the first conflict.
 
 Every merge is recorded as a :class:`MergeRecord`.
 """
@@ -169,7 +173,11 @@ class Canonicalizer:
                     target, similarity = self._first_match(
                         batch_hits.get(eid, ()),
                         entity.name,
-                        lambda c: (mapping[c], incoming.entities[c].name) if c in mapping else None,
+                        # compared with the name the other spelling was merged into, so a chain
+                        # of close names ("West Germanic", "Germanic", "North Germanic") stops
+                        lambda c: (
+                            (mapping[c], store.entities[mapping[c]].name) if c in mapping else None
+                        ),
                     )
             if target is not None:
                 mapping[eid] = target

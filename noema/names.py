@@ -77,6 +77,13 @@ def is_business_suffix(name: str) -> bool:
 
 
 _FILLER_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "at", "for", "de", "la"})
+# Words that make a different thing of the same name: "Northern Ireland" is not "Ireland", "New
+# York" is not "York", "Sea Hunters II" is not "Sea Hunters".
+_QUALIFIERS = frozenset(
+    ["north", "south", "east", "west", "northern", "southern", "eastern", "western", "central"]
+    + ["upper", "lower", "new", "old", "greater", "little"]
+)
+_NUMERALS = frozenset(["ii", "iii", "iv", "vi", "vii", "viii", "ix"])
 
 
 def _content_words(name: str) -> list[str]:
@@ -93,19 +100,27 @@ def names_compatible(a: str, b: str) -> bool:
     other ("Knicks", "New York Knicks"), or one is the other's initials ("UK", "United Kingdom").
 
     Names that each have a word the other lacks are two things however close their embeddings:
-    "Tim Curry" and "John Curry", "Eastern Roman Empire" and "Western Roman Empire".
+    "Tim Curry" and "John Curry", "Eastern Roman Empire" and "Western Roman Empire". So are
+    names that differ by a qualifier ("Ireland", "Northern Ireland"), and places whose first part
+    differs ("Kingston, Jamaica" is in "Jamaica", not the same place).
 
     Example:
         >>> names_compatible("Evan Lysacek", "Evan Frank Lysacek"), names_compatible("U.S.", "United States")
         (True, True)
-        >>> names_compatible("Eric Arthur Blair", "Samuel Blair")
-        False
+        >>> names_compatible("Eric Arthur Blair", "Samuel Blair"), names_compatible("Jamaica", "Kingston, Jamaica")
+        (False, False)
     """
+    if "," in a or "," in b:
+        return names_compatible(a.split(",")[0], b.split(",")[0])
     x, y = _content_words(a), _content_words(b)
     if not x or not y:
         return True
+    if set(x) & _NUMERALS != set(y) & _NUMERALS:
+        return False
     if set(x) <= set(y) or set(y) <= set(x):
-        return True
+        # "New York Knicks" is a longer "Knicks"; "Northern Ireland" is not a longer "Ireland"
+        extra = set(x) ^ set(y)
+        return not extra or not extra <= _QUALIFIERS
     for short, long in ((x, y), (y, x)):
         if len(short) == 1 and len(long) > 1 and short[0] == "".join(w[0] for w in long):
             return True

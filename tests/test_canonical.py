@@ -7,7 +7,7 @@ import pytest
 import noema
 from noema import SemanticGraph
 from noema.canonical import Canonicalizer
-from noema.names import normalize_name
+from noema.names import names_compatible, normalize_name
 
 
 @pytest.mark.parametrize(
@@ -105,6 +105,38 @@ def test_a_shorter_spelling_or_initials_still_merge_by_embedding(
     store = one(a, type_)
     result = Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
     assert len(store.entities) == 1 and result.merges[0].rule == "embedding"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("Evan Lysacek", "Evan Frank Lysacek", True),
+        ("UK", "United Kingdom", True),
+        ("Indian Institutes of Technology", "Indian Institute of Technology", True),
+        ("Berlin, Germany", "Berlin", True),
+        ("Knicks", "New York Knicks", True),
+        ("Eric Arthur Blair", "Samuel Blair", False),
+        ("Ireland", "Northern Ireland", False),
+        ("York", "New York", False),
+        ("Sea Hunters", "Sea Hunters II", False),
+        ("Jamaica", "Kingston, Jamaica", False),
+        ("Bogota, Colombia", "Colombia", False),
+    ],
+)
+def test_names_compatible(a: str, b: str, same: bool) -> None:
+    assert names_compatible(a, b) is same and names_compatible(b, a) is same
+
+
+def test_a_chain_of_close_names_in_one_batch_stops_at_a_conflict(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    # "Margaret More" is close to "Margaret", which merged into "Queen Margaret": it must not
+    # follow it there.
+    incoming = SemanticGraph()
+    for name in ("Queen Margaret", "Margaret", "Margaret More"):
+        incoming.add_entity(name, "PERSON")
+    Canonicalizer(embedder, 0.5).merge_into(store := SemanticGraph(), incoming)
+    assert sorted(e.name for e in store.entities.values()) == ["Margaret More", "Queen Margaret"]
 
 
 def test_relations_are_remapped_and_identical_facts_collapse(
