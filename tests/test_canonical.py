@@ -66,28 +66,17 @@ def test_embedding_merge_respects_threshold(embedder: noema.SentenceTransformerE
 @pytest.mark.parametrize(
     ("a", "b", "type_"),
     [
+        # values, and names whose numbers differ
         ("iPhone 14", "iPhone 15", "PRODUCT"),
         ("2019", "2020", "DATE"),
         ("$5 million", "$6 million", "MONEY"),
-    ],
-)
-def test_values_and_numbered_names_do_not_merge_by_embedding(
-    embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str
-) -> None:
-    store = one(a, type_)
-    Canonicalizer(embedder, 0.5).merge_into(store, one(b, type_))
-    assert len(store.entities) == 2
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "type_"),
-    [
+        # names that each have a word the other lacks
         ("Tim Curry", "John Curry", "PERSON"),
         ("Eastern Roman Empire", "Western Roman Empire", "ORG"),
         ("Havana", "Cuba", "GPE"),
     ],
 )
-def test_names_that_each_have_a_word_the_other_lacks_do_not_merge_by_embedding(
+def test_names_that_are_not_spellings_of_one_name_do_not_merge_by_embedding(
     embedder: noema.SentenceTransformerEmbedder, a: str, b: str, type_: str
 ) -> None:
     store = one(a, type_)

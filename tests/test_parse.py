@@ -286,14 +286,11 @@ def test_it_means_the_topic_when_the_text_says_it_whatever_ner_said(
 
 
 def test_a_capitalized_possessive_title_is_a_name_of_its_own(extractor: SpacyExtractor) -> None:
-    g = extractor.extract(
-        [
-            Document(
-                "Charlotte's Shorts is a live performance of Charlotte Dean's short stories. "
-                "It was performed in Los Angeles.",
-                metadata={"title": "Charlotte's Shorts"},
-            )
-        ]
+    found = facts(
+        extractor,
+        "Charlotte's Shorts is a live performance of Charlotte Dean's short stories. "
+        "It was performed in Los Angeles.",
+        title="Charlotte's Shorts",
     )
-    names = {g.entities[r.subject_id].name for r in g.relations.values()}
-    assert "Charlotte's Shorts" in names and "Charlotte" not in names
+    subjects = {s for s, _, _ in found}
+    assert "Charlotte's Shorts" in subjects and "Charlotte" not in subjects
