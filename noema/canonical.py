@@ -174,7 +174,7 @@ class Canonicalizer:
                         batch_hits.get(eid, ()),
                         entity.name,
                         # compared with the name the other spelling was merged into, so a chain
-                        # of close names ("West Germanic", "Germanic", "North Germanic") stops
+                        # of close names ("Margaret More", "Margaret", "Queen Margaret") stops
                         lambda c: (
                             (mapping[c], store.entities[mapping[c]].name) if c in mapping else None
                         ),

@@ -19,10 +19,11 @@ predicate each gives (lemma-based, lowercase snake_case):
 document's ``title`` metadata when there is one (a trailing "(band)" is ignored), else the subject
 of its first sentence. Whether "he"/"she" or "it" is the one meant follows the document's own
 subject pronouns when they are all of one kind, else the main entity's NER type. A definite
-common-noun subject ("The band played in Tulsa") stands for the main entity too. Named things no rule connected are linked to their sentence's topic (its
-subject, else the main entity) with the verb or noun they hang from as predicate, at a lower
-confidence, so every name in the text can be reached. Proper nouns NER missed become entities
-of type OTHER unless the same name has a type elsewhere in the batch.
+common-noun subject ("The band played in Tulsa") stands for the main entity too. Named things
+no rule connected are linked to their sentence's topic (its subject, else the main entity) with
+the verb or noun they hang from as predicate, at a lower confidence, so every name in the text
+can be reached. Proper nouns NER missed become entities of type OTHER unless the same name has a
+type elsewhere in the batch.
 
 spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
 and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
@@ -383,11 +384,10 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
         for name in found.names:
             if name.lower() == lowered:
                 return name
-        for name in found.names:  # "Nvidia's early years" is about Nvidia
-            for mark in ("'s ", "\u2019s "):
-                owner, _, rest = wanted.partition(mark)
-                # but "Charlotte's Web" is a title of its own, not an aspect of Charlotte
-                if rest and not rest[0].isupper() and owner.lower() == name.lower():
+        owner = _possessive_owner(wanted)
+        if owner is not None:
+            for name in found.names:
+                if name.lower() == owner.lower():
                     return name
         # The title names the topic even when NER missed it; its type comes from the best-matching
         # entity inside it, else OTHER. A year or an amount inside a title ("1986 OFC U-20
@@ -405,6 +405,16 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
             if token.dep_ in ("nsubj", "nsubjpass") and token.i in by_token:
                 return by_token[token.i]
         break
+    return None
+
+
+def _possessive_owner(title: str) -> str | None:
+    """ "Nvidia" for "Nvidia's early years", which is about Nvidia; ``None`` for "Charlotte's
+    Web", a title of its own rather than an aspect of Charlotte."""
+    for mark in ("'s ", "\u2019s "):
+        owner, _, rest = title.partition(mark)
+        if rest and not rest[0].isupper():
+            return owner
     return None
 
 
