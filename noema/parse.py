@@ -313,12 +313,16 @@ class SpacyExtractor:
 
 
 def _joined_places(ents: Sequence[Any]) -> list[Any]:
-    """ "Tumwater, Washington" tagged as two GPEs is one place: join "GPE , GPE" into one span."""
+    """ "Tumwater, Washington" tagged as two GPEs is one place: join "GPE , GPE" into one span.
+
+    A run that goes on with "and" or "or" ("Idaho, Oregon, Washington, and California"), or
+    has more parts than "city, region, country", is a list of places and stays apart.
+    """
     from spacy.tokens import Span
 
-    out: list[Any] = []
+    runs: list[list[Any]] = []
     for ent in ents:
-        last = out[-1] if out else None
+        last = runs[-1][-1] if runs else None
         if (
             last is not None
             and ent.label_ == "GPE"
@@ -327,10 +331,24 @@ def _joined_places(ents: Sequence[Any]) -> list[Any]:
             and ent.doc[last.end].text == ","
             and "\n" not in ent.doc[last.start : ent.end].text
         ):
-            out[-1] = Span(ent.doc, last.start, ent.end, label="GPE")
+            runs[-1].append(ent)
         else:
-            out.append(ent)
+            runs.append([ent])
+    out: list[Any] = []
+    for run in runs:
+        if len(run) == 1 or len(run) > 3 or _list_goes_on(run[-1]):
+            out.extend(run)
+        else:
+            out.append(Span(run[0].doc, run[0].start, run[-1].end, label="GPE"))
     return out
+
+
+def _list_goes_on(span: Any) -> bool:
+    """Whether "and" or "or" follows ``span``, after a comma or not: it ends a list."""
+    doc, i = span.doc, span.end
+    if i < len(doc) and doc[i].text == ",":
+        i += 1
+    return i < len(doc) and doc[i].lower_ in ("and", "or")
 
 
 def _within_line(span: Any) -> Any:

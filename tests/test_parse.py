@@ -294,3 +294,16 @@ def test_a_capitalized_possessive_title_is_a_name_of_its_own(extractor: SpacyExt
     )
     subjects = {s for s, _, _ in found}
     assert "Charlotte's Shorts" in subjects and "Charlotte" not in subjects
+
+
+def test_city_and_state_join_but_a_list_of_places_does_not(extractor: SpacyExtractor) -> None:
+    def places(text: str) -> set[str]:
+        g = extractor.extract([Document(text)])
+        return {e.name for e in g.entities.values() if e.type == "GPE"}
+
+    assert "Tumwater, Washington" in places(
+        "The Olympia Brewing Company was a brewery located in Tumwater, Washington, near Olympia."
+    )
+    listed = places("The band toured Idaho, Oregon, Washington, and California in 1999.")
+    assert {"Idaho", "Oregon", "Washington", "California"} <= listed
+    assert not any("," in name for name in listed)
