@@ -27,13 +27,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from noema.embed import Embedder
-from noema.graph import SemanticGraph
+from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
 from noema.names import names_compatible, normalize_name
 
 __all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
 
-_NO_EMBEDDING_MERGE = frozenset({"DATE", "MONEY"})
 _DIGITS = re.compile(r"\d+")
 
 
@@ -136,7 +135,7 @@ class Canonicalizer:
         mapping: dict[str, str],
         merges: list[MergeRecord],
     ) -> list[str]:
-        embeddable = [e for e in pending if incoming.entities[e].type not in _NO_EMBEDDING_MERGE]
+        embeddable = [e for e in pending if incoming.entities[e].type not in VALUE_TYPES]
         vectors = self.embedder.embed([incoming.entities[e].name for e in embeddable])
         row = {e: n for n, e in enumerate(embeddable)}
         by_type: dict[str, list[str]] = {}
@@ -268,7 +267,7 @@ class Canonicalizer:
         missing = [e for e in store.entities.values() if e.id not in self._synced]
         if not missing:
             return
-        embeddable = [e for e in missing if e.type not in _NO_EMBEDDING_MERGE]
+        embeddable = [e for e in missing if e.type not in VALUE_TYPES]
         vectors = self.embedder.embed([e.name for e in embeddable])
         for entity in missing:
             for name in (entity.name, *entity.aliases):

@@ -27,12 +27,16 @@ __all__ = [
     "Event",
     "Mention",
     "Relation",
+    "VALUE_TYPES",
     "SemanticGraph",
     "normalize_predicate",
 ]
 
 EntityType = Literal["PERSON", "ORG", "GPE", "LOC", "DATE", "EVENT", "PRODUCT", "MONEY", "OTHER"]
 ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
+# Dates and amounts are attributes of things rather than things: the graph walk does not pass
+# through them, embedding similarity does not merge them, and they never type a topic.
+VALUE_TYPES = frozenset({"DATE", "MONEY"})
 
 GRAPH_FORMAT_VERSION = 1
 

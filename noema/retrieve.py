@@ -20,7 +20,7 @@ import numpy as np
 
 from noema.embed import Vectors
 from noema.filters import FactFilter
-from noema.graph import Citation, SemanticGraph
+from noema.graph import VALUE_TYPES, Citation, SemanticGraph
 from noema.index import VectorIndex
 from noema.notation import decode, encode_facts, parse_notation
 from noema.resources import count_tokens
@@ -170,11 +170,6 @@ def _search(
         k *= 4
 
 
-# A date or an amount of money is an attribute of the facts that name it; walking through it
-# would join every fact of the same year, so expansion does not pass through these entities.
-_VALUE_TYPES = frozenset({"DATE", "MONEY"})
-
-
 def _entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
     rel = graph.relations.get(fact_id)
     if rel is not None:
@@ -214,7 +209,7 @@ def _priority_order(
     for step in range(hops):
         following: list[str] = []
         for eid in frontier:
-            if graph.entities[eid].type in _VALUE_TYPES:
+            if graph.entities[eid].type in VALUE_TYPES:  # a shared year would join everything
                 continue
             for fact_id in graph.facts_of(eid):
                 if fact_filter is not None and not fact_filter.allows(graph, fact_id):
