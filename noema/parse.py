@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from noema.graph import Document, Mention, SemanticGraph, normalize_predicate
+from noema.graph import VALUE_TYPES, Document, Mention, SemanticGraph, normalize_predicate
 from noema.names import clean_name, is_business_suffix
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
@@ -97,7 +97,6 @@ _PLACE_NOUNS = frozenset(
     ]
 )
 _COPULAS = frozenset({"be", "become", "remain"})
-_VALUE_TYPES = frozenset({"DATE", "MONEY"})  # attributes of things, not things
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _THING_PRONOUNS = frozenset({"it", "its"})
@@ -269,9 +268,14 @@ class SpacyExtractor:
                 by_token[token.i] = name
             return name
 
-        reader = _SentenceReader(by_token, main, found.names, register)
-        reader.main_is_person = _pronouns_say_person(spacy_doc, reader.main_is_person)
-        reader.kinds = _main_kinds(spacy_doc, main, by_token)
+        votes = found.names[main].most_common(1) if main else []
+        reader = _SentenceReader(
+            by_token,
+            main,
+            register,
+            main_is_person=_pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON")),
+            kinds=_main_kinds(spacy_doc, main, by_token),
+        )
         for sent in spacy_doc.sents:
             mention = Mention(doc_id, offset + sent.start_char, offset + sent.end_char)
             for subject, predicate, obj, rule in reader.read(sent):
@@ -414,7 +418,7 @@ def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str
         inner = [n for n in found.names if n.lower() in lowered]
         votes: Counter[str] = Counter()
         for name in inner:
-            votes.update({t: n for t, n in found.names[name].items() if t not in _VALUE_TYPES})
+            votes.update({t: n for t, n in found.names[name].items() if t not in VALUE_TYPES})
         found.names[wanted] = Counter({votes.most_common(1)[0][0] if votes else "OTHER": 1})
         found.mentions.setdefault(wanted, [])
         return wanted
@@ -447,8 +451,8 @@ def _pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
     person = thing = 0
     for token in spacy_doc:
         if token.dep_ in ("nsubj", "nsubjpass"):
-            person += token.lower_ in ("he", "she")
-            thing += token.lower_ == "it"
+            person += token.lower_ in _PERSON_PRONOUNS
+            thing += token.lower_ in _THING_PRONOUNS
     if person and not thing:
         return True
     if thing and not person:
@@ -478,15 +482,16 @@ class _SentenceReader:
         self,
         by_token: dict[int, str],
         main: str | None,
-        names: dict[str, Counter[str]],
         register: Callable[[Any], str | None],
+        *,
+        main_is_person: bool,
+        kinds: frozenset[str],
     ):
         self.by_token = by_token
         self.main = main
-        votes = names[main].most_common(1) if main else []
-        self.main_is_person = bool(votes and votes[0][0] == "PERSON")
+        self.main_is_person = main_is_person  # "he"/"she" mean the main entity, else "it" does
         self.register = register
-        self.kinds: frozenset[str] = frozenset()  # nouns that name the main entity: "the band"
+        self.kinds = kinds  # nouns that name the main entity: "the band"
 
     def read(self, sent: Any) -> Iterator[tuple[str, str, str, str]]:
         linked: set[str] = set()
