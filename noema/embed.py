@@ -98,11 +98,12 @@ class SentenceTransformerEmbedder:
                 unique,
                 batch_size=self.batch_size,
                 convert_to_numpy=True,
-                normalize_embeddings=True,
+                normalize_embeddings=False,
                 show_progress_bar=False,
             ).astype(np.float32, copy=False)
-        if bfloat16:  # normalized again in float32: bfloat16 leaves norms a little off 1
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        # normalized here, in float32, whatever precision the model ran in (in bfloat16 the
+        # model's own normalization would leave norms a little off 1)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         if len(unique) == len(texts):
             return np.ascontiguousarray(vectors)
         row = {text: n for n, text in enumerate(unique)}
