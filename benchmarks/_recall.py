@@ -20,8 +20,11 @@ from _common import add_embedder_options, embedder_from, machine, peak_rss_mb, p
 
 import noema
 from noema.evaluate import ChunkRetriever, answer_in_context
+from noema.options import FORMATS, SEED_STRATEGIES
 
 BUDGETS = (100, 200, 400)
+# what one method answers: the context, its tokens, source ids in rank order, facts in it
+Answer = tuple[str, int, list[str], int]
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,18 @@ def parser_for(doc: str | None, default_questions: int) -> argparse.ArgumentPars
     parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
     add_embedder_options(parser)
     parser.add_argument("--skip-bm25", action="store_true")
+    parser.add_argument(
+        "--formats", nargs="+", default=list(FORMATS), choices=FORMATS, help="Noema formats"
+    )
+    parser.add_argument("--seeds", default="graph", choices=SEED_STRATEGIES)
+    parser.add_argument(
+        "--bundle",
+        type=Path,
+        help="load the knowledge base from this bundle when it exists, else build and save it there",
+    )
+    parser.add_argument(
+        "--skip-vector", action="store_true", help="leave out the vector-seeds (spec) row"
+    )
     return parser
 
 
@@ -93,10 +108,15 @@ def main(
     rss_start = peak_rss_mb()
 
     kb = noema.KnowledgeBase(embedder=embedder, n_process=args.n_process)
+    cached = args.bundle is not None and args.bundle.is_file()
     with timer() as noema_build:
-        kb.ingest(documents)
+        if cached:  # a bundle of an earlier run: retrieval figures only, no build time
+            kb = noema.KnowledgeBase.load(args.bundle, embedder=embedder)
+        else:
+            kb.ingest(documents)
         with tempfile.TemporaryDirectory() as tmp:
-            bundle = kb.save(Path(tmp) / "pool.noema")  # builds the fact index
+            # saving builds the fact index and the sentence sidecar
+            bundle = kb.save(args.bundle or Path(tmp) / "pool.noema")
             bundle_size = bundle.stat().st_size
     rss_noema = peak_rss_mb()
     with timer() as chunk_build:
@@ -106,12 +126,42 @@ def main(
         with timer() as bm25_build:
             bm25 = BM25Chunks(documents, chunks)
 
-    methods: dict[str, object] = {"noema": kb, "chunks": chunks}
+    def noema_method(format: str, seeds: str) -> Callable[[str, int], Answer]:
+        def run(question: str, budget: int) -> Answer:
+            result = kb.retrieve(
+                question,
+                top_k=args.top_k,
+                hops=args.hops,
+                max_tokens=budget,
+                format=format,  # type: ignore[arg-type]
+                seeds=seeds,  # type: ignore[arg-type]
+            )
+            ranked = list(
+                dict.fromkeys(c.document_id for f in result.fact_ids for c in result.citations[f])
+            )
+            return result.text, result.token_count, ranked, len(result.fact_ids)
+
+        return run
+
+    def baseline(method: ChunkRetriever | BM25Chunks) -> Callable[[str, int], Answer]:
+        def run(question: str, budget: int) -> Answer:
+            context, ranked = method.retrieve(question, budget)
+            return context, noema.count_tokens(context), ranked, 0
+
+        return run
+
+    methods: dict[str, Callable[[str, int], Answer]] = {
+        f"noema {f}": noema_method(f, args.seeds) for f in args.formats
+    }
+    if args.seeds == "graph" and not args.skip_vector:
+        methods["noema notation, vector seeds (spec)"] = noema_method("notation", "vector")
+    methods["chunks"] = baseline(chunks)
     if bm25 is not None:
-        methods["bm25"] = bm25
+        methods["bm25"] = baseline(bm25)
     hits = {(m, b): 0 for m in methods for b in BUDGETS}
     subset_hits = {(m, b): 0 for m in methods for b in BUDGETS}
     tokens = {(m, b): [] for m in methods for b in BUDGETS}  # type: ignore[var-annotated]
+    facts = {m: [] for m in methods}  # type: ignore[var-annotated]
     latency = {m: [] for m in methods}  # type: ignore[var-annotated]
     recall2 = {m: [] for m in methods}  # type: ignore[var-annotated]
     recall5 = {m: [] for m in methods}  # type: ignore[var-annotated]
@@ -120,22 +170,12 @@ def main(
         for name, method in methods.items():
             for budget in BUDGETS:
                 start = time.perf_counter()
-                if name == "noema":
-                    result = kb.retrieve(
-                        q.text, top_k=args.top_k, hops=args.hops, max_tokens=budget
-                    )
-                    context, used = result.text, result.token_count
-                    ranked = list(
-                        dict.fromkeys(
-                            c.document_id for f in result.fact_ids for c in result.citations[f]
-                        )
-                    )
-                else:
-                    context, ranked = method.retrieve(q.text, budget)  # type: ignore[attr-defined]
-                    used = noema.count_tokens(context)
+                context, used, ranked, fact_count = method(q.text, budget)
                 elapsed = time.perf_counter() - start
                 if budget == 200:
                     latency[name].append(elapsed)
+                    if fact_count:
+                        facts[name].append(used / fact_count)
                 if budget == 400:
                     recall2[name].append(passage_recall(ranked, q.gold, 2))
                     recall5[name].append(passage_recall(ranked, q.gold, 5))
@@ -147,7 +187,7 @@ def main(
     n = len(questions)
     print(f"{title}: {n} questions ({in_subset} {subset}), {len(documents):,} paragraphs pooled")
     print(
-        f"Noema top_k={args.top_k} hops={args.hops} n_process={args.n_process}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model} ({precision}); {machine()}\n"
+        f"Noema top_k={args.top_k} hops={args.hops} seeds={args.seeds} n_process={args.n_process}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model} ({precision}); {machine()}\n"
     )
     rows = []
     for name in methods:
@@ -160,6 +200,7 @@ def main(
         row.append(f"{np.mean(recall2[name]):.1%} / {np.mean(recall5[name]):.1%}")
         ms = np.array(latency[name]) * 1000
         row.append(f"{np.percentile(ms, 50):.1f} / {np.percentile(ms, 95):.1f}")
+        row.append(f"{np.mean(facts[name]):.1f}" if facts[name] else "")
         rows.append(row)
     print_table(
         [
@@ -168,6 +209,7 @@ def main(
             "mean tokens 100/200/400",
             "passage R@2 / R@5",
             "query ms p50 / p95",
+            "tokens per fact @200",
         ],
         rows,
     )
@@ -177,7 +219,8 @@ def main(
         ["build", "seconds", "notes"],
         [
             [
-                "noema (parse, canonicalize, embed facts, save)",
+                "noema (parse, canonicalize, embed facts and sentences, save)"
+                + (" [loaded from --bundle]" if cached else ""),
                 f"{noema_build[0]:.1f}",
                 f"{len(g.entities):,} entities, {len(g.relations):,} facts, bundle {bundle_size / 1e6:.1f} MB, peak RSS {rss_noema:,.0f} MB (from {rss_start:,.0f})",
             ],

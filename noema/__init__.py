@@ -43,6 +43,7 @@ from noema.notation import (
     encode_graph,
     parse_notation,
 )
+from noema.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
 from noema.parse import Extractor, RelationPattern, SpacyExtractor
 from noema.resources import count_tokens, get_encoding
 from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
@@ -50,6 +51,7 @@ from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
     "BundleError",
+    "DEFAULT_SIMILARITY_THRESHOLD",
     "Citation",
     "Document",
     "ENTITY_TYPES",
@@ -75,6 +77,7 @@ __all__ = [
     "Relation",
     "RelationPattern",
     "RetrievalResult",
+    "RetrieveOptions",
     "RoundTripReport",
     "SemanticGraph",
     "SentenceTransformerEmbedder",

@@ -16,6 +16,12 @@ Members (read by name; anything else in the zip is ignored):
     fact: the relations in ``graph.json`` order, then the events in ``graph.json`` order.
 ``index.faiss``
     ``faiss.serialize_index`` of an ``IndexFlatIP`` over those rows, in the same order.
+``sentences.bin`` (optional)
+    The sentence sidecar (:mod:`noema.sentences`): ``sentences.rows`` x ``embedding_dimension``
+    little-endian float32, one row per source sentence in ``(document id, start, end)`` order,
+    the text embedded as ``sentences.rendering`` says. A bundle without it (written before it
+    existed), or whose rendering differs from this Noema's, has the sidecar rebuilt from
+    ``graph.json`` on first use; its vectors are never mixed with the fact vectors.
 
 Loading checks, before anything is trusted: the zip structure, member sizes against limits (so a
 zip bomb is refused before it is inflated), every sha256, the schema version (newer ones are
@@ -42,6 +48,7 @@ from noema.canonical import MergeRecord
 from noema.errors import BundleError, GraphError
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
+from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
 
 __all__ = ["SCHEMA_VERSION", "BundleContents", "read_bundle", "write_bundle"]
 
@@ -49,6 +56,7 @@ SCHEMA_VERSION = 1
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
 MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
+SENTENCES_MEMBER = "sentences.bin"
 # Limits checked against the zip directory before a member is inflated.
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MEMBER_BYTES = 8 << 30
@@ -64,6 +72,7 @@ class BundleContents:
     index: VectorIndex
     merge_log: tuple[MergeRecord, ...]
     manifest: dict[str, Any]
+    sentences: SentenceIndex | None = None
 
 
 def fact_order(graph: SemanticGraph) -> list[str]:
@@ -81,6 +90,7 @@ def write_bundle(
     spacy_model: str,
     similarity_threshold: float,
     noema_version: str,
+    sentences: SentenceIndex | None = None,
 ) -> dict[str, Any]:
     """Write a bundle atomically and return its manifest.
 
@@ -101,6 +111,13 @@ def write_bundle(
         "embeddings.bin": ordered.vector_bytes(),
         "index.faiss": ordered.index_bytes(),
     }
+    sentence_info = None
+    if sentences is not None:
+        keys = [sentence_key(graph, s) for s in source_sentences(graph)]
+        if keys != sentences.vectors.ids:
+            raise BundleError("the sentence sidecar was built for another graph")
+        members[SENTENCES_MEMBER] = sentences.vectors.vector_bytes()
+        sentence_info = {"rows": len(keys), "rendering": SENTENCE_RENDERING}
     manifest = {
         "format": FORMAT_NAME,
         "schema_version": SCHEMA_VERSION,
@@ -117,6 +134,7 @@ def write_bundle(
         "spacy_model": spacy_model,
         "similarity_threshold": similarity_threshold,
         "embedding_rows": EMBEDDING_ROWS,
+        **({"sentences": sentence_info} if sentence_info is not None else {}),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             for name, data in members.items()
@@ -240,7 +258,40 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
     index = VectorIndex.from_bytes(
         fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
     )
-    return BundleContents(graph=graph, index=index, merge_log=merge_log, manifest=manifest)
+    sentences = _read_sentences(zf, manifest, graph, dimension, name)
+    return BundleContents(
+        graph=graph, index=index, merge_log=merge_log, manifest=manifest, sentences=sentences
+    )
+
+
+def _read_sentences(
+    zf: zipfile.ZipFile, manifest: dict[str, Any], graph: SemanticGraph, dimension: int, name: str
+) -> SentenceIndex | None:
+    """The optional sentence sidecar; ``None`` when absent or made with another rendering (it is
+    then rebuilt from the graph), :class:`BundleError` when present but damaged."""
+    info = manifest.get("sentences")
+    entry = manifest["members"].get(SENTENCES_MEMBER)
+    if info is None and entry is None:
+        return None
+    if not isinstance(info, dict) or not isinstance(entry, dict):
+        raise BundleError(f"{name!r}: manifest describes {SENTENCES_MEMBER} only in part")
+    if info.get("rendering") != SENTENCE_RENDERING:
+        return None  # embedded another way: re-embedded on first use, never mixed
+    size, digest = entry.get("size"), entry.get("sha256")
+    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
+        raise BundleError(f"{name!r}: manifest has no size and sha256 for {SENTENCES_MEMBER}")
+    blob = _member(zf, SENTENCES_MEMBER, min(MAX_MEMBER_BYTES, size), name)
+    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {SENTENCES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+    keys = [sentence_key(graph, s) for s in source_sentences(graph)]
+    if info.get("rows") != len(keys):
+        raise BundleError(
+            f"{name!r}: {SENTENCES_MEMBER} declares {info.get('rows')!r} rows, graph.json has "
+            f"{len(keys)} source sentences"
+        )
+    return SentenceIndex.from_vectors(graph, VectorIndex.from_bytes(keys, dimension, blob, None))
 
 
 def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:

@@ -18,8 +18,16 @@ from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
 from noema.kb import KnowledgeBase
 from noema.notation import decode, encode_graph
+from noema.options import (
+    DEFAULT_SIMILARITY_THRESHOLD,
+    FORMATS,
+    SEED_STRATEGIES,
+    RetrieveOptions,
+)
 from noema.roundtrip import check_round_trip
 from noema.sources import read_documents
+
+DEFAULTS = RetrieveOptions()
 
 __all__ = ["main"]
 
@@ -79,6 +87,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         format=args.format,
         token_model=args.token_model,
+        seeds=args.seeds,
+        min_similarity=args.min_similarity,
         filters=_filters(args),
         explain=args.explain,
     )
@@ -90,11 +100,12 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         print("(no facts found)", file=sys.stderr)
     for step in result.explanation or ():
-        how = (
-            f"seed, similarity {step.similarity}"
-            if step.reason == "seed"
-            else f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}"
-        )
+        how = {
+            "seed": f"seed, similarity {step.similarity}",
+            "sentence": f"its sentence is a seed, similarity {step.similarity}",
+            "hop": f"hop from {step.seed_id} to the document about {step.path[-1] if step.path else '?'}, similarity {step.similarity}",
+            "expansion": f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}",
+        }[step.reason]
         print(
             f"# {step.order:>3} {'in ' if step.included else 'cut'} {step.fact_id}: {how}",
             file=sys.stderr,
@@ -333,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
     p.add_argument("--spacy-model", default="en_core_web_sm")
     p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
-    p.add_argument("--similarity-threshold", type=float, default=0.85)
+    p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
     p.set_defaults(run=cmd_build)
 
@@ -345,11 +356,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("bundle")
     p.add_argument("question")
-    p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--hops", type=int, default=1)
-    p.add_argument("--max-tokens", type=int, default=200)
-    p.add_argument("--format", choices=["notation", "natural_language"], default="notation")
-    p.add_argument("--token-model", default="cl100k_base")
+    _retrieve_arguments(p)
+    p.add_argument("--format", choices=FORMATS, default=DEFAULTS.format)
+    p.add_argument("--token-model", default=DEFAULTS.token_model)
+    p.add_argument(
+        "--seeds",
+        choices=SEED_STRATEGIES,
+        default=DEFAULTS.seeds,
+        help="'graph': fact and sentence seeds with a hop to the documents about their entities; "
+        "'vector': only the top-k fact vectors (the original design)",
+    )
+    p.add_argument(
+        "--min-similarity",
+        type=float,
+        default=DEFAULTS.min_similarity,
+        help="return nothing when no fact or sentence is at least this similar to the question",
+    )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.add_argument("--explain", action="store_true", help="say why each fact is there (on stderr)")
     p.add_argument(
@@ -376,9 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("bundle")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--question")
-    p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--hops", type=int, default=1)
-    p.add_argument("--max-tokens", type=int, default=200)
+    _retrieve_arguments(p)
     p.add_argument(
         "--graphml", action="store_true", help="write the whole graph as GraphML instead"
     )
@@ -424,8 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
         help='JSONL: {"question": ..., "answer": ...} per line (answer optional)',
     )
     p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
-    p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--hops", type=int, default=1)
+    p.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
+    p.add_argument("--hops", type=int, default=DEFAULTS.hops)
     p.add_argument("--spacy-model", default="en_core_web_sm")
     p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
     p.add_argument("--json", action="store_true")
@@ -440,6 +460,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("bundle")
     p.set_defaults(run=cmd_validate)
     return parser
+
+
+def _retrieve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
+    p.add_argument("--hops", type=int, default=DEFAULTS.hops)
+    p.add_argument("--max-tokens", type=int, default=DEFAULTS.max_tokens)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from noema.embed import Embedder
 from noema.graph import Document
 from noema.kb import KnowledgeBase
+from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import Extractor
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
-from noema.retrieve import Format, RetrievalResult
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
+from noema.retrieve import RetrievalResult
 
 __all__ = ["compress"]
 
@@ -20,12 +21,14 @@ def compress(
     documents: Sequence[Document],
     question: str,
     *,
-    top_k: int = 5,
-    hops: int = 1,
-    max_tokens: int = 200,
-    format: Format = "notation",
-    token_model: str = DEFAULT_TOKEN_MODEL,
-    similarity_threshold: float = 0.85,
+    top_k: int = RetrieveOptions.top_k,
+    hops: int = RetrieveOptions.hops,
+    max_tokens: int = RetrieveOptions.max_tokens,
+    format: Format = RetrieveOptions.format,
+    token_model: str = RetrieveOptions.token_model,
+    seeds: SeedStrategy = RetrieveOptions.seeds,
+    min_similarity: float | None = RetrieveOptions.min_similarity,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     spacy_model: str = DEFAULT_SPACY_MODEL,
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     extractor: Extractor | None = None,
@@ -59,4 +62,6 @@ def compress(
         max_tokens=max_tokens,
         format=format,
         token_model=token_model,
+        seeds=seeds,
+        min_similarity=min_similarity,
     )

@@ -19,6 +19,7 @@ from noema.embed import Embedder
 from noema.graph import Document
 from noema.index import VectorIndex
 from noema.kb import KnowledgeBase
+from noema.options import Format, RetrieveOptions
 from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
 
 __all__ = [
@@ -140,9 +141,10 @@ def evaluate(
     questions: Sequence[EvalQuestion],
     *,
     budgets: Sequence[int] = (100, 200, 400),
-    top_k: int = 5,
-    hops: int = 1,
-    token_model: str = DEFAULT_TOKEN_MODEL,
+    top_k: int = RetrieveOptions.top_k,
+    hops: int = RetrieveOptions.hops,
+    token_model: str = RetrieveOptions.token_model,
+    format: Format = RetrieveOptions.format,
 ) -> list[EvalRow]:
     """Noema and the chunk retriever on the same documents and questions.
 
@@ -162,6 +164,7 @@ def evaluate(
                         hops=hops,
                         max_tokens=budget,
                         token_model=token_model,
+                        format=format,
                     )
                     context, used = result.text, result.token_count
                 else:

@@ -20,10 +20,12 @@ from noema.errors import ModelMismatchError
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
 from noema.index import VectorIndex
-from noema.notation import encode_facts, encode_graph
+from noema.notation import decode, encode_facts, encode_graph
+from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import Extractor, SpacyExtractor
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, DEFAULT_TOKEN_MODEL
-from noema.retrieve import Format, RetrievalResult, check_retrieve_options, retrieve_facts
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
+from noema.retrieve import RetrievalResult, retrieve_facts
+from noema.sentences import SentenceIndex
 from noema.sources import read_documents
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
@@ -87,7 +89,7 @@ class KnowledgeBase:
 
     def __init__(
         self,
-        similarity_threshold: float = 0.85,
+        similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
         spacy_model: str = DEFAULT_SPACY_MODEL,
         embedding_model: str = DEFAULT_EMBEDDING_MODEL,
         *,
@@ -104,6 +106,10 @@ class KnowledgeBase:
         self._graph = SemanticGraph()
         self._merge_log: list[MergeRecord] = []
         self._index: VectorIndex | None = None
+        # the sentence sidecar and the graph it was built for; rebuilt (reusing its vectors) when
+        # a write has replaced the graph
+        # (graph it was built for, sidecar): one attribute, so a reader sees a consistent pair
+        self._sentence_state: tuple[SemanticGraph | None, SentenceIndex] | None = None
         self._spacy_model_name: str | None = None
         self._write_lock = threading.Lock()
         self._index_lock = threading.Lock()
@@ -267,6 +273,7 @@ class KnowledgeBase:
                 f"built with {self.embedding_model!r}"
             )
         other_graph, other_index = other._current_index()
+        other_sentences = other._sentence_state[1] if other._sentence_state else None
         with self._write_lock:
             graph = self._graph.copy()
             before = set(graph.documents)
@@ -277,6 +284,8 @@ class KnowledgeBase:
             self._graph = graph
             self._merge_log.extend(result.merges)
         self._reuse_vectors(other, other_index, result.entity_ids)
+        if other_sentences is not None:
+            self._pool_sentence_vectors(other_sentences)
         return IngestReport(
             documents=len(set(graph.documents) - before),
             skipped_documents=len(before & set(other_graph.documents)),
@@ -313,6 +322,13 @@ class KnowledgeBase:
         with self._index_lock:
             self._index = index
 
+    def _pool_sentence_vectors(self, other: SentenceIndex) -> None:
+        """Keep another sidecar's vectors so the next rebuild embeds none of those sentences."""
+        with self._index_lock:
+            state = self._sentence_state
+            mine = [state[1]] if state is not None else []
+            self._sentence_state = (None, SentenceIndex.pooled([*mine, other]))
+
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
         """The text a fact is embedded as: its own notation block."""
@@ -322,6 +338,25 @@ class KnowledgeBase:
         else:
             text = encode_facts(graph, (), [fact_id]).text
         return text
+
+    def render_fact(self, fact_id: str, format: Format = "notation") -> str:
+        """One fact on its own, in a retrieval format: its notation block, that block decoded,
+        or (``"sentences"``) the first sentence it came from (decoded when it has none).
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Larry Page founded Google."])
+            >>> kb.render_fact(next(iter(kb.graph.relations)), "natural_language")
+            'Larry Page found Google.'
+        """
+        block = self.fact_text(fact_id)
+        if format == "notation":
+            return block
+        if format == "sentences":
+            cited = [c.text for c in self._graph.citations(fact_id) if c.text]
+            if cited:
+                return " ".join(cited[0].split())
+        return decode(block)
 
     def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
         """The graph and an index holding exactly its facts; embeds only facts not yet indexed."""
@@ -342,29 +377,48 @@ class KnowledgeBase:
             self._index = index
             return graph, index
 
+    def _current_sentences(self, graph: SemanticGraph) -> SentenceIndex:
+        """The sentence sidecar of ``graph``; embeds only sentences not embedded before."""
+        state = self._sentence_state
+        if state is not None and state[0] is graph:
+            return state[1]  # no lock: a sidecar is never changed once built
+        with self._index_lock:
+            state = self._sentence_state
+            if state is not None and state[0] is graph:
+                return state[1]
+            built = SentenceIndex.build(graph, self.embedder, state[1] if state else None)
+            self._sentence_state = (graph, built)
+            return built
+
     # -- retrieve ------------------------------------------------------------------------------
     def retrieve(
         self,
         question: str,
-        top_k: int = 5,
-        hops: int = 1,
-        max_tokens: int = 200,
-        format: Format = "notation",
-        token_model: str = DEFAULT_TOKEN_MODEL,
+        top_k: int = RetrieveOptions.top_k,
+        hops: int = RetrieveOptions.hops,
+        max_tokens: int = RetrieveOptions.max_tokens,
+        format: Format = RetrieveOptions.format,
+        token_model: str = RetrieveOptions.token_model,
         *,
+        seeds: SeedStrategy = RetrieveOptions.seeds,
+        min_similarity: float | None = RetrieveOptions.min_similarity,
         filters: Mapping[str, Any] | None = None,
         explain: bool = False,
     ) -> RetrievalResult:
-        """The facts relevant to ``question`` as notation (or sentences) within ``max_tokens``.
+        """The facts relevant to ``question`` within ``max_tokens``, as notation, decoded
+        sentences, or the source sentences they came from.
 
-        ``filters`` restricts the facts used, before seeds are chosen and during expansion:
-        ``{"entity_types": [...], "predicates": [...], "document_ids": [...],
-        "metadata": {key: value}}``. ``explain=True`` fills ``result.explanation``.
+        The options are those of :class:`noema.RetrieveOptions`. ``filters`` restricts the facts
+        used, before seeds are chosen and during expansion: ``{"entity_types": [...],
+        "predicates": [...], "document_ids": [...], "metadata": {key: value}}``.
+        ``explain=True`` fills ``result.explanation``.
 
         Raises:
-            ValueError: ``format`` is not "notation" or "natural_language", ``top_k < 1``,
-                ``hops < 0``, ``max_tokens < 1``, or ``filters`` names an unknown field or
-                holds a value of the wrong type.
+            TypeError: ``question`` is not a string.
+            ValueError: ``question`` is empty; ``format`` is not "notation",
+                "natural_language" or "sentences"; ``top_k < 1``, ``hops < 0``,
+                ``max_tokens < 1``; or ``filters`` names an unknown field or holds a value of the
+                wrong type.
 
         Example:
             >>> kb = KnowledgeBase()
@@ -372,28 +426,38 @@ class KnowledgeBase:
             >>> kb.retrieve("Who runs Google?", format="natural_language").text
             'Sundar Pichai is the ceo of Google.'
         """
-        check_retrieve_options(top_k, hops, max_tokens, format)
+        options = RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+        )
+        if not isinstance(question, str):
+            raise TypeError(f"question must be a string, got {type(question).__name__}")
+        if not question.strip():
+            raise ValueError("question is empty; ask something to retrieve facts for")
         fact_filter = FactFilter.parse(filters)
         graph, index = self._current_index()
         if not len(index):
             return RetrievalResult(
                 text="",
                 notation="",
-                format=format,
-                token_model=token_model,
+                format=options.format,
+                token_model=options.token_model,
                 question=question,
                 explanation=() if explain else None,
             )
+        sentences = self._current_sentences(graph)
         query = self.embedder.embed([question])[0]
         return retrieve_facts(
             graph,
             index,
+            sentences,
             query,
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
+            options,
             question=question,
             fact_filter=fact_filter,
             explain=explain,
@@ -413,6 +477,7 @@ class KnowledgeBase:
             path,
             graph,
             index,
+            sentences=self._current_sentences(graph),
             merge_log=tuple(self._merge_log),
             embedding_model=self.embedding_model,
             spacy_model=self.spacy_model_name,
@@ -448,7 +513,7 @@ class KnowledgeBase:
                 f"{str(path)!r} was built with embedding model {stored_model!r}, not {asked!r}; "
                 f"load it with embedding_model={stored_model!r} or rebuild it"
             )
-        threshold = manifest.get("similarity_threshold", 0.85)
+        threshold = manifest.get("similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD)
         kb = cls(
             similarity_threshold=similarity_threshold
             if similarity_threshold is not None
@@ -465,6 +530,8 @@ class KnowledgeBase:
             )
         kb._graph = contents.graph
         kb._index = contents.index
+        if contents.sentences is not None:
+            kb._sentence_state = (contents.graph, contents.sentences)
         kb._merge_log = list(contents.merge_log)
         kb._spacy_model_name = None if spacy_model else manifest["spacy_model"]
         kb.manifest = manifest

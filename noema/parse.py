@@ -74,6 +74,7 @@ _CONFIDENCE = {
     "role": 0.8,
     "custom": 0.9,
     "object_prep": 0.7,
+    "phrase": 0.6,
     "sentence": 0.5,
 }
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Tinted Windows (band)" -> "Tinted Windows"
@@ -102,6 +103,14 @@ _PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _THING_PRONOUNS = frozenset({"it", "its"})
 _ANY_PRONOUNS = frozenset({"they", "them", "their"})
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
+# Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
+_PHRASE_MODIFIERS = frozenset(
+    {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
+)
+# Nouns that say too little to stand alone as a thing ("is part of", "won one")
+_VAGUE_NOUNS = frozenset(
+    {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
+)
 
 
 def map_spacy_label(label: str) -> str | None:
@@ -597,6 +606,26 @@ class _SentenceReader:
             return self.register(token.doc[start : token.i + 1])
         return None
 
+    def phrases(self, tokens: Iterable[Any]) -> list[str]:
+        """Common-noun phrases (and their conjuncts) named as things of type OTHER: "a silver
+        medal" -> "silver medal". Determiners, clauses and prepositional tails are left out."""
+        out = []
+        for token in tokens:
+            for item in _with_conjuncts(token):
+                if item.pos_ != "NOUN" or item.i in self.by_token:
+                    continue
+                start = item.i
+                for child in reversed(list(item.lefts)):
+                    if child.dep_ not in _PHRASE_MODIFIERS or child.right_edge.i != start - 1:
+                        break
+                    start = child.left_edge.i
+                if start == item.i and _lemma(item) in _VAGUE_NOUNS:
+                    continue
+                name = self.register(item.doc[start : item.i + 1])
+                if name is not None and name not in out:
+                    out.append(name)
+        return out
+
     def entities(self, tokens: Iterable[Any]) -> list[str]:
         out = []
         for token in tokens:
@@ -635,6 +664,11 @@ class _SentenceReader:
         )
         objects = self.entities(c for c in children if c.dep_ in ("dobj", "obj"))
         predicate = _verb_predicate(verb)
+        if not objects and not agents:
+            # "Hill won a silver medal": the object is a description, not a name
+            for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
+                for s in subjects:
+                    yield s, predicate, phrase, "phrase"
         if agents:
             subjects, objects = agents, [*passive, *objects]
         for s in subjects:
@@ -668,9 +702,15 @@ class _SentenceReader:
                 continue
             if complement.i not in self.by_token:
                 # "X is the CEO of Y", "X is married to Y"
-                for predicate, target in self._role_targets(complement):
+                roles = list(self._role_targets(complement))
+                for predicate, target in roles:
                     for s in subjects:
                         yield s, predicate, target, "copula"
+                if not roles:
+                    # "X is an American rock band": the description is an answer in its own right
+                    for phrase in self.phrases([complement]):
+                        for s in subjects:
+                            yield s, "is", phrase, "phrase"
             else:
                 # "The CEO of Y is X", "Y's CEO is X"
                 holders = self.entities([complement])

@@ -22,12 +22,15 @@ def fact_documents(
 ) -> list[Document]:
     """One self-contained notation block per fact, in priority order."""
     similarity = {m.relation_id: m.similarity for m in result.fact_matches}
+    # with explain=True every fact has the similarity of what chose it (fact or sentence vector)
+    similarity.update(
+        {e.fact_id: e.similarity for e in result.explanation or () if e.similarity is not None}
+    )
     citations = result.to_dict()["citations"]
     chosen = result.fact_ids if k is None else result.fact_ids[:k]
     documents = []
     for rank, fact_id in enumerate(chosen, start=1):
-        block = kb.fact_text(fact_id)
-        text = block if result.format == "notation" else noema.decode(block)
+        text = kb.render_fact(fact_id, result.format)
         documents.append(
             Document(
                 id=fact_id,

@@ -27,12 +27,13 @@ class NoemaContextCompressor(BaseDocumentCompressor):
         ['chunk-0', 'chunk-1']
     """
 
-    top_k: int = 5
-    hops: int = 1
-    max_tokens: int = 200
-    format: Literal["notation", "natural_language"] = "notation"
-    token_model: str = "cl100k_base"
-    similarity_threshold: float = 0.85
+    top_k: int = noema.RetrieveOptions.top_k
+    hops: int = noema.RetrieveOptions.hops
+    max_tokens: int = noema.RetrieveOptions.max_tokens
+    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
+    token_model: str = noema.RetrieveOptions.token_model
+    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
+    similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = "en_core_web_sm"
     embedding_model: str = "all-MiniLM-L6-v2"
 
@@ -53,6 +54,7 @@ class NoemaContextCompressor(BaseDocumentCompressor):
             max_tokens=self.max_tokens,
             format=self.format,
             token_model=self.token_model,
+            seeds=self.seeds,
             similarity_threshold=self.similarity_threshold,
             spacy_model=self.spacy_model,
             embedding_model=self.embedding_model,

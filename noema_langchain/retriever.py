@@ -12,7 +12,7 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 import noema
 from noema_langchain._convert import block_document, fact_documents
@@ -37,11 +37,13 @@ class NoemaRetriever(BaseRetriever):
     knowledge_base: noema.KnowledgeBase = Field(
         description="A KnowledgeBase, or a path to a .noema bundle"
     )
-    top_k: int = 5
-    hops: int = 1
-    max_tokens: int = 200
-    format: Literal["notation", "natural_language"] = "notation"
-    token_model: str = "cl100k_base"
+    top_k: int = noema.RetrieveOptions.top_k
+    hops: int = noema.RetrieveOptions.hops
+    max_tokens: int = noema.RetrieveOptions.max_tokens
+    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
+    token_model: str = noema.RetrieveOptions.token_model
+    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
+    min_similarity: float | None = noema.RetrieveOptions.min_similarity
     mode: Literal["block", "per_fact"] = "block"
     k: int | None = Field(default=None, description="per_fact mode: at most this many facts")
 
@@ -52,22 +54,35 @@ class NoemaRetriever(BaseRetriever):
             return noema.KnowledgeBase.load(value)
         return value
 
+    @model_validator(mode="after")
+    def _check_options(self) -> NoemaRetriever:
+        self._retrieve_options()  # raises ValueError naming a bad option
+        return self
+
+    def _retrieve_options(self) -> noema.RetrieveOptions:
+        return noema.RetrieveOptions(
+            top_k=self.top_k,
+            hops=self.hops,
+            max_tokens=self.max_tokens,
+            format=self.format,
+            token_model=self.token_model,
+            seeds=self.seeds,
+            min_similarity=self.min_similarity,
+        )
+
     def _options(self, k: int | None) -> dict[str, Any]:
-        top_k = self.top_k if k is None else max(self.top_k, k)
-        return {
-            "top_k": top_k,
-            "hops": self.hops,
-            "max_tokens": self.max_tokens,
-            "format": self.format,
-            "token_model": self.token_model,
-        }
+        options = self._retrieve_options()
+        if k is not None:
+            options = options.updated(top_k=max(self.top_k, k))
+        return options.as_kwargs()
 
     def _documents(self, query: str, k: int | None) -> list[Document]:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         k = self.k if k is None else k
+        per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve(
-            query, **self._options(k if self.mode == "per_fact" else None)
+            query, **self._options(k if per_fact else None), explain=per_fact
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)

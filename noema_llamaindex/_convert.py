@@ -39,11 +39,14 @@ def block_node(result: noema.RetrievalResult, source_key: str = "source_ids") ->
 def fact_nodes(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[NodeWithScore]:
     """One self-contained block per fact, in priority order; seeds carry their similarity."""
     similarity = {m.relation_id: m.similarity for m in result.fact_matches}
+    # with explain=True every fact has the similarity of what chose it (fact or sentence vector)
+    similarity.update(
+        {e.fact_id: e.similarity for e in result.explanation or () if e.similarity is not None}
+    )
     citations = result.to_dict()["citations"]
     nodes = []
     for rank, fact_id in enumerate(result.fact_ids, start=1):
-        block = kb.fact_text(fact_id)
-        text = block if result.format == "notation" else noema.decode(block)
+        text = kb.render_fact(fact_id, result.format)
         metadata = {
             "fact_id": fact_id,
             "rank": rank,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Literal
+from typing import Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
@@ -31,11 +31,13 @@ class NoemaRetriever(BaseRetriever):
         self,
         knowledge_base: noema.KnowledgeBase | str | os.PathLike[str],
         *,
-        top_k: int = 5,
-        hops: int = 1,
-        max_tokens: int = 200,
-        format: Literal["notation", "natural_language"] = "notation",
-        token_model: str = "cl100k_base",
+        top_k: int = noema.RetrieveOptions.top_k,
+        hops: int = noema.RetrieveOptions.hops,
+        max_tokens: int = noema.RetrieveOptions.max_tokens,
+        format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format,
+        token_model: str = noema.RetrieveOptions.token_model,
+        seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds,
+        min_similarity: float | None = noema.RetrieveOptions.min_similarity,
         mode: Literal["block", "per_fact"] = "block",
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
@@ -45,18 +47,23 @@ class NoemaRetriever(BaseRetriever):
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
-        self.options: dict[str, Any] = {
-            "top_k": top_k,
-            "hops": hops,
-            "max_tokens": max_tokens,
-            "format": format,
-            "token_model": token_model,
-        }
+        self.options = noema.RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+        )
         self.mode = mode
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        result = self.knowledge_base.retrieve(query_bundle.query_str, **self.options)
+        per_fact = self.mode == "per_fact"
+        result = self.knowledge_base.retrieve(
+            query_bundle.query_str, **self.options.as_kwargs(), explain=per_fact
+        )
         if self.mode == "per_fact":
             return fact_nodes(self.knowledge_base, result)
         return [block_node(result)] if result.text else []

@@ -13,8 +13,8 @@ def test_default_result_has_no_explanation(company_kb: KnowledgeBase) -> None:
 
 
 def test_explanation_holds_only_computed_values(company_kb: KnowledgeBase) -> None:
-    plain = company_kb.retrieve(QUESTION, hops=2, max_tokens=60)
-    explained = company_kb.retrieve(QUESTION, hops=2, max_tokens=60, explain=True)
+    plain = company_kb.retrieve(QUESTION, hops=2, max_tokens=60, seeds="vector")
+    explained = company_kb.retrieve(QUESTION, hops=2, max_tokens=60, seeds="vector", explain=True)
     assert explained == plain  # the result itself is unchanged
     steps = explained.explanation
     assert steps is not None and [s.order for s in steps] == list(range(len(steps)))
@@ -34,11 +34,40 @@ def test_explanation_holds_only_computed_values(company_kb: KnowledgeBase) -> No
             assert step.path[0] in (seed.subject_id, seed.object_id)
 
 
-def test_expansion_respects_the_hop_limit(company_kb: KnowledgeBase) -> None:
-    steps = company_kb.retrieve(QUESTION, hops=1, max_tokens=400, explain=True).explanation
+@pytest.mark.parametrize("seeds", ["graph", "vector"])
+def test_expansion_respects_the_hop_limit(company_kb: KnowledgeBase, seeds: str) -> None:
+    steps = company_kb.retrieve(
+        QUESTION, hops=1, max_tokens=400, explain=True, seeds=seeds
+    ).explanation  # type: ignore[arg-type]
     assert steps and max(s.hops for s in steps) <= 1
-    zero = company_kb.retrieve(QUESTION, hops=0, max_tokens=400, explain=True).explanation
-    assert zero and all(s.reason == "seed" for s in zero)
+    zero = company_kb.retrieve(
+        QUESTION, hops=0, max_tokens=400, explain=True, seeds=seeds
+    ).explanation  # type: ignore[arg-type]
+    assert zero and all(s.reason in ("seed", "sentence") for s in zero)
+
+
+def test_graph_explanation_gives_the_real_reason(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve(
+        "Who founded the company that acquired Mellanox?", max_tokens=400, explain=True
+    )
+    steps = result.explanation
+    assert steps is not None and [s.fact_id for s in steps if s.included] == list(result.fact_ids)
+    g = company_kb.graph
+    seeds = {m.relation_id: m.similarity for m in result.fact_matches}
+    for step in steps:
+        fact = g.relations[step.fact_id]
+        if step.reason == "seed":
+            assert step.similarity == seeds[step.fact_id]
+        elif step.reason in ("sentence", "hop"):
+            # the similarity is that of a source sentence of the fact
+            assert step.similarity is not None and fact.mentions
+        if step.reason == "hop":
+            # reached from another fact's entity, into a document about that entity
+            source = g.relations[step.seed_id]
+            assert step.path[0] in (source.subject_id, source.object_id)
+            assert step.hops == 1
+    reasons = [s.reason for s in steps]
+    assert reasons.index("sentence") == 0 and "hop" in reasons
 
 
 def test_filter_by_entity_type(company_kb: KnowledgeBase) -> None:

@@ -40,7 +40,7 @@ def test_relation_ids_follow_text_order(company_kb: KnowledgeBase) -> None:
 
 
 @pytest.mark.parametrize("max_tokens", [10, 15, 20, 30, 45, 60, 80, 100, 150, 200, 300, 400])
-@pytest.mark.parametrize("format", ["notation", "natural_language"])
+@pytest.mark.parametrize("format", ["notation", "natural_language", "sentences"])
 def test_budget_is_exact_and_never_exceeded(
     company_kb: KnowledgeBase, max_tokens: int, format: str
 ) -> None:
@@ -68,14 +68,16 @@ def test_natural_language_decodes_the_same_facts(company_kb: KnowledgeBase) -> N
 
 def test_two_hop_question_needs_hops(company_kb: KnowledgeBase) -> None:
     question = "Who founded the company that acquired Mellanox?"
-    deep = company_kb.retrieve(question, top_k=1, hops=2, max_tokens=400)
+    deep = company_kb.retrieve(question, top_k=1, hops=2, max_tokens=400, seeds="vector")
     assert "Jensen Huang" in deep.text and "Mellanox" in deep.text
-    shallow = company_kb.retrieve(question, top_k=1, hops=0, max_tokens=400)
+    shallow = company_kb.retrieve(question, top_k=1, hops=0, max_tokens=400, seeds="vector")
     assert len(shallow.relation_ids) == 1
 
 
 def test_seeds_come_first_in_similarity_order(company_kb: KnowledgeBase) -> None:
-    result = company_kb.retrieve("Who acquired Mellanox?", top_k=3, hops=1, max_tokens=400)
+    result = company_kb.retrieve(
+        "Who acquired Mellanox?", top_k=3, hops=1, max_tokens=400, seeds="vector"
+    )
     assert list(result.relation_ids[:3]) == [m.relation_id for m in result.fact_matches]
 
 

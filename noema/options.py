@@ -1,0 +1,114 @@
+"""Retrieval options: every ``retrieve()`` option with its default, in one place, checked once.
+
+:class:`RetrieveOptions` is what :meth:`noema.KnowledgeBase.retrieve`, the CLI, :func:`noema.compress`,
+:func:`noema.evaluate` and the LangChain and LlamaIndex adapters share, so a default is written
+once and a bad value fails the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal, get_args
+
+__all__ = [
+    "DEFAULT_SIMILARITY_THRESHOLD",
+    "FORMATS",
+    "Format",
+    "RetrieveOptions",
+    "SEED_STRATEGIES",
+    "SeedStrategy",
+]
+
+Format = Literal["notation", "natural_language", "sentences"]
+FORMATS: tuple[str, ...] = get_args(Format)
+
+SeedStrategy = Literal["graph", "vector"]
+SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
+
+# The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
+DEFAULT_SIMILARITY_THRESHOLD = 0.85
+
+
+@dataclass(frozen=True)
+class RetrieveOptions:
+    """The options of one retrieval, validated when built.
+
+    Attributes:
+        top_k: vector-search hits over the fact vectors used as seeds (``fact_matches``).
+        hops: how far the graph walk goes from the seeds' entities.
+        max_tokens: the budget of the returned text, counted with ``token_model``.
+        format: ``"notation"``, ``"natural_language"`` (the facts decoded to sentences) or
+            ``"sentences"`` (the source sentences of the chosen facts, grouped by document).
+        token_model: the tiktoken encoding that counts the budget.
+        seeds: ``"graph"`` (default) adds seeds from the facts' source sentences and hops from
+            the seeds' entities to the documents about them; ``"vector"`` is the three steps of
+            the original design exactly: the ``top_k`` vector hits, the walk, packing.
+        min_similarity: when set, a question whose best fact and sentence are both less similar
+            than this gets an empty result, and no seed below it is used.
+
+    Example:
+        >>> RetrieveOptions().max_tokens
+        200
+        >>> RetrieveOptions(top_k=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: top_k must be an integer >= 1, got 0
+    """
+
+    top_k: int = 5
+    hops: int = 1
+    max_tokens: int = 200
+    format: Format = "notation"
+    token_model: str = "cl100k_base"
+    seeds: SeedStrategy = "graph"
+    min_similarity: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(
+                f"format must be one of {', '.join(map(repr, FORMATS))}, got {self.format!r}"
+            )
+        if self.seeds not in SEED_STRATEGIES:
+            raise ValueError(
+                f"seeds must be one of {', '.join(map(repr, SEED_STRATEGIES))}, got {self.seeds!r}"
+            )
+        for name, low in (("top_k", 1), ("hops", 0), ("max_tokens", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        if not isinstance(self.token_model, str) or not self.token_model:
+            raise ValueError(
+                f"token_model must be a tiktoken encoding name, got {self.token_model!r}"
+            )
+        floor = self.min_similarity
+        if floor is not None and (
+            isinstance(floor, bool)
+            or not isinstance(floor, (int, float))
+            or not math.isfinite(floor)
+            or not -1.0 <= floor <= 1.0
+        ):
+            raise ValueError(f"min_similarity must be a number from -1 to 1 or None, got {floor!r}")
+
+    def updated(self, **changes: Any) -> RetrieveOptions:
+        """A copy with ``changes`` applied and checked; an unknown option name raises.
+
+        Example:
+            >>> RetrieveOptions().updated(hops=2).hops
+            2
+        """
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise TypeError(
+                f"unknown retrieve option {unknown[0]!r}; the options are {', '.join(option_names())}"
+            )
+        return replace(self, **changes)
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """The options as keyword arguments for :meth:`noema.KnowledgeBase.retrieve`."""
+        return asdict(self)
+
+
+def option_names() -> tuple[str, ...]:
+    """The names of the retrieve options, in declaration order."""
+    return tuple(f.name for f in fields(RetrieveOptions))

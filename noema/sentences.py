@@ -1,0 +1,223 @@
+"""The sentence sidecar: vectors of the sentences facts came from, and who a document is about.
+
+Every fact the parser finds carries a mention spanning its whole sentence, so the set of source
+sentences is a function of ``graph.json``: the distinct ``(document, start, end)`` spans of the
+facts' mentions. The sidecar holds one vector per such sentence (the sentence's text, after its
+document's title when it has one, so "It was founded in 1998." still says what "it" is), the facts
+of each sentence, and each document's *topic*: the entity the document is about (the one its
+title names, else the first entity it mentions). Retrieval uses it to choose seeds by sentence
+and to hop from an entity to the document about it.
+
+The vectors are never mixed with the fact vectors of ``embeddings.bin``: a bundle stores them as
+their own member, and a bundle without them rebuilds them from the graph on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from noema.embed import Embedder, Vectors
+from noema.graph import SemanticGraph
+from noema.index import VectorIndex
+
+__all__ = [
+    "SENTENCE_RENDERING",
+    "Sentence",
+    "SentenceIndex",
+    "document_heading",
+    "document_title",
+    "document_topics",
+    "sentence_key",
+    "sentence_text_for_embedding",
+    "source_sentences",
+]
+
+# What a sentence vector is built from; stored in the manifest so a bundle made another way is
+# re-embedded rather than mixed.
+SENTENCE_RENDERING = "title: sentence"
+
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+@dataclass(frozen=True, order=True)
+class Sentence:
+    """A source sentence: its document and character span ``[start, end)``."""
+
+    document_id: str
+    start: int
+    end: int
+
+
+def document_title(graph: SemanticGraph, document_id: str) -> str:
+    """The document's ``title`` metadata on one line, or ``""``."""
+    doc = graph.documents.get(document_id)
+    title = doc.metadata.get("title") if doc is not None and doc.metadata else None
+    return " ".join(title.split()) if isinstance(title, str) else ""
+
+
+def document_heading(graph: SemanticGraph, document_id: str) -> str:
+    """What ``format="sentences"`` writes above a document's sentences: its title, else its id
+    unless that is a generated ``doc_`` hash, which would tell a reader nothing."""
+    title = document_title(graph, document_id)
+    if title:
+        return title
+    return "" if document_id.startswith("doc_") else " ".join(document_id.split())
+
+
+def sentence_text_for_embedding(graph: SemanticGraph, sentence: Sentence) -> str:
+    """The text a sentence is embedded as (see :data:`SENTENCE_RENDERING`)."""
+    text = " ".join(
+        graph.documents[sentence.document_id].text[sentence.start : sentence.end].split()
+    )
+    title = document_title(graph, sentence.document_id)
+    return f"{title}: {text}" if title else text
+
+
+def sentence_key(graph: SemanticGraph, sentence: Sentence) -> str:
+    """The id a sentence's vector is stored under: its span and a hash of the embedded text, so a
+    document replaced under the same id never reuses a vector of its old text."""
+    text = sentence_text_for_embedding(graph, sentence)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return f"{sentence.document_id}\x1f{sentence.start}\x1f{sentence.end}\x1f{digest}"
+
+
+def source_sentences(graph: SemanticGraph) -> dict[Sentence, list[str]]:
+    """Every fact's source sentences and the facts of each, sentences in (document, span) order."""
+    facts: dict[Sentence, list[str]] = {}
+    for fact in graph.iter_facts():
+        for m in fact.mentions:
+            if m.document_id in graph.documents:
+                facts.setdefault(Sentence(m.document_id, m.start, m.end), []).append(fact.id)
+    return dict(sorted(facts.items()))
+
+
+def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
+    """Entity id -> ids of the documents about it (their title names it, else it comes first)."""
+    by_name: dict[str, list[str]] = {}
+    first: dict[str, tuple[int, str]] = {}
+    for entity in graph.entities.values():
+        if entity.type in ("DATE", "MONEY"):
+            continue
+        for name in (entity.name, *entity.aliases):
+            by_name.setdefault(name.casefold(), []).append(entity.id)
+        for m in entity.mentions:
+            best = first.get(m.document_id)
+            if best is None or (m.start, entity.id) < best:
+                first[m.document_id] = (m.start, entity.id)
+    topics: dict[str, list[str]] = {}
+    for document_id, doc in graph.documents.items():
+        title = doc.metadata.get("title") if doc.metadata else None
+        named = []
+        if isinstance(title, str) and title.strip():
+            wanted = _DISAMBIGUATION.sub("", " ".join(title.split())).casefold()
+            named = by_name.get(wanted, [])
+        if named:
+            chosen = named[0]
+        elif document_id in first:
+            chosen = first[document_id][1]
+        else:
+            continue
+        topics.setdefault(chosen, []).append(document_id)
+    return topics
+
+
+class SentenceIndex:
+    """The sidecar for one graph: sentence vectors, facts per sentence, topics, per document.
+
+    Build it with :meth:`build` (which reuses the vectors of a previous sidecar and embeds only
+    new sentences); it is never changed afterwards, so readers share it without locks.
+    """
+
+    def __init__(
+        self,
+        vectors: VectorIndex,
+        facts: Mapping[Sentence, Sequence[str]],
+        topics: Mapping[str, Sequence[str]],
+        keys: Mapping[Sentence, str],
+    ) -> None:
+        self.vectors = vectors
+        self._keys = dict(keys)
+        self.facts: Mapping[Sentence, tuple[str, ...]] = MappingProxyType(
+            {s: tuple(f) for s, f in facts.items()}
+        )
+        self.topics: Mapping[str, tuple[str, ...]] = MappingProxyType(
+            {e: tuple(d) for e, d in topics.items()}
+        )
+        self._by_key = {key: s for s, key in self._keys.items()}
+        by_document: dict[str, list[Sentence]] = {}
+        for s in self.facts:
+            by_document.setdefault(s.document_id, []).append(s)
+        self.by_document: Mapping[str, tuple[Sentence, ...]] = MappingProxyType(
+            {d: tuple(ss) for d, ss in by_document.items()}
+        )
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    @classmethod
+    def build(
+        cls,
+        graph: SemanticGraph,
+        embedder: Embedder,
+        previous: SentenceIndex | None = None,
+    ) -> SentenceIndex:
+        """The sidecar of ``graph``, embedding only sentences ``previous`` has no vector for."""
+        facts = source_sentences(graph)
+        keys = {s: sentence_key(graph, s) for s in facts}
+        old = previous.vectors if previous is not None else None
+        index = VectorIndex(embedder.dimension)
+        known = [k for k in keys.values() if old is not None and k in old]
+        if known and old is not None:
+            index.add(known, np.stack([old.vector(k) for k in known]))
+        missing = [s for s, k in keys.items() if k not in index]
+        if missing:
+            # longest first, so each batch holds texts of about one length (less padding)
+            missing.sort(key=lambda s: (s.start - s.end, s))
+            texts = [sentence_text_for_embedding(graph, s) for s in missing]
+            index.add([keys[s] for s in missing], embedder.embed(texts))
+        ordered = VectorIndex(embedder.dimension)
+        if keys:
+            ordered.add(list(keys.values()), np.stack([index.vector(k) for k in keys.values()]))
+        return cls(ordered, facts, document_topics(graph), keys)
+
+    @classmethod
+    def from_vectors(cls, graph: SemanticGraph, vectors: VectorIndex) -> SentenceIndex:
+        """The sidecar of ``graph`` over stored vectors (rows in :func:`source_sentences` order).
+
+        Raises:
+            ValueError: the rows do not belong to the graph's sentences.
+        """
+        facts = source_sentences(graph)
+        keys = {s: sentence_key(graph, s) for s in facts}
+        if list(keys.values()) != vectors.ids:
+            raise ValueError("the sentence vectors do not match the graph's source sentences")
+        return cls(vectors, facts, document_topics(graph), keys)
+
+    @classmethod
+    def pooled(cls, indexes: Iterable[SentenceIndex]) -> SentenceIndex:
+        """Only the vectors of several sidecars: a ``previous`` for :meth:`build` to reuse."""
+        chosen = list(indexes)
+        pool = VectorIndex(chosen[0].vectors.dimension)
+        for item in chosen:
+            if len(item.vectors):
+                pool.add(item.vectors.ids, item.vectors.vectors)
+        return cls(pool, {}, {}, {})
+
+    def search(self, query: Vectors, k: int) -> list[tuple[Sentence, float]]:
+        """The ``k`` sentences most similar to the question, best first."""
+        return [(self._by_key[key], s) for key, s in self.vectors.search(query, k)]
+
+    def similarities(self, sentences: Iterable[Sentence], query: Vectors) -> dict[Sentence, float]:
+        """Cosine similarity of each given sentence to the question."""
+        chosen = list(sentences)
+        if not chosen:
+            return {}
+        rows = np.stack([self.vectors.vector(self._keys[s]) for s in chosen])
+        scores = rows @ np.asarray(query, dtype=np.float32).reshape(-1)
+        return {s: round(float(v), 6) for s, v in zip(chosen, scores, strict=True)}

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import noema
+from noema import KnowledgeBase, RetrieveOptions
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    options = RetrieveOptions()
+    assert (options.top_k, options.hops, options.max_tokens) == (5, 1, 200)
+    assert (options.format, options.token_model) == ("notation", "cl100k_base")
+    assert options.seeds == "graph" and options.min_similarity is None
+
+
+@pytest.mark.parametrize(
+    "callable_",
+    [KnowledgeBase.retrieve, noema.compress],
+    ids=["KnowledgeBase.retrieve", "compress"],
+)
+def test_every_entry_point_takes_its_defaults_from_retrieve_options(callable_: object) -> None:
+    parameters = inspect.signature(callable_).parameters  # type: ignore[arg-type]
+    for name, value in RetrieveOptions().as_kwargs().items():
+        assert parameters[name].default == value, name
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("format", "json"),
+        ("seeds", "bm25"),
+        ("top_k", 0),
+        ("top_k", True),
+        ("hops", -1),
+        ("max_tokens", 2.5),
+        ("token_model", ""),
+        ("min_similarity", 2.0),
+        ("min_similarity", float("nan")),
+    ],
+)
+def test_bad_values_name_the_option(option: str, value: object) -> None:
+    with pytest.raises(ValueError, match=option):
+        RetrieveOptions(**{option: value})  # type: ignore[arg-type]
+
+
+def test_updated_checks_names_and_values() -> None:
+    assert RetrieveOptions().updated(hops=2, format="sentences").hops == 2
+    with pytest.raises(TypeError, match="tpo_k"):
+        RetrieveOptions().updated(tpo_k=1)
+    with pytest.raises(ValueError, match="max_tokens"):
+        RetrieveOptions().updated(max_tokens=0)
+
+
+def test_retrieve_refuses_a_question_that_is_not_text(company_kb: KnowledgeBase) -> None:
+    with pytest.raises(TypeError, match="string"):
+        company_kb.retrieve({"q": 1})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="empty"):
+        company_kb.retrieve("   ")

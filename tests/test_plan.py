@@ -1,0 +1,132 @@
+"""The two seed strategies: ``"vector"`` must be retrieval.md's three steps exactly; ``"graph"``
+must reach the document about an entity of its best sentences (the narrow hop)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import noema
+from noema import KnowledgeBase, count_tokens
+from noema.graph import VALUE_TYPES
+
+QUESTIONS = [
+    "Who founded the company that acquired Mellanox?",
+    "Who is Google's CEO?",
+    "Where is Nvidia headquartered?",
+]
+
+
+def _spec_order(kb: KnowledgeBase, question: str, top_k: int, hops: int) -> list[str]:
+    """retrieval.md, written out independently: the top_k facts by cosine similarity are the
+    seeds; a walk of ``hops`` edges from their entities (not through dates and amounts) records
+    each entity's distance; seeds first, then the other facts by distance from a seed, ties to the
+    more similar fact, then to the order the walk found them."""
+    g = kb.graph
+    facts = [*g.relations, *g.events]
+    vectors = kb.embedder.embed([kb.fact_text(f) for f in facts])
+    q = kb.embedder.embed([question])[0]
+    sims = {f: float(v @ q) for f, v in zip(facts, vectors, strict=True)}
+    seeds = sorted(facts, key=lambda f: -sims[f])[:top_k]
+
+    def ends(f: str) -> tuple[str, ...]:
+        r = g.relations.get(f)
+        return (r.subject_id, r.object_id) if r else g.events[f].participant_ids
+
+    distance = {e: 0 for f in seeds for e in ends(f)}
+    frontier = list(dict.fromkeys(e for f in seeds for e in ends(f)))
+    found: dict[str, int] = {}
+    for step in range(hops):
+        following = []
+        for e in frontier:
+            if g.entities[e].type in VALUE_TYPES:
+                continue
+            for f in g.facts_of(e):
+                found.setdefault(f, step)
+                for other in ends(f):
+                    if other not in distance:
+                        distance[other] = step + 1
+                        following.append(other)
+        frontier = following
+    rest = [f for f in found if f not in seeds]
+    position = {f: n for n, f in enumerate(rest)}
+    rest.sort(key=lambda f: (found[f], -round(sims[f], 6), position[f]))
+    return [*seeds, *rest]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+@pytest.mark.parametrize(("top_k", "hops"), [(1, 2), (3, 1), (5, 0)])
+def test_vector_seeds_are_the_three_steps_of_the_spec(
+    company_kb: KnowledgeBase, question: str, top_k: int, hops: int
+) -> None:
+    order = _spec_order(company_kb, question, top_k, hops)
+    result = company_kb.retrieve(
+        question, top_k=top_k, hops=hops, max_tokens=10_000, seeds="vector", explain=True
+    )
+    assert result.explanation is not None
+    assert [s.fact_id for s in result.explanation] == order
+    assert list(result.fact_ids) == order
+    # packing stops at the first fact that does not fit
+    small = company_kb.retrieve(question, top_k=top_k, hops=hops, max_tokens=40, seeds="vector")
+    packed = list(small.fact_ids)
+    assert packed == order[: len(packed)]
+    assert small.truncated == (len(packed) < len(order))
+
+
+def test_graph_seeds_hop_to_the_document_about_a_seed_entity(
+    make_kb,  # type: ignore[no-untyped-def]
+) -> None:
+    kb = make_kb()
+    kb.ingest(
+        [
+            noema.Document(
+                "Nvidia acquired Mellanox in 2020. Nvidia makes graphics chips.",
+                id="nvidia",
+                metadata={"title": "Nvidia"},
+            ),
+            noema.Document(
+                "Jensen Huang founded Nvidia in 1993. Nvidia is headquartered in Santa Clara.",
+                id="nvidia-history",
+                metadata={"title": "Jensen Huang"},
+            ),
+            noema.Document(
+                "Mellanox was based in Yokneam. Mellanox made network adapters.",
+                id="mellanox",
+                metadata={"title": "Mellanox"},
+            ),
+        ]
+    )
+    question = "Which company acquired Mellanox?"
+    result = kb.retrieve(question, format="sentences", max_tokens=200, explain=True)
+    assert result.explanation is not None
+    hops = [s for s in result.explanation if s.reason == "hop"]
+    assert hops, "the best sentences name entities that other documents are about"
+    hopped_docs = {c.document_id for s in hops for c in kb.graph.citations(s.fact_id)}
+    assert "nvidia" in hopped_docs or "mellanox" in hopped_docs
+    assert result.token_count == count_tokens(result.text) <= 200
+
+
+def test_sentences_format_groups_sentences_under_titles(company_kb: KnowledgeBase) -> None:
+    result = company_kb.retrieve("Who is Google's CEO?", format="sentences", max_tokens=60)
+    assert "Sundar Pichai is the CEO of Google." in result.text
+    # every fact in the result is shown by one of its sentences
+    for fact_id in result.fact_ids:
+        assert any(
+            " ".join(c.text.split()) in result.text for c in company_kb.graph.citations(fact_id)
+        )
+    # notation holds the same facts
+    assert len(noema.parse_notation(result.notation).relations) == len(result.relation_ids)
+
+
+def test_min_similarity_gives_nothing_for_an_unrelated_question(company_kb: KnowledgeBase) -> None:
+    question = "What is the boiling point of water?"
+    assert company_kb.retrieve(question).text  # without a floor, the budget is filled anyway
+    assert company_kb.retrieve(question, min_similarity=0.5).text == ""
+    assert company_kb.retrieve("Who is Google's CEO?", min_similarity=0.5).text
+
+
+def test_same_question_same_result(company_kb: KnowledgeBase) -> None:
+    first = company_kb.retrieve(QUESTIONS[0], format="sentences", explain=True)
+    second = company_kb.retrieve(QUESTIONS[0], format="sentences", explain=True)
+    assert first == second and first.explanation == second.explanation
+    assert np.isfinite([s.similarity or 0.0 for s in first.explanation or ()]).all()

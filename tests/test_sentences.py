@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+import noema
+from noema import Document, KnowledgeBase
+from noema.sentences import Sentence, SentenceIndex, document_topics, source_sentences
+from tests.conftest import CountingEmbedder
+
+
+def _kb_with(make_kb: Callable[..., KnowledgeBase], *docs: Document) -> KnowledgeBase:
+    kb = make_kb()
+    kb.ingest(list(docs))
+    return kb
+
+
+def test_source_sentences_are_the_spans_of_fact_mentions(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    text = "Larry Page founded Google. The weather was fine. Sundar Pichai is the CEO of Google."
+    kb = _kb_with(make_kb, Document(text, id="g"))
+    found = source_sentences(kb.graph)
+    spans = [text[s.start : s.end] for s in found]
+    assert spans == ["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."]
+    for sentence, facts in found.items():
+        for fact_id in facts:
+            mentions = kb.graph.relations[fact_id].mentions
+            assert Sentence(sentence.document_id, sentence.start, sentence.end) in {
+                Sentence(m.document_id, m.start, m.end) for m in mentions
+            }
+
+
+def test_a_document_is_about_the_entity_its_title_names(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    kb = _kb_with(
+        make_kb,
+        Document(
+            "Google hired Sundar Pichai in 2004. He was born in Madurai.",
+            id="p",
+            metadata={"title": "Sundar Pichai"},
+        ),
+        Document("Larry Page founded Google in 1998.", id="g"),
+    )
+    topics = document_topics(kb.graph)
+    names = {kb.graph.entities[e].name: docs for e, docs in topics.items()}
+    # the title wins over the first name in the text; without a title, the first name does
+    assert list(names["Sundar Pichai"]) == ["p"]
+    assert list(names["Larry Page"]) == ["g"]
+    assert "Google" not in names
+
+
+def test_rebuild_embeds_only_new_sentences(
+    make_kb: Callable[..., KnowledgeBase], embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    counting = CountingEmbedder(embedder)
+    kb = make_kb(embedder=counting)
+    kb.ingest([Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="a")])
+    kb.retrieve("Who founded Google?")
+    kb.ingest([Document("Jensen Huang founded Nvidia.", id="b")])
+    before = counting.texts_embedded  # after the entity names the canonicalizer embeds
+    kb.retrieve("Who founded Nvidia?")
+    # one new fact, one new sentence, one question
+    assert counting.calls[-3:] == [
+        [kb.fact_text(next(reversed(kb.graph.relations)))],
+        ["Jensen Huang founded Nvidia."],
+        ["Who founded Nvidia?"],
+    ]
+    assert counting.texts_embedded - before == 3
+
+
+def test_changed_document_text_is_embedded_again(
+    make_kb: Callable[..., KnowledgeBase], embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    kb = make_kb()
+    kb.ingest([Document("Larry Page founded Google.", id="a")])
+    old = SentenceIndex.build(kb.graph, embedder)
+    kb.ingest([Document("Larry Page founded Alphabet.", id="a")])
+    new = SentenceIndex.build(kb.graph, embedder, old)
+    [sentence] = new.facts
+    expected = embedder.embed(["Larry Page founded Alphabet."])[0]
+    assert np.allclose(new.similarities([sentence], expected)[sentence], 1.0, atol=1e-4)
+
+
+def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
+    make_kb: Callable[..., KnowledgeBase], tmp_path, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import zipfile
+
+    kb = _kb_with(make_kb, Document("Larry Page founded Google.", id="a"))
+    path = kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(path) as zf:
+        assert "sentences.bin" in zf.namelist()
+        manifest = json.loads(zf.read("manifest.json"))
+    assert manifest["sentences"]["rows"] == 1
+    loaded = KnowledgeBase.load(path, embedder=embedder)
+    assert loaded._sentence_state is not None and loaded._sentence_state[0] is loaded.graph
+
+    # the same bundle as an older Noema wrote it: no sidecar member; it is rebuilt on first use
+    old = tmp_path / "old.noema"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
+        manifest.pop("sentences")
+        manifest["members"].pop("sentences.bin")
+        for name in src.namelist():
+            if name == "manifest.json":
+                dst.writestr(name, json.dumps(manifest))
+            elif name != "sentences.bin":
+                dst.writestr(name, src.read(name))
+    reopened = KnowledgeBase.load(old, embedder=embedder)
+    assert reopened._sentence_state is None
+    result = reopened.retrieve("Who founded Google?", format="sentences")
+    assert result.text == "# a\nLarry Page founded Google."
