@@ -51,8 +51,8 @@ from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
     "BundleError",
-    "DEFAULT_SIMILARITY_THRESHOLD",
     "Citation",
+    "DEFAULT_SIMILARITY_THRESHOLD",
     "Document",
     "ENTITY_TYPES",
     "Embedder",

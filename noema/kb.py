@@ -108,7 +108,9 @@ class KnowledgeBase:
         self._index: VectorIndex | None = None
         # the sentence sidecar and the graph it was built for; rebuilt (reusing its vectors) when
         # a write has replaced the graph
-        # (graph it was built for, sidecar): one attribute, so a reader sees a consistent pair
+        # (graph, index synced to it): one attribute, so a reader sees a consistent pair
+        self._index_state: tuple[SemanticGraph, VectorIndex] | None = None
+        # (graph it was built for, sidecar), likewise
         self._sentence_state: tuple[SemanticGraph | None, SentenceIndex] | None = None
         self._spacy_model_name: str | None = None
         self._write_lock = threading.Lock()
@@ -359,9 +361,18 @@ class KnowledgeBase:
         return decode(block)
 
     def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
-        """The graph and an index holding exactly its facts; embeds only facts not yet indexed."""
+        """The graph and an index holding exactly its facts; embeds only facts not yet indexed.
+
+        Writes replace the graph object, so an index synced for the current graph object is
+        current: readers then take it without the lock and without looking at any fact."""
+        state = self._index_state
+        if state is not None and state[0] is self._graph:
+            return state
         with self._index_lock:
             graph = self._graph
+            state = self._index_state
+            if state is not None and state[0] is graph:
+                return state
             index = self._index
             if index is None:
                 index = VectorIndex(self.embedder.dimension)
@@ -375,6 +386,7 @@ class KnowledgeBase:
                 if missing:
                     index.add(missing, self.embedder.embed([self.fact_text(f) for f in missing]))
             self._index = index
+            self._index_state = (graph, index)
             return graph, index
 
     def _current_sentences(self, graph: SemanticGraph) -> SentenceIndex:

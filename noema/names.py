@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["BUSINESS_SUFFIXES", "clean_name", "names_compatible", "normalize_name"]
+__all__ = [
+    "BUSINESS_SUFFIXES",
+    "clean_name",
+    "is_description",
+    "names_compatible",
+    "normalize_name",
+]
 
 BUSINESS_SUFFIXES = frozenset(
     [
@@ -95,6 +101,18 @@ def _content_words(name: str) -> list[str]:
     ]
 
 
+def is_description(name: str) -> bool:
+    """Whether a name is a common-noun phrase ("silver medal", "American rock band") rather than a
+    proper name: its last word starts with a lowercase letter.
+
+    Example:
+        >>> is_description("American rock band"), is_description("Bank of America")
+        (True, False)
+    """
+    words = name.split()
+    return bool(words) and words[-1][:1].islower()
+
+
 def names_compatible(a: str, b: str) -> bool:
     """Whether two names could be two spellings of one thing: the words of one are all in the
     other ("Knicks", "New York Knicks"), or one is the other's initials ("UK", "United Kingdom").
@@ -110,6 +128,10 @@ def names_compatible(a: str, b: str) -> bool:
         >>> names_compatible("Eric Arthur Blair", "Samuel Blair"), names_compatible("Jamaica", "Kingston, Jamaica")
         (False, False)
     """
+    if is_description(a) or is_description(b):
+        # "television broadcaster" and "American television broadcaster" are two descriptions,
+        # each the answer to some question; only the same words make the same description
+        return normalize_name(a) == normalize_name(b)
     if "," in a or "," in b:
         return names_compatible(a.split(",")[0], b.split(",")[0])
     x, y = _content_words(a), _content_words(b)

@@ -255,6 +255,9 @@ class SpacyExtractor:
                 for token in spacy_doc[previous[0].end : ent.end]:
                     by_token[token.i] = previous[1]
                 continue
+            full = _full_name(found, name)
+            if full is not None:
+                name, type_ = full, "PERSON"
             previous = (ent, name)
             found.names.setdefault(name, Counter())[type_] += 1
             found.mentions.setdefault(name, []).append(
@@ -405,6 +408,20 @@ def _split_long(
             start = cut
         if text[start:].strip():
             yield text[start:], (index, start)
+
+
+def _full_name(found: _Found, name: str) -> str | None:
+    """ "Holm" after "Anna Holm" in the same document means Anna Holm: a one-word name that is
+    the last word of exactly one person named earlier in the document (whatever NER labelled
+    the short form)."""
+    if " " in name or not name[:1].isupper():
+        return None
+    matches = [
+        full
+        for full, votes in found.names.items()
+        if votes.get("PERSON") and " " in full and full.split()[-1] == name
+    ]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str | None:

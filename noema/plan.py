@@ -16,8 +16,8 @@ Two strategies (``RetrieveOptions.seeds``):
     bridge question ("the company that acquired X") is reached. The fact seeds follow the first
     sentences, then the rest of the sentence ranking, then the walk of ``hops`` edges as above.
 
-Dates and amounts are never walked or hopped through: a year shared by unrelated facts would join
-them.
+Dates, amounts and descriptions ("American rock band") are never walked or hopped through: a
+year or a description shared by unrelated facts would join them.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from noema.embed import Vectors
 from noema.filters import FactFilter
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
+from noema.names import is_description
 from noema.sentences import Sentence, SentenceIndex
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
@@ -72,6 +73,13 @@ def entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
     if rel is not None:
         return rel.subject_id, rel.object_id
     return graph.events[fact_id].participant_ids
+
+
+def _walkable(graph: SemanticGraph, entity_id: str) -> bool:
+    """Dates, amounts and descriptions ("American rock band") are shared by unrelated things:
+    walking through them would join everything."""
+    entity = graph.entities[entity_id]
+    return entity.type not in VALUE_TYPES and not is_description(entity.name)
 
 
 def _fact_similarities(index: VectorIndex, facts: Iterable[str], q: Vectors) -> dict[str, float]:
@@ -126,7 +134,7 @@ def _walk(
     for step in range(hops):
         following: list[str] = []
         for eid in frontier:
-            if graph.entities[eid].type in VALUE_TYPES:
+            if not _walkable(graph, eid):
                 continue
             for fact_id in graph.facts_of(eid):
                 if fact_filter is not None and not fact_filter.allows(graph, fact_id):
@@ -239,7 +247,7 @@ class _Planner:
         """Documents about the entities of ``facts`` bring their best sentences in."""
         for fact_id in facts:
             for eid in entities_of(self.graph, fact_id):
-                if self.graph.entities[eid].type in VALUE_TYPES:
+                if not _walkable(self.graph, eid):
                     continue
                 for document_id in self.sentences.topics.get(eid, ()):
                     if document_id == home or document_id in self.hopped:

@@ -34,6 +34,7 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
             "graph.json",
             "index.faiss",
             "manifest.json",
+            "sentences.bin",
         ]
         manifest = json.loads(zf.read("manifest.json"))
         for name, entry in manifest["members"].items():
@@ -41,6 +42,8 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
             assert entry == {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         facts = len(company_kb.graph.relations) + len(company_kb.graph.events)
         assert len(zf.read("embeddings.bin")) == facts * 384 * 4
+        sentences = manifest["sentences"]["rows"]
+        assert len(zf.read("sentences.bin")) == sentences * 384 * 4 and sentences > 0
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["embedding_model"] == "all-MiniLM-L6-v2"
     assert manifest["embedding_dimension"] == 384

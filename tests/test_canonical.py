@@ -171,3 +171,12 @@ def test_user_events_survive_canonicalization(embedder: noema.SentenceTransforme
     new.add_event("ipo", [g], time="2004-08-19")
     Canonicalizer(embedder).merge_into(store, new)
     assert noema.encode_graph(store) == "#1 Google :ORG\n*ipo (#1) @2004-08-19"
+
+
+def test_descriptions_merge_only_when_their_words_are_the_same() -> None:
+    from noema.names import is_description, names_compatible
+
+    assert is_description("American television broadcaster")
+    assert not is_description("Bank of America")
+    assert not names_compatible("television broadcaster", "American television broadcaster")
+    assert names_compatible("silver medal", "Silver medal")

@@ -307,3 +307,45 @@ def test_city_and_state_join_but_a_list_of_places_does_not(extractor: SpacyExtra
     listed = places("The band toured Idaho, Oregon, Washington, and California in 1999.")
     assert {"Idaho", "Oregon", "Washington", "California"} <= listed
     assert not any("," in name for name in listed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Robin Roberts is an American television broadcaster.",
+            ("Robin Roberts", "is", "American television broadcaster"),
+        ),
+        ("Gary Hill won a silver medal.", ("Gary Hill", "win", "silver medal")),
+        (
+            "Elmer Clifton was a writer, director and actor.",
+            ("Elmer Clifton", "is", "actor"),
+        ),
+    ],
+    ids=["copula complement", "verb object", "conjunct complement"],
+)
+def test_descriptions_become_entities_of_their_own(
+    extractor: SpacyExtractor, text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in facts(extractor, text)
+    g = extractor.extract([Document(text)])
+    described = [e for e in g.entities.values() if e.name == expected[2]]
+    assert [e.type for e in described] == ["OTHER"]
+
+
+def test_role_complement_is_not_also_a_description(extractor: SpacyExtractor) -> None:
+    found = facts(extractor, "Sundar Pichai is the CEO of Google.")
+    assert found == {("Sundar Pichai", "ceo_of", "Google")}
+
+
+def test_a_surname_alone_means_the_person_named_before(extractor: SpacyExtractor) -> None:
+    text = (
+        "Acme Robotics was founded by Anna Holm and David Kim. Holm is the CEO of Acme Robotics. "
+        "Kim previously worked at Bluefin Analytics."
+    )
+    g = extractor.extract([Document(text)])
+    names = {e.name for e in g.entities.values()}
+    assert "Holm" not in names and "Kim" not in names
+    found = facts(extractor, text)
+    assert ("Anna Holm", "ceo_of", "Acme Robotics") in found
+    assert ("David Kim", "work_at", "Bluefin Analytics") in found

@@ -19,7 +19,8 @@ QUESTIONS = [
 
 def _spec_order(kb: KnowledgeBase, question: str, top_k: int, hops: int) -> list[str]:
     """retrieval.md, written out independently: the top_k facts by cosine similarity are the
-    seeds; a walk of ``hops`` edges from their entities (not through dates and amounts) records
+    seeds; a walk of ``hops`` edges from their entities (not through dates, amounts and
+    descriptions) records
     each entity's distance; seeds first, then the other facts by distance from a seed, ties to the
     more similar fact, then to the order the walk found them."""
     g = kb.graph
@@ -39,8 +40,8 @@ def _spec_order(kb: KnowledgeBase, question: str, top_k: int, hops: int) -> list
     for step in range(hops):
         following = []
         for e in frontier:
-            if g.entities[e].type in VALUE_TYPES:
-                continue
+            if g.entities[e].type in VALUE_TYPES or g.entities[e].name.split()[-1][0].islower():
+                continue  # dates, amounts and descriptions ("technology company") join everything
             for f in g.facts_of(e):
                 found.setdefault(f, step)
                 for other in ends(f):
