@@ -10,7 +10,7 @@ sentence (added by hand, without mentions) is shown as its decoded sentence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from noema.graph import SemanticGraph
@@ -69,7 +69,7 @@ def _render_facts(
 
 def pack(
     graph: SemanticGraph,
-    ordered: Sequence[tuple[str, Sentence | None]],
+    ordered: Iterable[tuple[str, Sentence | None]],
     max_tokens: int,
     format: Format,
     token_model: str,

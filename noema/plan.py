@@ -22,7 +22,7 @@ year or a description shared by unrelated facts would join them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -274,8 +274,11 @@ def plan_graph(
     hops: int,
     fact_filter: FactFilter | None,
     min_similarity: float | None = None,
-) -> list[Step]:
-    """Sentence seeds with narrow hops, the fact seeds, then the walk (see the module docstring)."""
+) -> Iterator[Step]:
+    """Sentence seeds with narrow hops, the fact seeds, then the walk (see the module docstring).
+
+    Steps come lazily: packing stops at the budget, and the walk, the costly part, only runs when
+    the budget reaches past the sentence seeds."""
     planner = _Planner(graph, index, sentences, q, fact_filter)
     hits = sentences.search(q, SENTENCE_CANDIDATES)
     if min_similarity is not None:
@@ -284,6 +287,7 @@ def plan_graph(
         Step(f, "seed", s, f, 0, (), _best_sentence(graph, sentences, f, q)) for f, s in matches
     ]
     units = 0
+    emitted = 0
     for sentence, score in hits:
         if units == FACT_SEEDS_AFTER:
             for step in fact_seeds:
@@ -294,8 +298,12 @@ def plan_graph(
         if hops > 0 and units < HOP_FROM:
             planner.hop_from(added, sentence.document_id)
         units += 1
+        yield from planner.steps[emitted:]
+        emitted = len(planner.steps)
     for step in fact_seeds:  # fewer sentence units than FACT_SEEDS_AFTER
         planner.add_fact(step)
+    yield from planner.steps[emitted:]
+    emitted = len(planner.steps)
     # the walk starts from the fact seeds and the facts of as many of the best sentences
     first_sentences = list(
         dict.fromkeys(s.sentence for s in planner.steps if s.reason == "sentence")
@@ -314,7 +322,7 @@ def plan_graph(
         planner.add_fact(
             Step(fact_id, "expansion", similarity, seed, distance, path, best.get(fact_id))
         )
-    return planner.steps
+    yield from planner.steps[emitted:]
 
 
 def _best_sentences(

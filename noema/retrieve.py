@@ -7,7 +7,7 @@ exactly the three original steps), and packed under the budget in :mod:`noema.pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -19,7 +19,7 @@ from noema.notation import parse_notation
 from noema.options import Format, RetrieveOptions
 from noema.pack import pack
 from noema.plan import Reason, Step, plan_graph, plan_vector
-from noema.sentences import SentenceIndex
+from noema.sentences import Sentence, SentenceIndex
 
 __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
 
@@ -123,24 +123,24 @@ def retrieve_facts(
     """
     matches = _search(graph, index, query, options.top_k, fact_filter)
     floor = options.min_similarity
-    if floor is not None:
+    if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
         matches = tuple(m for m in matches if m.similarity >= floor)
     hits = [(m.relation_id, m.similarity) for m in matches]
+    steps: Iterable[Step]
     if options.seeds == "graph":
         if sentences is None:
             raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
         steps = plan_graph(graph, index, sentences, query, hits, options.hops, fact_filter, floor)
     else:
         steps = plan_vector(graph, index, sentences, query, hits, options.hops, fact_filter)
-    if floor is not None and not matches and not any(s.reason == "sentence" for s in steps):
-        steps = []  # nothing is similar enough to the question: no context rather than noise
-    packed = pack(
-        graph,
-        [(s.fact_id, s.sentence) for s in steps],
-        options.max_tokens,
-        options.format,
-        options.token_model,
-    )
+    if explain:
+        steps = list(steps)
+
+    def in_order() -> Iterator[tuple[str, Sentence | None]]:
+        for step in steps:
+            yield step.fact_id, step.sentence
+
+    packed = pack(graph, in_order(), options.max_tokens, options.format, options.token_model)
     result = RetrievalResult(
         text=packed.text,
         notation=packed.notation,
@@ -157,7 +157,7 @@ def retrieve_facts(
         question=question,
     )
     if explain:
-        result = replace(result, explanation=_explain(steps, result))
+        result = replace(result, explanation=_explain(list(steps), result))
     return result
 
 
