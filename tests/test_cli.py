@@ -75,6 +75,19 @@ def test_query_json_and_format(bundle: Path, capsys: pytest.CaptureFixture[str])
     assert data["token_count"] <= 200 and data["fact_matches"][0]["relation_id"].startswith("rel_")
 
 
+def test_query_sentences_and_vector_seeds(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    question = "Who founded LinkedIn?"
+    assert main(["query", str(bundle), question, "--format", "sentences", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "sentences" and "Reid Hoffman" in data["text"]
+    assert data["text"].startswith("# ")  # grouped under the document's title
+    assert main(["query", str(bundle), question, "--seeds", "vector", "--explain"]) == 0
+    err = capsys.readouterr().err
+    assert "seed, similarity" in err and "sentence is a seed" not in err
+    assert main(["query", str(bundle), question, "--min-similarity", "0.99"]) == 0
+    assert "(no facts found)" in capsys.readouterr().err
+
+
 def test_info_notation_decode_validate(
     bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
