@@ -33,12 +33,13 @@ def compress(
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
+    options: RetrieveOptions | None = None,
 ) -> RetrievalResult:
     """Build a throwaway knowledge base from ``documents`` and retrieve for ``question``.
 
     The models are loaded once per process and shared, so repeated calls only parse and embed
     the chunks at hand. ``result.citations[fact_id]`` names the document (chunk) ids each fact
-    came from.
+    came from. ``options``, when given, replaces the retrieve options passed one by one.
 
     Example:
         >>> chunks = [Document("Larry Page founded Google.", id="c1"),
@@ -55,13 +56,14 @@ def compress(
         embedder=embedder,
     )
     kb.ingest(list(documents))
-    return kb.retrieve(
-        question,
-        top_k=top_k,
-        hops=hops,
-        max_tokens=max_tokens,
-        format=format,
-        token_model=token_model,
-        seeds=seeds,
-        min_similarity=min_similarity,
-    )
+    if options is None:
+        options = RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+        )
+    return kb.retrieve_with(question, options)

@@ -161,8 +161,9 @@ class KnowledgeBase:
     ) -> IngestReport:
         """Parse, canonicalize against what is stored, and add the facts of ``sources``.
 
-        ``sources`` is one or many of: a string of text, a :class:`Document`, or a path
-        (``pathlib.Path``) to a UTF-8 text file. A document already stored with the same id
+        ``sources`` is one or many of: a string of text, a :class:`Document`, a path
+        (``pathlib.Path``) to a UTF-8 text file, a LangChain ``Document`` or a LlamaIndex
+        ``Document``/``TextNode`` (their ids and metadata are kept). A document already stored with the same id
         and text is skipped. ``progress(done, total)`` is called after each batch of documents.
 
         Example:
@@ -447,6 +448,25 @@ class KnowledgeBase:
             seeds=seeds,
             min_similarity=min_similarity,
         )
+        return self.retrieve_with(question, options, filters=filters, explain=explain)
+
+    def retrieve_with(
+        self,
+        question: str,
+        options: RetrieveOptions,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        explain: bool = False,
+    ) -> RetrievalResult:
+        """:meth:`retrieve` with its options as one :class:`noema.RetrieveOptions` (what the
+        adapters hold).
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Sundar Pichai is the CEO of Google."])
+            >>> kb.retrieve_with("Who runs Google?", RetrieveOptions(max_tokens=20)).token_count <= 20
+            True
+        """
         if not isinstance(question, str):
             raise TypeError(f"question must be a string, got {type(question).__name__}")
         if not question.strip():
@@ -558,9 +578,24 @@ def _copy_index(index: VectorIndex) -> VectorIndex:
 
 
 def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
-    if isinstance(sources, (str, Document, os.PathLike)):
-        return [sources]
+    if isinstance(sources, (str, Document, os.PathLike)) or _framework_document(sources):
+        return [sources]  # type: ignore[list-item]
     return list(sources)
+
+
+def _framework_document(source: object) -> Document | None:
+    """A LangChain ``Document`` or a LlamaIndex ``Document``/``TextNode`` as a Noema document,
+    with its id and metadata; recognised by shape, so neither framework is imported."""
+    page = getattr(source, "page_content", None)
+    if isinstance(page, str):  # LangChain
+        doc_id = getattr(source, "id", None)
+        metadata = dict(getattr(source, "metadata", None) or {})
+        return Document(page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata)
+    node_id = getattr(source, "node_id", None)
+    text = getattr(source, "text", None)
+    if isinstance(node_id, str) and isinstance(text, str):  # LlamaIndex
+        return Document(text, id=node_id, metadata=dict(getattr(source, "metadata", None) or {}))
+    return None
 
 
 def _as_documents(source: Source) -> list[Document]:
@@ -570,7 +605,13 @@ def _as_documents(source: Source) -> list[Document]:
         return [Document(source)]
     if isinstance(source, os.PathLike):
         return list(read_documents([source], on_skip=_warn_skip))
-    raise TypeError(f"ingest() takes text, Documents or paths, not {type(source).__name__}")
+    converted = _framework_document(source)
+    if converted is not None:
+        return [converted]
+    raise TypeError(
+        "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
+        f"Documents/TextNodes, not {type(source).__name__}"
+    )
 
 
 def _warn_skip(message: str) -> None:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Literal
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 
 import noema
 from noema_langchain._convert import block_document
+from noema_langchain._options import RetrieveFields
 
 
-class NoemaContextCompressor(BaseDocumentCompressor):
+class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
     """Turn retrieved chunks into the notation of the sub-graph relevant to the query.
 
     For ``ContextualCompressionRetriever``: no model but spaCy and the embedding model runs. The
@@ -27,12 +27,6 @@ class NoemaContextCompressor(BaseDocumentCompressor):
         ['chunk-0', 'chunk-1']
     """
 
-    top_k: int = noema.RetrieveOptions.top_k
-    hops: int = noema.RetrieveOptions.hops
-    max_tokens: int = noema.RetrieveOptions.max_tokens
-    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
-    token_model: str = noema.RetrieveOptions.token_model
-    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = "en_core_web_sm"
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -49,12 +43,7 @@ class NoemaContextCompressor(BaseDocumentCompressor):
         result = noema.compress(
             chunks,
             query,
-            top_k=self.top_k,
-            hops=self.hops,
-            max_tokens=self.max_tokens,
-            format=self.format,
-            token_model=self.token_model,
-            seeds=self.seeds,
+            options=self.retrieve_options(),
             similarity_threshold=self.similarity_threshold,
             spacy_model=self.spacy_model,
             embedding_model=self.embedding_model,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -12,13 +13,14 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator
 
 import noema
 from noema_langchain._convert import block_document, fact_documents
+from noema_langchain._options import RetrieveFields
 
 
-class NoemaRetriever(BaseRetriever):
+class NoemaRetriever(BaseRetriever, RetrieveFields):
     """Retrieve facts from a Noema knowledge base as notation.
 
     ``mode="block"`` (the default) returns the whole budgeted notation block as one Document, since
@@ -37,13 +39,6 @@ class NoemaRetriever(BaseRetriever):
     knowledge_base: noema.KnowledgeBase = Field(
         description="A KnowledgeBase, or a path to a .noema bundle"
     )
-    top_k: int = noema.RetrieveOptions.top_k
-    hops: int = noema.RetrieveOptions.hops
-    max_tokens: int = noema.RetrieveOptions.max_tokens
-    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
-    token_model: str = noema.RetrieveOptions.token_model
-    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
-    min_similarity: float | None = noema.RetrieveOptions.min_similarity
     mode: Literal["block", "per_fact"] = "block"
     k: int | None = Field(default=None, description="per_fact mode: at most this many facts")
 
@@ -54,35 +49,64 @@ class NoemaRetriever(BaseRetriever):
             return noema.KnowledgeBase.load(value)
         return value
 
-    @model_validator(mode="after")
-    def _check_options(self) -> NoemaRetriever:
-        self._retrieve_options()  # raises ValueError naming a bad option
-        return self
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        *,
+        knowledge_base_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> NoemaRetriever:
+        """A retriever over a new knowledge base built from LangChain Documents (ids and
+        metadata kept). ``knowledge_base_options`` go to :class:`noema.KnowledgeBase`, the
+        rest to the retriever.
 
-    def _retrieve_options(self) -> noema.RetrieveOptions:
-        return noema.RetrieveOptions(
-            top_k=self.top_k,
-            hops=self.hops,
-            max_tokens=self.max_tokens,
-            format=self.format,
-            token_model=self.token_model,
-            seeds=self.seeds,
-            min_similarity=self.min_similarity,
+        Example:
+            >>> retriever = NoemaRetriever.from_documents([Document("Larry Page founded Google.")])
+            >>> "Larry Page" in retriever.invoke("Who founded Google?")[0].page_content
+            True
+        """
+        kb = noema.KnowledgeBase(**(knowledge_base_options or {}))
+        kb.ingest(list(documents))  # type: ignore[arg-type]
+        return cls(knowledge_base=kb, **kwargs)
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        knowledge_base_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> NoemaRetriever:
+        """:meth:`from_documents` for plain texts, with optional metadata and ids per text."""
+        chosen = list(texts)
+        documents = [
+            Document(
+                page_content=text,
+                metadata=dict(metadatas[n]) if metadatas else {},
+                id=ids[n] if ids else None,
+            )
+            for n, text in enumerate(chosen)
+        ]
+        return cls.from_documents(
+            documents, knowledge_base_options=knowledge_base_options, **kwargs
         )
 
-    def _options(self, k: int | None) -> dict[str, Any]:
-        options = self._retrieve_options()
+    def _options(self, k: int | None) -> noema.RetrieveOptions:
+        options = self.retrieve_options()
         if k is not None:
             options = options.updated(top_k=max(self.top_k, k))
-        return options.as_kwargs()
+        return options
 
     def _documents(self, query: str, k: int | None) -> list[Document]:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         k = self.k if k is None else k
         per_fact = self.mode == "per_fact"
-        result = self.knowledge_base.retrieve(
-            query, **self._options(k if per_fact else None), explain=per_fact
+        result = self.knowledge_base.retrieve_with(
+            query, self._options(k if per_fact else None), explain=per_fact
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
 import noema
 from noema_llamaindex._convert import block_node, fact_nodes
@@ -59,10 +60,25 @@ class NoemaRetriever(BaseRetriever):
         self.mode = mode
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Iterable[BaseNode],
+        *,
+        knowledge_base_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> NoemaRetriever:
+        """A retriever over a new knowledge base built from LlamaIndex Documents or nodes (as
+        ``SimpleDirectoryReader`` gives them; ids and metadata kept). ``knowledge_base_options``
+        go to :class:`noema.KnowledgeBase`, the rest to the retriever."""
+        kb = noema.KnowledgeBase(**(knowledge_base_options or {}))
+        kb.ingest(list(documents))  # type: ignore[arg-type]
+        return cls(kb, **kwargs)
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         per_fact = self.mode == "per_fact"
-        result = self.knowledge_base.retrieve(
-            query_bundle.query_str, **self.options.as_kwargs(), explain=per_fact
+        result = self.knowledge_base.retrieve_with(
+            query_bundle.query_str, self.options, explain=per_fact
         )
         if self.mode == "per_fact":
             return fact_nodes(self.knowledge_base, result)

@@ -170,3 +170,31 @@ def test_missing_langchain_names_the_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert "pip install 'noema[langchain]'" in out
+
+
+def test_ingest_takes_langchain_documents_with_their_ids_and_metadata(make_kb) -> None:  # type: ignore[no-untyped-def]
+    kb = make_kb()
+    report = kb.ingest(
+        [Document("Larry Page founded Google.", id="g1", metadata={"source": "google.md"})]
+    )
+    assert report.documents == 1
+    assert kb.graph.documents["g1"].metadata == {"source": "google.md"}
+
+
+def test_retriever_from_documents_and_texts(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
+    options = {"embedder": embedder, "extractor": extractor}
+    retriever = NoemaRetriever.from_documents(
+        [Document("Larry Page founded Google.", id="g1")],
+        knowledge_base_options=options,
+        format="sentences",
+    )
+    [doc] = retriever.invoke("Who founded Google?")
+    assert doc.page_content == "# g1\nLarry Page founded Google." and doc.metadata[
+        "source_ids"
+    ] == ["g1"]
+    from_texts = NoemaRetriever.from_texts(
+        ["Jensen Huang founded Nvidia."], ids=["n1"], knowledge_base_options=options
+    )
+    assert "Jensen Huang" in from_texts.invoke("Who founded Nvidia?")[0].page_content
+    with pytest.raises(ValueError, match="max_tokens"):
+        NoemaRetriever(knowledge_base=retriever.knowledge_base, max_tokens=0)

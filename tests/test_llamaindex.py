@@ -107,3 +107,20 @@ def test_missing_llamaindex_names_the_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert "pip install 'noema[llamaindex]'" in out
+
+
+def test_ingest_and_from_documents_take_llamaindex_nodes(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core import Document as LlamaDocument
+
+    nodes = [
+        LlamaDocument(text="Larry Page founded Google.", id_="g1", metadata={"file_name": "g.md"}),
+        TextNode(text="Jensen Huang founded Nvidia.", id_="n1"),
+    ]
+    retriever = NoemaRetriever.from_documents(
+        nodes, knowledge_base_options={"embedder": embedder, "extractor": extractor}
+    )
+    graph = retriever.knowledge_base.graph
+    assert sorted(graph.documents) == ["g1", "n1"]
+    assert graph.documents["g1"].metadata == {"file_name": "g.md"}
+    [hit] = retriever.retrieve("Who founded Nvidia?")
+    assert "Jensen Huang" in hit.node.get_content()

@@ -174,3 +174,11 @@ def test_to_dict_is_json_ready(company_kb: KnowledgeBase) -> None:
     assert data["source_ids"] == result.source_ids() and result.source_ids()
     assert set(data["citations"]) == set(result.fact_ids)
     assert len(data["explanation"]) == len(result.explanation or ())
+
+
+@pytest.mark.parametrize("seeds", ["graph", "vector"])
+def test_a_huge_hop_count_stops_when_nothing_is_left(company_kb: KnowledgeBase, seeds: str) -> None:
+    # the walk ends once no new entity is reached; before, hops=10**9 looped for minutes
+    huge = company_kb.retrieve("Who founded Google?", hops=10**9, max_tokens=10_000, seeds=seeds)  # type: ignore[arg-type]
+    enough = company_kb.retrieve("Who founded Google?", hops=20, max_tokens=10_000, seeds=seeds)  # type: ignore[arg-type]
+    assert huge == enough
