@@ -23,6 +23,7 @@ from _common import data_file, machine, print_table  # noqa: E402
 
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
+from noema.options import FORMATS  # noqa: E402
 
 
 def main() -> int:
@@ -34,6 +35,7 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--chunks", type=int, default=10)
+    parser.add_argument("--format", default="notation", choices=FORMATS)
     args = parser.parse_args()
     rows = [
         json.loads(line)
@@ -58,6 +60,7 @@ def main() -> int:
             docs,
             row["question"],
             max_tokens=args.max_tokens,
+            format=args.format,
             embedder=embedder,
             extractor=extractor,
         )
@@ -68,7 +71,7 @@ def main() -> int:
         hit_after += answer_in_context([row["answer"]], result.text)
     n = len(rows)
     print(
-        f"HotpotQA dev, {n} questions, {args.chunks} chunks each, max_tokens={args.max_tokens} ({machine()})\n"
+        f"HotpotQA dev, {n} questions, {args.chunks} chunks each, max_tokens={args.max_tokens}, format={args.format} ({machine()})\n"
     )
     print_table(
         ["", "mean tokens", "answer in context", "seconds per call (p50)"],

@@ -286,7 +286,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _read_questions(path: Path) -> Iterator[EvalQuestion]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+2028 is text
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: cannot read ({exc})") from exc
     for number, line in enumerate(lines, start=1):
@@ -294,7 +294,7 @@ def _read_questions(path: Path) -> Iterator[EvalQuestion]:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise CommandError(f"{path}:{number}: not JSON") from None
         if not isinstance(record, dict) or not isinstance(record.get("question"), str):
             raise CommandError(f"{path}:{number}: needs a string 'question' field")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import warnings
@@ -172,6 +173,7 @@ class KnowledgeBase:
             1
         """
         documents = [doc for s in _as_list(sources) for doc in _as_documents(s)]
+        _check_documents(documents)
         with self._write_lock:
             graph = self._graph.copy()
             seen: set[str] = set()
@@ -578,6 +580,11 @@ def _copy_index(index: VectorIndex) -> VectorIndex:
 
 
 def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
+    if isinstance(sources, Mapping):
+        raise TypeError(
+            "ingest() got a dict; pass noema.Document(text, id=..., metadata=...) for a document "
+            "with metadata"
+        )
     if isinstance(sources, (str, Document, os.PathLike)) or _framework_document(sources):
         return [sources]  # type: ignore[list-item]
     return list(sources)
@@ -612,6 +619,26 @@ def _as_documents(source: Source) -> list[Document]:
         "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
         f"Documents/TextNodes, not {type(source).__name__}"
     )
+
+
+def _check_documents(documents: Sequence[Document]) -> None:
+    """Refuse, before anything changes, what could not be saved or would be lost: metadata that is
+    not JSON, and two different texts under one id in one call."""
+    texts: dict[str, str] = {}
+    for doc in documents:
+        if texts.setdefault(doc.id, doc.text) != doc.text:
+            raise ValueError(
+                f"two documents with id {doc.id!r} and different texts in one ingest() call; "
+                "give each its own id"
+            )
+        for key, value in (doc.metadata or {}).items():
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"metadata {key!r} of document {doc.id!r} is not JSON "
+                    f"({type(value).__name__}): bundles store metadata as JSON; convert it first"
+                ) from exc
 
 
 def _warn_skip(message: str) -> None:

@@ -206,8 +206,13 @@ def parse_notation(text: str) -> ParsedNotation:
         def fail(message: str, line: str = line, number: int = number) -> NotationError:
             return NotationError(message, line_number=number, line=line)
 
+        def local(token: str) -> int:
+            if len(token) > 18:  # also keeps Python's int-digits limit from raising without a line
+                raise fail(f"local id #{token[:12]}... is too long; ids are small integers")
+            return int(token)
+
         def ref(token: str) -> int:
-            local_id = int(token)
+            local_id = local(token)
             if local_id not in result.entities:
                 raise fail(f"#{local_id} is used before it is declared on an entity line")
             return local_id
@@ -225,7 +230,7 @@ def parse_notation(text: str) -> ParsedNotation:
         elif match := _ENTITY_LINE.fullmatch(line):
             if section > 0:
                 raise fail("entity line after relation or event lines; declare entities first")
-            local_id, name, type_ = int(match.group(1)), match.group(2), match.group(3)
+            local_id, name, type_ = local(match.group(1)), match.group(2), match.group(3)
             if type_ not in ENTITY_TYPES:
                 raise fail(f"unknown type {type_!r}; use one of {', '.join(ENTITY_TYPES)}")
             if local_id in result.entities:

@@ -188,6 +188,8 @@ class SpacyExtractor:
         n_process: int = 1,
         batch_size: int = 64,
     ) -> None:
+        if isinstance(n_process, bool) or not isinstance(n_process, int) or n_process < 1:
+            raise ValueError(f"n_process must be an integer >= 1, got {n_process!r}")
         self.model = model
         self.patterns = tuple(patterns)
         self.n_process = n_process

@@ -91,13 +91,14 @@ def _read_file(path: Path, on_skip: SkipCallback) -> Iterator[Document]:
 
 
 def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Document]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # records end at "\n" only: str.splitlines() would also split inside a record at U+2028
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except ValueError:
-            on_skip(f"{path}:{number}: skipped, not JSON")
+        except (ValueError, RecursionError):
+            on_skip(f"{path}:{number}: skipped, not JSON (or nested too deeply)")
             continue
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             on_skip(f"{path}:{number}: skipped, no string 'text' field")

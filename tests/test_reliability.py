@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -113,3 +114,50 @@ def test_binary_file_is_skipped_with_a_warning(
     with pytest.warns(UserWarning, match="bin.txt"):
         kb.ingest([tmp_path])
     assert len(kb.graph.relations) == 1
+
+
+def test_a_huge_local_id_is_a_notation_error_with_its_line() -> None:
+    with pytest.raises(noema.NotationError) as caught:
+        noema.parse_notation("#1 A :ORG\n#" + "1" * 5000 + " B :ORG")
+    assert caught.value.line_number == 2
+
+
+def test_jsonl_records_keep_unicode_line_separators(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from noema.sources import read_documents
+
+    path = tmp_path / "docs.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "text": "Larry Page\u2028founded Google."}, ensure_ascii=False)
+        + "\n"
+        + "[" * 100_000
+        + "\n",
+        encoding="utf-8",
+    )
+    skipped: list[str] = []
+    docs = list(read_documents([path], on_skip=skipped.append))
+    assert [d.text for d in docs] == ["Larry Page\u2028founded Google."]
+    assert len(skipped) == 1 and ":2:" in skipped[0]
+
+
+def test_ingest_refuses_what_it_could_not_save(make_kb) -> None:  # type: ignore[no-untyped-def]
+    import datetime
+
+    kb = make_kb()
+    with pytest.raises(TypeError, match="'when'"):
+        kb.ingest(
+            [
+                noema.Document(
+                    "Larry Page founded Google.", metadata={"when": datetime.date(2020, 1, 1)}
+                )
+            ]
+        )
+    with pytest.raises(ValueError, match="'a'"):
+        kb.ingest([noema.Document("One text.", id="a"), noema.Document("Another text.", id="a")])
+    with pytest.raises(TypeError, match="dict"):
+        kb.ingest({"text": "Larry Page founded Google."})  # type: ignore[arg-type]
+    assert len(kb.graph.documents) == 0  # nothing was half-ingested
+
+
+def test_n_process_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="n_process"):
+        noema.SpacyExtractor(n_process=0)
