@@ -41,6 +41,10 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     )
     mode: Literal["block", "per_fact"] = "block"
     k: int | None = Field(default=None, description="per_fact mode: at most this many facts")
+    search_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="retrieve options applied to every call, as LangChain retrievers take them",
+    )
 
     @field_validator("knowledge_base", mode="before")
     @classmethod
@@ -94,19 +98,28 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
             documents, knowledge_base_options=knowledge_base_options, **kwargs
         )
 
-    def _options(self, k: int | None) -> noema.RetrieveOptions:
+    def _options(self, k: int | None, overrides: dict[str, Any]) -> noema.RetrieveOptions:
         options = self.retrieve_options()
+        if overrides:  # unknown names raise TypeError listing the options
+            options = options.updated(**overrides)
         if k is not None:
-            options = options.updated(top_k=max(self.top_k, k))
+            options = options.updated(top_k=max(options.top_k, k))
         return options
 
-    def _documents(self, query: str, k: int | None) -> list[Document]:
+    def _documents(self, query: str, k: int | None, overrides: dict[str, Any]) -> list[Document]:
+        """Per-call options (``invoke(q, hops=0)``) and ``search_kwargs`` override the fields;
+        ``k`` caps the facts in per-fact mode, as LangChain's retrievers do."""
+        calls = {**self.search_kwargs, **overrides}
+        if k is None:
+            k = calls.pop("k", None)
+        else:
+            calls.pop("k", None)
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         k = self.k if k is None else k
         per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve_with(
-            query, self._options(k if per_fact else None), explain=per_fact
+            query, self._options(k if per_fact else None, calls), explain=per_fact
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)
@@ -120,7 +133,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         k: int | None = None,
         **kwargs: Any,
     ) -> list[Document]:
-        return self._documents(query, k)
+        return self._documents(query, k, kwargs)
 
     async def _aget_relevant_documents(
         self,
@@ -131,4 +144,4 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         **kwargs: Any,
     ) -> list[Document]:
         # parsing the question and searching run in a worker thread: the event loop keeps going
-        return await asyncio.to_thread(self._documents, query, k)
+        return await asyncio.to_thread(self._documents, query, k, kwargs)

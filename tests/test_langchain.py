@@ -198,3 +198,16 @@ def test_retriever_from_documents_and_texts(embedder, extractor) -> None:  # typ
     assert "Jensen Huang" in from_texts.invoke("Who founded Nvidia?")[0].page_content
     with pytest.raises(ValueError, match="max_tokens"):
         NoemaRetriever(knowledge_base=retriever.knowledge_base, max_tokens=0)
+
+
+def test_per_call_options_and_search_kwargs_are_honoured(company_kb: noema.KnowledgeBase) -> None:
+    retriever = NoemaRetriever(knowledge_base=company_kb)
+    question = "Who founded the company that acquired YouTube?"
+    [small] = retriever.invoke(question, max_tokens=30)
+    assert small.metadata["token_count"] <= 30
+    [spec] = retriever.invoke(question, seeds="vector", hops=0, top_k=1)
+    assert len(spec.metadata["relation_ids"]) == 1
+    fixed = NoemaRetriever(knowledge_base=company_kb, search_kwargs={"max_tokens": 30})
+    assert fixed.invoke(question)[0].metadata["token_count"] <= 30
+    with pytest.raises(TypeError, match="tpo_k"):
+        retriever.invoke(question, tpo_k=1)
