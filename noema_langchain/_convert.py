@@ -10,10 +10,26 @@ import noema
 _NOT_METADATA = ("text", "notation", "question", "explanation", "token_model")
 
 
-def block_document(result: noema.RetrievalResult) -> Document:
-    """The whole budgeted block as one Document: local ids only make sense within one block."""
+def source_of(graph: noema.SemanticGraph, document_id: str) -> str:
+    """What LangChain calls a document's ``source``: its own ``source`` metadata, else its id."""
+    doc = graph.documents.get(document_id)
+    source = doc.metadata.get("source") if doc is not None and doc.metadata else None
+    return source if isinstance(source, str) else document_id
+
+
+def block_document(
+    result: noema.RetrievalResult, graph: noema.SemanticGraph | None = None
+) -> Document:
+    """The whole budgeted block as one Document: local ids only make sense within one block.
+
+    With the graph, ``metadata["sources"]`` lists the original ``source`` of every document
+    behind the text and ``metadata["source"]`` is the first, as LangChain loaders set it."""
     data = result.to_dict()
     metadata = {k: v for k, v in data.items() if k not in _NOT_METADATA}
+    if graph is not None:
+        sources = list(dict.fromkeys(source_of(graph, d) for d in data["source_ids"]))
+        metadata["sources"] = sources
+        metadata["source"] = sources[0] if sources else ""
     return Document(page_content=result.text, metadata=metadata)
 
 
@@ -36,6 +52,7 @@ def fact_documents(
                 id=fact_id,
                 page_content=text,
                 metadata={
+                    **_original_metadata(kb.graph, result.source_ids([fact_id])),
                     "fact_id": fact_id,
                     "rank": rank,
                     "similarity": similarity.get(fact_id),
@@ -46,3 +63,13 @@ def fact_documents(
             )
         )
     return documents
+
+
+def _original_metadata(graph: noema.SemanticGraph, document_ids: list[str]) -> dict[str, object]:
+    """The metadata of the fact's first source document, with ``source`` always set."""
+    if not document_ids:
+        return {}
+    doc = graph.documents.get(document_ids[0])
+    original = dict(doc.metadata) if doc is not None and doc.metadata else {}
+    original["source"] = source_of(graph, document_ids[0])
+    return original

@@ -123,7 +123,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)
-        return [block_document(result)] if result.text else []
+        return [block_document(result, self.knowledge_base.graph)] if result.text else []
 
     def _get_relevant_documents(
         self,

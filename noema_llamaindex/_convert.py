@@ -5,12 +5,18 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
 import noema
 
 
-def _node(text: str, node_id: str, metadata: dict[str, Any], score: float | None) -> NodeWithScore:
+def _node(
+    text: str,
+    node_id: str,
+    metadata: dict[str, Any],
+    score: float | None,
+    source: tuple[str, dict[str, Any]] | None = None,
+) -> NodeWithScore:
     keys = list(metadata)
     node = TextNode(
         text=text,
@@ -19,21 +25,40 @@ def _node(text: str, node_id: str, metadata: dict[str, Any], score: float | None
         excluded_llm_metadata_keys=keys,
         excluded_embed_metadata_keys=keys,
     )
+    if source is not None:
+        # what LlamaIndex reads as ref_doc_id: the document the text came from, with its metadata
+        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(
+            node_id=source[0], metadata=source[1]
+        )
     return NodeWithScore(node=node, score=score)
+
+
+def _source(
+    graph: noema.SemanticGraph, document_ids: list[str]
+) -> tuple[str, dict[str, Any]] | None:
+    if not document_ids:
+        return None
+    doc = graph.documents.get(document_ids[0])
+    return document_ids[0], dict(doc.metadata) if doc is not None and doc.metadata else {}
 
 
 # Fields of RetrievalResult.to_dict() that are not metadata: the text itself and the question.
 _NOT_METADATA = ("text", "notation", "question", "explanation", "token_model", "source_ids")
 
 
-def block_node(result: noema.RetrievalResult, source_key: str = "source_ids") -> NodeWithScore:
+def block_node(
+    result: noema.RetrievalResult,
+    source_key: str = "source_ids",
+    graph: noema.SemanticGraph | None = None,
+) -> NodeWithScore:
     """The whole budgeted block as one node, scored by its best vector-search hit."""
     digest = hashlib.sha256(f"{result.question}\x1f{result.text}".encode()).hexdigest()[:16]
     data = result.to_dict()
     metadata = {k: v for k, v in data.items() if k not in _NOT_METADATA}
     metadata[source_key] = data["source_ids"]
     best = max((m.similarity for m in result.fact_matches), default=None)
-    return _node(result.text, f"noema-{digest}", metadata, best)
+    source = _source(graph, data["source_ids"]) if graph is not None else None
+    return _node(result.text, f"noema-{digest}", metadata, best, source)
 
 
 def fact_nodes(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[NodeWithScore]:
@@ -53,5 +78,6 @@ def fact_nodes(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[N
             "source_ids": result.source_ids([fact_id]),
             "citations": citations[fact_id],
         }
-        nodes.append(_node(text, fact_id, metadata, similarity.get(fact_id)))
+        source = _source(kb.graph, metadata["source_ids"])
+        nodes.append(_node(text, fact_id, metadata, similarity.get(fact_id), source))
     return nodes

@@ -82,7 +82,7 @@ class NoemaRetriever(BaseRetriever):
         )
         if self.mode == "per_fact":
             return fact_nodes(self.knowledge_base, result)
-        return [block_node(result)] if result.text else []
+        return [block_node(result, graph=self.knowledge_base.graph)] if result.text else []
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # the search runs in a worker thread so the event loop is not blocked

@@ -211,3 +211,26 @@ def test_per_call_options_and_search_kwargs_are_honoured(company_kb: noema.Knowl
     assert fixed.invoke(question)[0].metadata["token_count"] <= 30
     with pytest.raises(TypeError, match="tpo_k"):
         retriever.invoke(question, tpo_k=1)
+
+
+@pytest.mark.parametrize("mode", ["block", "per_fact"])
+def test_results_carry_the_original_source(embedder, extractor, mode: str) -> None:  # type: ignore[no-untyped-def]
+    retriever = NoemaRetriever.from_documents(
+        [
+            Document(
+                "Larry Page founded Google.",
+                id="g1",
+                metadata={"source": "docs/google.md", "lang": "en"},
+            ),
+            Document("Jensen Huang founded Nvidia.", id="n1"),
+        ],
+        knowledge_base_options={"embedder": embedder, "extractor": extractor},
+        mode=mode,
+        max_tokens=40,
+    )
+    first = retriever.invoke("Who founded Google?")[0]
+    assert first.metadata["source"] == "docs/google.md"
+    if mode == "per_fact":
+        assert first.metadata["lang"] == "en"
+    else:
+        assert "docs/google.md" in first.metadata["sources"]

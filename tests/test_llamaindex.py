@@ -124,3 +124,24 @@ def test_ingest_and_from_documents_take_llamaindex_nodes(embedder, extractor) ->
     assert graph.documents["g1"].metadata == {"file_name": "g.md"}
     [hit] = retriever.retrieve("Who founded Nvidia?")
     assert "Jensen Huang" in hit.node.get_content()
+
+
+@pytest.mark.parametrize("mode", ["block", "per_fact"])
+def test_nodes_point_at_their_source_document(embedder, extractor, mode: str) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core import Document as LlamaDocument
+
+    retriever = NoemaRetriever.from_documents(
+        [
+            LlamaDocument(
+                text="Larry Page founded Google.", id_="g1", metadata={"file_name": "g.md"}
+            )
+        ],
+        knowledge_base_options={"embedder": embedder, "extractor": extractor},
+        mode=mode,
+    )
+    [hit] = retriever.retrieve("Who founded Google?")
+    assert hit.node.ref_doc_id == "g1"
+    assert hit.node.source_node is not None and hit.node.source_node.metadata == {
+        "file_name": "g.md"
+    }
+    assert hit.score is not None
