@@ -31,8 +31,10 @@ def main() -> int:
         print(f"\nQuestion: {QUESTION}  (top_k=3, hops={hops}, max_tokens=200)")
         print(result.text or "(nothing found)")
         print(f"-- {result.token_count} tokens, truncated={result.truncated}")
-    print("\nThe same facts as sentences:")
+    print("\nThe same facts decoded (format='natural_language'):")
     print(kb.retrieve(QUESTION, top_k=3, hops=2, max_tokens=200, format="natural_language").text)
+    print("\nThe sentences they came from (format='sentences', 100 tokens):")
+    print(kb.retrieve(QUESTION, top_k=3, hops=2, max_tokens=100, format="sentences").text)
     return 0
 
 

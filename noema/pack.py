@@ -17,7 +17,7 @@ from noema.graph import SemanticGraph
 from noema.notation import decode, encode_facts
 from noema.options import Format
 from noema.resources import count_tokens
-from noema.sentences import Sentence, document_heading
+from noema.sentences import Sentence, document_heading, sentence_text
 
 __all__ = ["Packed", "pack"]
 
@@ -48,8 +48,7 @@ def render_sentences(graph: SemanticGraph, shown: Sequence[Sentence | str]) -> s
             loose.append(item)
     parts = []
     for document_id, sentences in groups.items():
-        text = graph.documents[document_id].text
-        body = " ".join(" ".join(text[s.start : s.end].split()) for s in sorted(sentences))
+        body = " ".join(sentence_text(graph, s) for s in sorted(sentences))
         title = document_heading(graph, document_id)
         parts.append(f"# {title}\n{body}" if title else body)
     if loose:

@@ -34,15 +34,17 @@ __all__ = [
     "document_title",
     "document_topics",
     "sentence_key",
+    "sentence_text",
     "sentence_text_for_embedding",
     "source_sentences",
 ]
 
 # What a sentence vector is built from; stored in the manifest so a bundle made another way is
 # re-embedded rather than mixed.
-SENTENCE_RENDERING = "title: sentence"
+SENTENCE_RENDERING = "title: sentence, headings dropped"
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+_HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
 @dataclass(frozen=True, order=True)
@@ -70,11 +72,26 @@ def document_heading(graph: SemanticGraph, document_id: str) -> str:
     return "" if document_id.startswith("doc_") else " ".join(document_id.split())
 
 
+def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:
+    """The sentence on one line. A Markdown heading the parser read as the start of the first
+    sentence ("# Nvidia" above "Nvidia acquired Mellanox.") is left out: the title says it.
+
+    Example:
+        >>> from noema.graph import Document
+        >>> g = SemanticGraph()
+        >>> _ = g.add_document(Document("# Nvidia\\n\\nNvidia acquired Mellanox.", id="n"))
+        >>> sentence_text(g, Sentence("n", 0, 35))
+        'Nvidia acquired Mellanox.'
+    """
+    lines = graph.documents[sentence.document_id].text[sentence.start : sentence.end].split("\n")
+    while len(lines) > 1 and (_HEADING.match(lines[0]) or not lines[0].strip()):
+        lines.pop(0)
+    return " ".join(" ".join(lines).split())
+
+
 def sentence_text_for_embedding(graph: SemanticGraph, sentence: Sentence) -> str:
     """The text a sentence is embedded as (see :data:`SENTENCE_RENDERING`)."""
-    text = " ".join(
-        graph.documents[sentence.document_id].text[sentence.start : sentence.end].split()
-    )
+    text = sentence_text(graph, sentence)
     title = document_title(graph, sentence.document_id)
     return f"{title}: {text}" if title else text
 

@@ -113,3 +113,16 @@ def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
     assert reopened._sentence_state is None
     result = reopened.retrieve("Who founded Google?", format="sentences")
     assert result.text == "# a\nLarry Page founded Google."
+
+
+def test_a_markdown_heading_is_not_part_of_the_first_sentence(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    kb = _kb_with(
+        make_kb,
+        Document(
+            "# Nvidia\n\nNvidia acquired Mellanox in 2020.", id="n", metadata={"title": "Nvidia"}
+        ),
+    )
+    result = kb.retrieve("Who acquired Mellanox?", format="sentences")
+    assert result.text == "# Nvidia\nNvidia acquired Mellanox in 2020."
