@@ -48,6 +48,8 @@ def compress(
         >>> sorted({c.document_id for cs in result.citations.values() for c in cs})
         ['c1', 'c2']
     """
+    if options is None:
+        options = RetrieveOptions.of(locals())  # this call's option arguments, by name
     kb = KnowledgeBase(
         similarity_threshold=similarity_threshold,
         spacy_model=spacy_model,
@@ -56,14 +58,4 @@ def compress(
         embedder=embedder,
     )
     kb.ingest(list(documents))
-    if options is None:
-        options = RetrieveOptions(
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
-            seeds=seeds,
-            min_similarity=min_similarity,
-        )
     return kb.retrieve_with(question, options)

@@ -26,7 +26,7 @@ from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions,
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
-from noema.sentences import SentenceIndex
+from noema.sentences import Sentence, SentenceIndex, sentence_text
 from noema.sources import read_documents
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
@@ -107,11 +107,11 @@ class KnowledgeBase:
         self._graph = SemanticGraph()
         self._merge_log: list[MergeRecord] = []
         self._index: VectorIndex | None = None
-        # the sentence sidecar and the graph it was built for; rebuilt (reusing its vectors) when
-        # a write has replaced the graph
-        # (graph, index synced to it): one attribute, so a reader sees a consistent pair
+        # (graph, index synced to it): one attribute, so a reader sees a consistent pair. Writes
+        # replace the graph object, so a pair whose graph is the current one is current.
         self._index_state: tuple[SemanticGraph, VectorIndex] | None = None
-        # (graph it was built for, sidecar), likewise
+        # (graph it was built for, sentence sidecar), likewise; a stale sidecar lends its vectors
+        # to the rebuild
         self._sentence_state: tuple[SemanticGraph | None, SentenceIndex] | None = None
         self._spacy_model_name: str | None = None
         self._write_lock = threading.Lock()
@@ -358,9 +358,11 @@ class KnowledgeBase:
         if format == "notation":
             return block
         if format == "sentences":
-            cited = [c.text for c in self._graph.citations(fact_id) if c.text]
-            if cited:
-                return " ".join(cited[0].split())
+            graph = self._graph
+            fact = graph.relations.get(fact_id) or graph.events[fact_id]
+            for m in fact.mentions:
+                if m.document_id in graph.documents:
+                    return sentence_text(graph, Sentence(m.document_id, m.start, m.end))
         return decode(block)
 
     def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
@@ -441,15 +443,7 @@ class KnowledgeBase:
             >>> kb.retrieve("Who runs Google?", format="natural_language").text
             'Sundar Pichai is the ceo of Google.'
         """
-        options = RetrieveOptions(
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
-            seeds=seeds,
-            min_similarity=min_similarity,
-        )
+        options = RetrieveOptions.of(locals())  # this call's option arguments, by name
         return self.retrieve_with(question, options, filters=filters, explain=explain)
 
     def retrieve_with(

@@ -101,6 +101,19 @@ def _content_words(name: str) -> list[str]:
     ]
 
 
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def strip_disambiguation(title: str) -> str:
+    """A title without its trailing parenthesis: what the document is about.
+
+    Example:
+        >>> strip_disambiguation("Tinted Windows (band)")
+        'Tinted Windows'
+    """
+    return _DISAMBIGUATION.sub("", title)
+
+
 def is_description(name: str) -> bool:
     """Whether a name is a common-noun phrase ("silver medal", "American rock band") rather than a
     proper name: its last word starts with a lowercase letter.

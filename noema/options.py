@@ -8,6 +8,7 @@ once and a bad value fails the same way everywhere.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, get_args
 
@@ -89,6 +90,20 @@ class RetrieveOptions:
             or not -1.0 <= floor <= 1.0
         ):
             raise ValueError(f"min_similarity must be a number from -1 to 1 or None, got {floor!r}")
+
+    @classmethod
+    def of(cls, source: Mapping[str, Any] | object) -> RetrieveOptions:
+        """The options named in a mapping (a call's arguments) or set as attributes of an object
+        (an adapter's fields); other names are ignored, missing ones take their default.
+
+        Example:
+            >>> RetrieveOptions.of({"hops": 2, "question": "ignored"}).hops
+            2
+        """
+        names = option_names()
+        if isinstance(source, Mapping):
+            return cls(**{n: source[n] for n in names if n in source})
+        return cls(**{n: getattr(source, n) for n in names if hasattr(source, n)})
 
     def updated(self, **changes: Any) -> RetrieveOptions:
         """A copy with ``changes`` applied and checked; an unknown option name raises.

@@ -34,14 +34,13 @@ of the name across the batch of documents votes, so one name gets one type and o
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from noema.graph import VALUE_TYPES, Document, Mention, SemanticGraph, normalize_predicate
-from noema.names import clean_name, is_business_suffix
+from noema.names import clean_name, is_business_suffix, strip_disambiguation
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
 __all__ = ["Extractor", "RelationPattern", "SpacyExtractor", "map_spacy_label"]
@@ -77,7 +76,6 @@ _CONFIDENCE = {
     "phrase": 0.6,
     "sentence": 0.5,
 }
-_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")  # "Tinted Windows (band)" -> "Tinted Windows"
 _FALLBACK_DETERMINERS = frozenset({"the", "this", "these", "its", "his", "her", "their"})
 _PLACE_NOUNS = frozenset(
     [
@@ -429,7 +427,7 @@ def _full_name(found: _Found, name: str) -> str | None:
 def _main_entity(spacy_doc: Any, found: _Found, by_token: dict[int, str]) -> str | None:
     title = found.doc.metadata.get("title") if found.doc.metadata else None
     if isinstance(title, str) and title.strip():
-        wanted = clean_name(_DISAMBIGUATION.sub("", title))
+        wanted = clean_name(strip_disambiguation(title))
         lowered = wanted.lower()
         for name in found.names:
             if name.lower() == lowered:

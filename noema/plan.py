@@ -100,17 +100,18 @@ def _mentioned_sentences(
     return [s for s in out if s in sentences.facts]
 
 
-def _best_sentence(
-    graph: SemanticGraph, sentences: SentenceIndex | None, fact_id: str, q: Vectors
-) -> Sentence | None:
-    """The fact's source sentence most similar to the question (first in mention order on ties)."""
-    candidates = _mentioned_sentences(graph, sentences, fact_id)
-    if not candidates:
-        return None
-    if sentences is None or len(candidates) == 1:
-        return candidates[0]
-    scores = sentences.similarities(candidates, q)
-    return max(candidates, key=lambda s: scores[s])
+def _best_sentences(
+    graph: SemanticGraph, sentences: SentenceIndex | None, facts: Sequence[str], q: Vectors
+) -> dict[str, Sentence]:
+    """Each fact's source sentence most similar to the question (first in mention order on
+    ties; the first without a sidecar), with one similarity computation for all of them."""
+    mentioned = {f: _mentioned_sentences(graph, sentences, f) for f in facts}
+    if sentences is None:
+        return {f: ss[0] for f, ss in mentioned.items() if ss}
+    scores = sentences.similarities(
+        list(dict.fromkeys(s for ss in mentioned.values() for s in ss)), q
+    )
+    return {f: max(ss, key=lambda s: scores[s]) for f, ss in mentioned.items() if ss}
 
 
 def _walk(
@@ -178,18 +179,15 @@ def plan_vector(
     fact_filter: FactFilter | None,
 ) -> list[Step]:
     """The original three steps: vector seeds, then the walk (see the module docstring)."""
-    steps = [
-        Step(f, "seed", s, f, 0, (), _best_sentence(graph, sentences, f, q)) for f, s in matches
-    ]
     chosen = {f for f, _ in matches}
     seeds = [(f, entities_of(graph, f)) for f, _ in matches]
-    for fact_id, distance, seed, path, similarity in _walk(
-        graph, index, q, seeds, hops, fact_filter
-    ):
-        if fact_id not in chosen:
-            chosen.add(fact_id)
-            sentence = _best_sentence(graph, sentences, fact_id, q)
-            steps.append(Step(fact_id, "expansion", similarity, seed, distance, path, sentence))
+    walked = [w for w in _walk(graph, index, q, seeds, hops, fact_filter) if w[0] not in chosen]
+    best = _best_sentences(graph, sentences, [*chosen, *(w[0] for w in walked)], q)
+    steps = [Step(f, "seed", s, f, 0, (), best.get(f)) for f, s in matches]
+    for fact_id, distance, seed, path, similarity in walked:
+        steps.append(
+            Step(fact_id, "expansion", similarity, seed, distance, path, best.get(fact_id))
+        )
     return steps
 
 
@@ -283,9 +281,8 @@ def plan_graph(
     hits = sentences.search(q, SENTENCE_CANDIDATES)
     if min_similarity is not None:
         hits = [(s, score) for s, score in hits if score >= min_similarity]
-    fact_seeds = [
-        Step(f, "seed", s, f, 0, (), _best_sentence(graph, sentences, f, q)) for f, s in matches
-    ]
+    seed_sentences = _best_sentences(graph, sentences, [f for f, _ in matches], q)
+    fact_seeds = [Step(f, "seed", s, f, 0, (), seed_sentences.get(f)) for f, s in matches]
     units = 0
     emitted = 0
     for sentence, score in hits:
@@ -323,12 +320,3 @@ def plan_graph(
             Step(fact_id, "expansion", similarity, seed, distance, path, best.get(fact_id))
         )
     yield from planner.steps[emitted:]
-
-
-def _best_sentences(
-    graph: SemanticGraph, sentences: SentenceIndex, facts: Sequence[str], q: Vectors
-) -> dict[str, Sentence]:
-    """:func:`_best_sentence` for many facts, with one similarity computation."""
-    mentioned = {f: _mentioned_sentences(graph, sentences, f) for f in facts}
-    scores = sentences.similarities({s for ss in mentioned.values() for s in ss}, q)
-    return {f: max(ss, key=lambda s: scores[s]) for f, ss in mentioned.items() if ss}

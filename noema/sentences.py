@@ -23,8 +23,9 @@ from types import MappingProxyType
 import numpy as np
 
 from noema.embed import Embedder, Vectors
-from noema.graph import SemanticGraph
+from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
+from noema.names import strip_disambiguation
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -43,7 +44,6 @@ __all__ = [
 # re-embedded rather than mixed.
 SENTENCE_RENDERING = "title: sentence, headings dropped"
 
-_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
@@ -119,7 +119,7 @@ def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
     by_name: dict[str, list[str]] = {}
     first: dict[str, tuple[int, str]] = {}
     for entity in graph.entities.values():
-        if entity.type in ("DATE", "MONEY"):
+        if entity.type in VALUE_TYPES:
             continue
         for name in (entity.name, *entity.aliases):
             by_name.setdefault(name.casefold(), []).append(entity.id)
@@ -132,7 +132,7 @@ def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
         title = doc.metadata.get("title") if doc.metadata else None
         named = []
         if isinstance(title, str) and title.strip():
-            wanted = _DISAMBIGUATION.sub("", " ".join(title.split())).casefold()
+            wanted = strip_disambiguation(" ".join(title.split())).casefold()
             named = by_name.get(wanted, [])
         if named:
             chosen = named[0]

@@ -28,12 +28,4 @@ class RetrieveFields(BaseModel):
 
     def retrieve_options(self) -> noema.RetrieveOptions:
         """The fields as one :class:`noema.RetrieveOptions`."""
-        return noema.RetrieveOptions(
-            top_k=self.top_k,
-            hops=self.hops,
-            max_tokens=self.max_tokens,
-            format=self.format,
-            token_model=self.token_model,
-            seeds=self.seeds,
-            min_similarity=self.min_similarity,
-        )
+        return noema.RetrieveOptions.of(self)

@@ -57,14 +57,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         result = noema.compress(
             chunks,
             query_bundle.query_str,
-            options=noema.RetrieveOptions(
-                top_k=self.top_k,
-                hops=self.hops,
-                max_tokens=self.max_tokens,
-                format=self.format,
-                token_model=self.token_model,
-                seeds=self.seeds,
-            ),
+            options=noema.RetrieveOptions.of(self),
             similarity_threshold=self.similarity_threshold,
             spacy_model=self.spacy_model,
             embedding_model=self.embedding_model,
