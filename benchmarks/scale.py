@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -141,6 +142,7 @@ def _rss_mb() -> float:
 def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
     """Run in a fresh process: load, memory, retrieve against flat search, ingest."""
     import faiss
+    import orjson
 
     import noema
     from noema.evaluate import ChunkRetriever  # noqa: F401  (imported for its models' warm-up)
@@ -175,7 +177,17 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
         start = time.perf_counter()
         flat.search(embedder.embed([question]), 5)
         timings["embed+flat"].append(time.perf_counter() - start)
+    hits = sum(
+        len({i for i, _ in snapshot.index.search(q, 5)} & {snapshot.index.ids[r] for r in rows})
+        for q, rows in zip(queries, flat.search(queries, 5)[1], strict=True)
+    )
     del flat
+    with zipfile.ZipFile(bundle) as zf:
+        graph_json = zf.read("graph.json")
+    with timer() as stdlib_parse:
+        json.loads(graph_json)
+    with timer() as orjson_parse:
+        orjson.loads(graph_json)
     lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()[:ingest_docs]
     docs = [
         noema.Document(r["text"], id=f"wiki{n}", metadata={"title": r["title"]})
@@ -193,6 +205,10 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
         "vector_mb": vector_mb,
         "ingest_big": ingest_big[0],
         "ingest_empty": ingest_empty[0],
+        "approximate": float(snapshot.index.approximate),
+        "recall": hits / (5 * len(queries)),
+        "json_s": stdlib_parse[0],
+        "orjson_s": orjson_parse[0],
     }
     for name, values in timings.items():
         values.sort()
@@ -241,9 +257,12 @@ def main() -> int:
                     f"{m['facts']:,}",
                     f"{save:.1f}s",
                     f"{size / 2**20:,.0f} MB",
-                    f"{m['load']:.1f}s",
+                    f"{m['load']:.1f}s (graph.json: json {m['json_s']:.1f}s, "
+                    f"orjson {m['orjson_s']:.1f}s)",
                     f"{m['rss_mb']:,.0f} MB ({extra_kb:.2f} KB/fact beyond vectors)",
                     f"{m['retrieve_p50']:.1f} / {m['retrieve_p95']:.1f} ms",
+                    ("approximate" if m["approximate"] else "exact")
+                    + f", recall@5 {m['recall']:.1%}",
                     f"{m['flat_p50']:.1f} / {m['flat_p95']:.1f} ms",
                     f"{m['embed+flat_p50']:.1f} / {m['embed+flat_p95']:.1f} ms",
                     f"{m['ingest_big']:.0f}s (empty base: {m['ingest_empty']:.0f}s)",
@@ -258,6 +277,7 @@ def main() -> int:
             "load",
             "memory after load",
             "retrieve p50 / p95",
+            "fact search, against flat",
             "flat search p50 / p95",
             "embed + flat p50 / p95",
             f"ingest {args.ingest_docs:,} docs",

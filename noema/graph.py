@@ -62,7 +62,7 @@ def make_relation_id(subject_id: str, predicate: str, object_id: str) -> str:
     return "rel_" + _digest(subject_id, normalize_predicate(predicate), object_id)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Mention:
     """Where an item was found: a document id and a character span ``[start, end)``."""
 
@@ -71,7 +71,7 @@ class Mention:
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Citation:
     """Where a fact came from: the document, the character span and the text of that span
     (for relations the parser found, the whole sentence). ``text`` is empty when the graph no
@@ -83,7 +83,7 @@ class Citation:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entity:
     """A named thing with one of the nine types, its other surface forms and its mentions."""
 
@@ -95,7 +95,7 @@ class Entity:
     confidence: float = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     """``subject -predicate-> object`` between two entities."""
 
@@ -107,7 +107,7 @@ class Relation:
     confidence: float = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """A labelled fact involving one or more entities, optionally at a time."""
 
@@ -119,7 +119,7 @@ class Event:
     confidence: float = 1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     """A source text. ``id`` defaults to a hash of the text, so re-ingesting it is recognised."""
 
@@ -624,11 +624,16 @@ class SemanticGraph:
         if version != GRAPH_FORMAT_VERSION:
             raise GraphError(f"graph format_version {version!r} is not {GRAPH_FORMAT_VERSION}")
         g = cls()
+        # Repeated ids are stored once: JSON parsing makes a new string for every occurrence of
+        # a document id in a mention and of an entity id in a relation, and at a million facts
+        # those copies are a good part of the memory.
+        shared: dict[str, str] = {}
         for d in data["documents"]:
             metadata = d["metadata"]
             if not isinstance(metadata, dict):
                 raise GraphError(f"document {d['id']!r} metadata is not an object")
-            g._documents[_str(d["id"])] = Document(_str(d["text"]), _str(d["id"]), metadata)
+            doc_id = shared.setdefault(_str(d["id"]), d["id"])
+            g._documents[doc_id] = Document(_str(d["text"]), doc_id, metadata)
         for e in data["entities"]:
             eid = _str(e["id"])
             if eid in g._entities:
@@ -640,19 +645,20 @@ class SemanticGraph:
                 _str(e["name"]),
                 e["type"],
                 tuple(_str(a) for a in e["aliases"]),
-                _mentions(e["mentions"]),
+                _mentions(e["mentions"], shared),
                 _check_confidence(_float(e["confidence"])),
             )
         for r in data["relations"]:
             rid = _str(r["id"])
             if rid in g._relations:
                 raise GraphError(f"relation id {rid!r} appears twice")
+            subject, obj = _str(r["subject_id"]), _str(r["object_id"])
             rel = Relation(
                 rid,
-                _str(r["subject_id"]),
-                _str(r["predicate"]),
-                _str(r["object_id"]),
-                _mentions(r["mentions"]),
+                g._entities[subject].id if subject in g._entities else subject,
+                shared.setdefault(_str(r["predicate"]), r["predicate"]),
+                g._entities[obj].id if obj in g._entities else obj,
+                _mentions(r["mentions"], shared),
                 _check_confidence(_float(r["confidence"])),
             )
             for ref in (rel.subject_id, rel.object_id):
@@ -670,7 +676,7 @@ class SemanticGraph:
                 _str(v["label"]),
                 tuple(_str(p) for p in v["participant_ids"]),
                 None if time is None else _str(time),
-                _mentions(v["mentions"]),
+                _mentions(v["mentions"], shared),
                 _check_confidence(_float(v["confidence"])),
             )
             for ref in event.participant_ids:
@@ -723,13 +729,13 @@ def _mention_to_list(m: Mention) -> list[Any]:
     return [m.document_id, m.start, m.end]
 
 
-def _mentions(raw: Any) -> tuple[Mention, ...]:
+def _mentions(raw: Any, shared: dict[str, str]) -> tuple[Mention, ...]:
     out = []
     for item in raw:
         doc, start, end = item
         if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
             raise GraphError(f"mention span {item!r} is not two integers")
-        out.append(Mention(_str(doc), start, end))
+        out.append(Mention(shared.setdefault(_str(doc), doc), start, end))
     return tuple(out)
 
 

@@ -1,20 +1,35 @@
-"""A faiss inner-product index over normalized vectors, keyed by string ids.
+"""A cosine index over normalized vectors, keyed by string ids: exact, or approximate when big.
 
-The vectors are kept beside the faiss index so rows can be removed, saved as ``embeddings.bin``
-and re-indexed without calling the embedder again.
+The vectors are kept once, as one float32 matrix, so rows can be removed, saved as
+``embeddings.bin`` and searched without calling the embedder again. Exact search multiplies that
+matrix by the query (the same work as a faiss ``IndexFlatIP``, without a second copy of every
+vector). From :data:`APPROXIMATE_FROM` rows on, :meth:`VectorIndex.prepare` can add a faiss
+inverted-file index with 8-bit codes (``IVF,SQ8``): it proposes candidates from a few clusters and
+the candidates are re-scored exactly, so scores are true cosines and only rarely is a close vector
+missed (recall against exact search is reported by ``benchmarks/scale.py``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from noema.embed import Vectors
 from noema.errors import BundleError
 
-__all__ = ["VectorIndex"]
+__all__ = ["APPROXIMATE_FROM", "SEARCH_MODES", "SearchMode", "VectorIndex"]
+
+SearchMode = Literal["auto", "exact", "approximate"]
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+# Rows from which "auto" search is approximate. Below it exact search takes a few milliseconds
+# (benchmarks/scale.py); above it, it grows with every fact added.
+APPROXIMATE_FROM = 200_000
+# Clusters searched per query, and candidates re-scored exactly per result wanted.
+_PROBES = 24
+_CANDIDATES_PER_RESULT = 8
 
 
 def _faiss() -> Any:
@@ -24,7 +39,7 @@ def _faiss() -> Any:
 
 
 class VectorIndex:
-    """Exact cosine search (``IndexFlatIP``) over vectors identified by string ids.
+    """Cosine search over vectors identified by string ids.
 
     Example:
         >>> index = VectorIndex(2)
@@ -38,7 +53,7 @@ class VectorIndex:
         self._ids: list[str] = []
         self._rows: dict[str, int] = {}
         self._vectors: Vectors = np.zeros((0, dimension), dtype=np.float32)
-        self._index: Any = None  # built lazily: faiss is imported only when searching
+        self._approximate: Any = None  # a faiss IVF index over the rows, once prepared
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -58,31 +73,35 @@ class VectorIndex:
         view.flags.writeable = False
         return view
 
+    @property
+    def approximate(self) -> bool:
+        """Whether searches go through the approximate index."""
+        return self._approximate is not None
+
     def vector(self, item_id: str) -> Vectors:
         """The stored vector of one id."""
         row: Vectors = self._vectors[self._rows[item_id]]
         return row
 
     def add(self, ids: Sequence[str], vectors: Vectors) -> None:
-        """Append vectors; ids already present are ignored (their vector is never recomputed)."""
+        """Append vectors; ids already present are ignored (their vector is never recomputed).
+        An approximate index is dropped: :meth:`prepare` builds it again."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
         if len(ids) != len(vectors):
             raise ValueError(f"{len(ids)} ids but {len(vectors)} vectors")
-        seen = set(self._rows)
         keep = []
+        fresh_ids: set[str] = set()
         for n, item in enumerate(ids):
-            if item not in seen:
-                seen.add(item)
+            if item not in self._rows and item not in fresh_ids:
+                fresh_ids.add(item)
                 keep.append(n)
         if not keep:
             return
-        fresh = np.ascontiguousarray(vectors[keep])
         for n in keep:
             self._rows[ids[n]] = len(self._ids)
             self._ids.append(ids[n])
-        self._vectors = np.vstack([self._vectors, fresh])
-        if self._index is not None:
-            self._index.add(fresh)
+        self._vectors = np.ascontiguousarray(np.concatenate([self._vectors, vectors[keep]]))
+        self._approximate = None
 
     def remove(self, ids: Sequence[str]) -> None:
         """Drop ids (unknown ids are ignored); the rest keep their vectors."""
@@ -93,7 +112,22 @@ class VectorIndex:
         self._ids = [self._ids[n] for n in keep]
         self._rows = {item: n for n, item in enumerate(self._ids)}
         self._vectors = np.ascontiguousarray(self._vectors[keep])
-        self._index = None
+        self._approximate = None
+
+    def prepare(self, mode: SearchMode = "auto") -> VectorIndex:
+        """Build the approximate index when ``mode`` asks for it (``"auto"``: from
+        :data:`APPROXIMATE_FROM` rows); returns ``self``. Done by writers before an index is
+        shared, so no reader ever builds anything."""
+        if mode not in SEARCH_MODES:
+            raise ValueError(
+                f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
+            )
+        wanted = mode == "approximate" or (mode == "auto" and len(self) >= APPROXIMATE_FROM)
+        if not wanted or len(self) < 2:
+            self._approximate = None
+        elif self._approximate is None or self._approximate.ntotal != len(self):
+            self._approximate = _build_ivf(self._vectors)
+        return self
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
         """The ``k`` nearest ids to one query vector, best first, with cosine similarity."""
@@ -101,28 +135,44 @@ class VectorIndex:
 
     def search_many(self, queries: Vectors, k: int) -> list[list[tuple[str, float]]]:
         """:meth:`search` for each row of ``queries``."""
+        queries = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dimension)
         if not self._ids or k < 1:
             return [[] for _ in range(len(queries))]
-        scores, rows = self._faiss_index().search(
-            np.ascontiguousarray(queries, dtype=np.float32), min(k, len(self._ids))
-        )
-        return [
-            [(self._ids[r], round(float(s), 6)) for s, r in zip(srow, rrow, strict=True) if r >= 0]
-            for srow, rrow in zip(scores, rows, strict=True)
-        ]
+        k = min(k, len(self._ids))
+        if self._approximate is not None:
+            wanted = min(len(self._ids), max(k * _CANDIDATES_PER_RESULT, 64))
+            _, candidates = self._approximate.search(queries, wanted)
+            return [
+                self._best(q, rows[rows >= 0], k)
+                for q, rows in zip(queries, candidates, strict=True)
+            ]
+        return [self._best(q, None, k) for q in queries]
 
-    def _faiss_index(self) -> Any:
-        if self._index is None:
-            index = _faiss().IndexFlatIP(self.dimension)
-            if len(self._vectors):
-                index.add(self._vectors)
-            self._index = index
-        return self._index
+    def _best(self, query: Vectors, rows: Any, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best of ``rows`` (all rows when ``None``) by exact cosine, ties by row."""
+        if rows is None:
+            rows = np.arange(len(self._ids))
+            scores = self._vectors @ query
+        else:
+            scores = self._vectors[rows] @ query
+        top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
+        # ranked by the score as reported (six decimals): BLAS kernels may compute two equal
+        # rows a last bit apart, and equal vectors should still come in row order
+        scored = [(round(float(scores[n]), 6), int(rows[n])) for n in top.tolist()]
+        scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [(self._ids[row], score) for score, row in scored]
 
     # -- bytes ---------------------------------------------------------------------------------
     def index_bytes(self) -> bytes:
-        """The faiss index serialized (``faiss.serialize_index``)."""
-        return bytes(_faiss().serialize_index(self._faiss_index()).tobytes())
+        """The faiss index serialized (``faiss.serialize_index``): the approximate index when
+        there is one, else an ``IndexFlatIP`` over the rows, built for the occasion."""
+        faiss = _faiss()
+        index = self._approximate
+        if index is None:
+            index = faiss.IndexFlatIP(self.dimension)
+            if len(self._vectors):
+                index.add(self._vectors)
+        return bytes(faiss.serialize_index(index).tobytes())
 
     def vector_bytes(self) -> bytes:
         """The vectors as little-endian float32, row-major."""
@@ -154,22 +204,52 @@ class VectorIndex:
             raise BundleError("embeddings contain NaN or infinite values")
         out._vectors = np.ascontiguousarray(matrix)
         if index is not None:
-            faiss = _faiss()
-            try:
-                loaded = faiss.deserialize_index(np.frombuffer(index, dtype=np.uint8).copy())
-            except Exception as exc:  # faiss raises RuntimeError with C++ text
-                raise BundleError(f"index.faiss is not a readable faiss index: {exc}") from exc
-            if loaded.ntotal != len(ids) or loaded.d != dimension:
-                raise BundleError(
-                    f"index.faiss holds {loaded.ntotal} vectors of dimension {loaded.d}, expected "
-                    f"{len(ids)} of dimension {dimension}"
-                )
-            if not isinstance(loaded, faiss.IndexFlatIP):
-                raise BundleError(f"index.faiss is a {type(loaded).__name__}, expected IndexFlatIP")
-            stored = faiss.rev_swig_ptr(loaded.get_xb(), loaded.ntotal * loaded.d)
-            if len(ids) and not np.array_equal(
-                np.asarray(stored).reshape(len(ids), dimension), out._vectors
-            ):
-                raise BundleError("index.faiss does not hold the vectors of embeddings.bin")
-            out._index = loaded
+            out._approximate = _check_faiss(index, out._vectors)
         return out
+
+
+def _build_ivf(vectors: Vectors) -> Any:
+    """An ``IVF,SQ8`` inner-product index over ``vectors`` (row numbers as labels), trained on at
+    most 64 vectors per cluster, the sample faiss itself suggests."""
+    faiss = _faiss()
+    n, dimension = vectors.shape
+    clusters = max(1, min(int(4 * math.sqrt(n)), n // 39))
+    quantizer = faiss.IndexFlatIP(dimension)
+    index = faiss.IndexIVFScalarQuantizer(
+        quantizer, dimension, clusters, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+    )
+    step = max(1, n // (64 * clusters))
+    index.train(np.ascontiguousarray(vectors[::step]))
+    index.add(vectors)
+    index.nprobe = min(_PROBES, clusters)
+    return index
+
+
+def _check_faiss(blob: bytes, vectors: Vectors) -> Any:
+    """The approximate index stored in ``index.faiss``, or ``None`` for a flat one (whose rows
+    must be the vectors of ``embeddings.bin``)."""
+    faiss = _faiss()
+    try:
+        loaded = faiss.deserialize_index(np.frombuffer(blob, dtype=np.uint8).copy())
+    except Exception as exc:  # faiss raises RuntimeError with C++ text
+        raise BundleError(f"index.faiss is not a readable faiss index: {exc}") from exc
+    n, dimension = vectors.shape
+    if loaded.ntotal != n or loaded.d != dimension:
+        raise BundleError(
+            f"index.faiss holds {loaded.ntotal} vectors of dimension {loaded.d}, expected "
+            f"{n} of dimension {dimension}"
+        )
+    if isinstance(loaded, faiss.IndexIVFScalarQuantizer):
+        if loaded.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise BundleError("index.faiss is an IVF index, but not over inner products")
+        loaded.nprobe = min(_PROBES, loaded.nlist)
+        return loaded
+    if not isinstance(loaded, faiss.IndexFlatIP):
+        raise BundleError(
+            f"index.faiss is a {type(loaded).__name__}, expected IndexFlatIP or "
+            "IndexIVFScalarQuantizer"
+        )
+    stored = faiss.rev_swig_ptr(loaded.get_xb(), n * dimension)
+    if n and not np.array_equal(np.asarray(stored).reshape(n, dimension), vectors):
+        raise BundleError("index.faiss does not hold the vectors of embeddings.bin")
+    return None

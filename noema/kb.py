@@ -21,7 +21,7 @@ from noema.errors import ModelMismatchError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_block, fact_text
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
-from noema.index import VectorIndex
+from noema.index import SEARCH_MODES, SearchMode, VectorIndex
 from noema.notation import decode, encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import Extractor, SpacyExtractor
@@ -73,6 +73,9 @@ class KnowledgeBase:
         extractor: replaces the built-in spaCy extractor (any :class:`noema.Extractor`).
         embedder: replaces the embedding model (any :class:`noema.Embedder`).
         n_process: processes for spaCy parsing.
+        search: how the fact index and the sentence sidecar are searched: ``"exact"``,
+            ``"approximate"`` (a faiss IVF index proposes candidates, re-scored exactly) or
+            ``"auto"``: approximate from :data:`noema.index.APPROXIMATE_FROM` vectors on.
 
     ``retrieve`` may run from many threads at once; ``ingest`` takes a lock, builds the new
     state aside and swaps it in, so a retrieval sees the knowledge base before or after an
@@ -98,7 +101,13 @@ class KnowledgeBase:
         extractor: Extractor | None = None,
         embedder: Embedder | None = None,
         n_process: int = 1,
+        search: SearchMode = "auto",
     ) -> None:
+        if search not in SEARCH_MODES:
+            raise ValueError(
+                f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {search!r}"
+            )
+        self.search: SearchMode = search
         self.similarity_threshold = similarity_threshold
         self.spacy_model = spacy_model
         self.embedding_model = embedder.name if embedder is not None else embedding_model
@@ -314,7 +323,7 @@ class KnowledgeBase:
         index = _synced_index(index, graph, self.embedder)
         previous = sentence_pool if sentence_pool is not None else current.sentences
         sentences = SentenceIndex.build(graph, self.embedder, previous)
-        self._snapshot = _Snapshot(graph, index, sentences)
+        self._snapshot = _prepared(_Snapshot(graph, index, sentences), self.search)
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
@@ -465,8 +474,10 @@ class KnowledgeBase:
         extractor: Extractor | None = None,
         spacy_model: str | None = None,
         similarity_threshold: float | None = None,
+        search: SearchMode = "auto",
     ) -> KnowledgeBase:
-        """Open a bundle written by :meth:`save`, reusing its vectors and index.
+        """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
+        for the constructor; an approximate index saved in the bundle is reused too).
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
@@ -491,6 +502,7 @@ class KnowledgeBase:
             embedding_model=stored_model,
             extractor=extractor,
             embedder=embedder,
+            search=search,
         )
         if contents.index.dimension != kb.embedder.dimension:
             raise ModelMismatchError(
@@ -499,7 +511,9 @@ class KnowledgeBase:
             )
         current = manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
-            kb._snapshot = _Snapshot(contents.graph, contents.index, contents.sentences)
+            kb._snapshot = _prepared(
+                _Snapshot(contents.graph, contents.index, contents.sentences), kb.search
+            )
         else:
             # fact vectors embedded from another text (R2) are rebuilt, never mixed; a bundle
             # from before the sentence sidecar gets one
@@ -519,6 +533,15 @@ class _Snapshot:
     graph: SemanticGraph
     index: VectorIndex | None
     sentences: SentenceIndex | None
+
+
+def _prepared(snapshot: _Snapshot, search: SearchMode) -> _Snapshot:
+    """The snapshot with its search structures built, before any reader can see it."""
+    if snapshot.index is not None:
+        snapshot.index.prepare(search)
+    if snapshot.sentences is not None:
+        snapshot.sentences.vectors.prepare(search)
+    return snapshot
 
 
 def _synced_index(

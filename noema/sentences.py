@@ -23,6 +23,7 @@ from types import MappingProxyType
 import numpy as np
 
 from noema.embed import Embedder, Vectors
+from noema.errors import BundleError
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
 from noema.names import strip_disambiguation
@@ -47,7 +48,7 @@ SENTENCE_RENDERING = "title: sentence, headings dropped"
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Sentence:
     """A source sentence: its document and character span ``[start, end)``."""
 
@@ -214,6 +215,23 @@ class SentenceIndex:
         keys = {s: sentence_key(graph, s) for s in facts}
         if list(keys.values()) != vectors.ids:
             raise ValueError("the sentence vectors do not match the graph's source sentences")
+        return cls(vectors, facts, document_topics(graph), keys)
+
+    @classmethod
+    def from_bytes(cls, graph: SemanticGraph, dimension: int, blob: bytes) -> SentenceIndex:
+        """The sidecar of ``graph`` over rows stored by a bundle (:func:`source_sentences` order).
+
+        Raises:
+            BundleError: the rows do not fit the graph's sentences.
+        """
+        facts = source_sentences(graph)
+        keys = {s: sentence_key(graph, s) for s in facts}
+        if len(blob) != len(keys) * dimension * 4:
+            raise BundleError(
+                f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, graph.json has "
+                f"{len(keys)} source sentences"
+            )
+        vectors = VectorIndex.from_bytes(list(keys.values()), dimension, blob, None)
         return cls(vectors, facts, document_topics(graph), keys)
 
     @classmethod

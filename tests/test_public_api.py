@@ -85,7 +85,7 @@ LAYERS = {
     "canonical": {"graph", "embed", "index", "names"},
     "view": {"notation"},
     "filters": {"graph"},
-    "sentences": {"embed", "graph", "index", "names"},
+    "sentences": {"embed", "errors", "graph", "index", "names"},
     "plan": {"embed", "filters", "graph", "index", "names", "sentences"},
     "pack": {"graph", "notation", "options", "resources", "sentences"},
     "retrieve": {

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import noema
+from noema import KnowledgeBase
+from noema.index import VectorIndex
+
+
+def _clustered(n: int, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, 32)).astype(np.float32)
+    points = centres[rng.integers(0, 40, n)] + 0.5 * rng.standard_normal((n, 32)).astype(np.float32)
+    return points / np.linalg.norm(points, axis=1, keepdims=True)
+
+
+def _exact_top(vectors: np.ndarray, query: np.ndarray, k: int) -> list[int]:
+    scores = [round(float(v @ query), 6) for v in vectors]  # row by row, as reported
+    return sorted(range(len(vectors)), key=lambda n: (-scores[n], n))[:k]
+
+
+def test_exact_search_is_brute_force_with_ties_by_row() -> None:
+    vectors = _clustered(500)
+    index = VectorIndex(32)
+    index.add([f"v{n}" for n in range(500)], vectors)
+    index.add(["dup"], vectors[7:8])  # the same vector as v7, one row later
+    ids = [*(f"v{n}" for n in range(500)), "dup"]
+    rows = np.concatenate([vectors, vectors[7:8]])
+    for query in vectors[:20]:
+        expected = [ids[n] for n in _exact_top(rows, query, 10)]
+        assert [i for i, _ in index.search(query, 10)] == expected
+    assert [i for i, _ in index.search(vectors[7], 2)] == ["v7", "dup"]
+
+
+def test_approximate_search_finds_most_exact_neighbours_with_exact_scores() -> None:
+    vectors = _clustered(6000)
+    index = VectorIndex(32)
+    index.add([f"v{n}" for n in range(6000)], vectors)
+    exact = {q: index.search(vectors[q], 10) for q in range(0, 6000, 60)}
+    assert not index.approximate
+    index.prepare("approximate")
+    assert index.approximate
+    found = total = 0
+    for q, best in exact.items():
+        approximate = index.search(vectors[q], 10)
+        scores = dict(best)
+        for item, score in approximate:
+            assert score == pytest.approx(float(vectors[int(item[1:])] @ vectors[q]), abs=1e-5)
+        found += len(scores.keys() & dict(approximate).keys())
+        total += len(best)
+    assert found / total >= 0.9
+    index.add(["new"], vectors[:1])
+    assert not index.approximate  # a changed index is prepared again by its writer
+
+
+def test_auto_stays_exact_below_the_threshold() -> None:
+    index = VectorIndex(32)
+    index.add(["a", "b", "c"], _clustered(3))
+    assert not index.prepare("auto").approximate
+    with pytest.raises(ValueError, match="search must be one of"):
+        index.prepare("fast")  # type: ignore[arg-type]
+
+
+def test_an_approximate_index_is_saved_and_reused(
+    make_kb, tmp_path: Path, embedder: noema.SentenceTransformerEmbedder
+) -> None:  # type: ignore[no-untyped-def]
+    from conftest import COMPANY_DOCS
+
+    kb = make_kb(search="approximate")
+    kb.ingest(COMPANY_DOCS)
+    assert kb._snapshot.index.approximate and kb._snapshot.sentences.vectors.approximate
+    question = "Who founded the company that acquired YouTube?"
+    before = kb.retrieve(question, hops=2)
+    loaded = KnowledgeBase.load(
+        kb.save(tmp_path / "kb.noema"), embedder=embedder, search="approximate"
+    )
+    assert loaded._snapshot.index.approximate
+    assert loaded.retrieve(question, hops=2) == before
+    exact = KnowledgeBase.load(tmp_path / "kb.noema", embedder=embedder, search="exact")
+    assert not exact._snapshot.index.approximate
