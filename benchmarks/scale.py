@@ -116,6 +116,7 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
     facts = [*graph.relations, *graph.events]
     index = VectorIndex(384)
     index.add(facts, clustered(len(facts), 384, rng))
+    index.prepare("auto")  # as KnowledgeBase.save writes a base of this size
     sentences = source_sentences(graph)
     keys = [sentence_key(graph, s) for s in sentences]
     sentence_vectors = VectorIndex(384)

@@ -6,7 +6,7 @@ Two rules, in order, and only ever within one entity type:
    suffixes such as Inc, Corp, Ltd, LLC, GmbH, S.A.), so "Google, Inc." is "Google";
 2. embedding similarity of the names at or above ``similarity_threshold``. Only names that could
    be two spellings of one thing are compared, and such names share a word or initials
-   (:func:`noema.names.lookup_words`), so candidates come from a table of stored names by word,
+   (:func:`noema.names.key_words`), so candidates come from a table of stored names by word,
    never from comparing all pairs, and a name is embedded only once it has a candidate. Dates and amounts of money
    merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
    by rule 2, because their embeddings are close while the things are not the same. Nor do
@@ -26,17 +26,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from itertools import combinations
+from typing import Any, Literal
 
 import numpy as np
 
 from noema.embed import Embedder, Vectors
 from noema.graph import VALUE_TYPES, SemanticGraph
-from noema.names import lookup_words, names_compatible, normalize_name
+from noema.names import initials, key_words, names_compatible, normalize_name
 
 __all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
 
 _DIGITS = re.compile(r"\d+")
+_MAX_SUBSET_WORDS = 10
+_MAX_LONGER = 64
 
 
 @dataclass(frozen=True)
@@ -286,27 +289,64 @@ class Canonicalizer:
 
 
 class _Postings:
-    """Entity ids filed by type under the :func:`~noema.names.lookup_words` of their name."""
+    """Entity ids by type, filed so that the names :func:`~noema.names.names_compatible` could
+    join with a name are found without looking at any other: longer names holding all of its key
+    words (by word), shorter names made of some of them (by their exact set of words), and names
+    one of which is the other's initials."""
 
     def __init__(self) -> None:
         self._by_word: dict[tuple[str, str], set[str]] = {}
-        self._words: dict[str, tuple[str, frozenset[str]]] = {}
+        self._by_set: dict[tuple[str, frozenset[str]], set[str]] = {}
+        self._by_initials: dict[tuple[str, str], set[str]] = {}
+        self._filed: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def _keys(
+        self, type_: str, words: tuple[str, ...]
+    ) -> list[tuple[dict[Any, set[str]], tuple[str, Any]]]:
+        keys: list[tuple[dict[Any, set[str]], tuple[str, Any]]] = [
+            (self._by_word, (type_, w)) for w in set(words)
+        ]
+        keys.append((self._by_set, (type_, frozenset(words))))
+        if len(words) > 1:
+            keys.append((self._by_initials, (type_, initials(words))))
+        return keys
 
     def add(self, type_: str, entity_id: str, name: str) -> None:
-        words = lookup_words(name)
-        self._words[entity_id] = (type_, words)
-        for word in words:
-            self._by_word.setdefault((type_, word), set()).add(entity_id)
+        words = key_words(name)
+        if not words:
+            return  # a description or a name of filler words: joined only by its exact spelling
+        self._filed[entity_id] = (type_, words)
+        for table, key in self._keys(type_, words):
+            table.setdefault(key, set()).add(entity_id)
 
     def discard(self, entity_ids: set[str]) -> None:
         for eid in entity_ids:
-            type_, words = self._words.pop(eid, ("", frozenset()))
-            for word in words:
-                self._by_word.get((type_, word), set()).discard(eid)
+            filed = self._filed.pop(eid, None)
+            if filed is not None:
+                for table, key in self._keys(*filed):
+                    table.get(key, set()).discard(eid)
 
     def candidates(self, type_: str, name: str) -> list[str]:
-        """Ids of this type filed under a lookup word of ``name``, sorted."""
-        found: set[str] = set()
-        for word in lookup_words(name):
-            found |= self._by_word.get((type_, word), set())
+        """Ids of this type that could be another spelling of ``name``, sorted."""
+        words = key_words(name)
+        unique = sorted(set(words))
+        if not unique:
+            return []
+        postings = sorted((self._by_word.get((type_, w), set()) for w in unique), key=len)
+        found = set(postings[0]).intersection(*postings[1:])  # longer names
+        if len(found) > _MAX_LONGER:
+            # "John" is part of the names of hundreds of people and names none of them in
+            # particular; comparing it with each would also embed every one of those names
+            found = set()
+        if len(unique) <= _MAX_SUBSET_WORDS:
+            for size in range(1, len(unique) + 1):  # shorter names
+                for subset in combinations(unique, size):
+                    found |= self._by_set.get((type_, frozenset(subset)), set())
+        else:  # a name this long has no shorter spelling worth enumerating: look at each
+            for posting in postings:
+                found |= {e for e in posting if set(self._filed[e][1]) <= set(unique)}
+        if len(unique) == 1:  # names whose initials it is
+            found |= self._by_initials.get((type_, unique[0]), set())
+        else:  # the name its initials are
+            found |= self._by_set.get((type_, frozenset([initials(words)])), set())
         return sorted(found)

@@ -56,9 +56,17 @@ def _progress_bar(label: str) -> Any:
     return draw
 
 
+def _add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="document ids are file paths relative to DIR (default: file: and the absolute path)",
+    )
+
+
 # -- commands ------------------------------------------------------------------------------------
 def cmd_build(args: argparse.Namespace) -> int:
-    documents = list(read_documents(args.paths, on_skip=_warn))
+    documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
     if not documents:
         raise CommandError("no documents to build from")
     kb = KnowledgeBase(
@@ -255,7 +263,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    documents = list(read_documents(args.paths, on_skip=_warn))
+    documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
     if not documents:
         raise CommandError("no documents to evaluate on")
     questions = list(_read_questions(Path(args.questions)))
@@ -342,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="files or folders (.txt, .md, .jsonl with a 'text' field)",
     )
     p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
+    _add_root(p)
     p.add_argument("--spacy-model", default="en_core_web_sm")
     p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
     p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
@@ -438,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
         "noema eval docs/ --questions questions.jsonl --budgets 100 200 400",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="documents, as for noema build")
+    _add_root(p)
     p.add_argument(
         "--questions",
         required=True,

@@ -112,6 +112,15 @@ class SentenceTransformerEmbedder:
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.name!r})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]  # a lock does not pickle; the model is shared per process anyway
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
 
 def _uses_bfloat16(model: Any, precision: Precision) -> bool:
     """bfloat16 on the CPU when asked for, or when ``auto`` and the CPU has it."""

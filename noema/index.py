@@ -28,7 +28,7 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # (benchmarks/scale.py); above it, it grows with every fact added.
 APPROXIMATE_FROM = 200_000
 # Clusters searched per query, and candidates re-scored exactly per result wanted.
-_PROBES = 24
+_PROBES = 16
 _CANDIDATES_PER_RESULT = 8
 
 
@@ -213,7 +213,9 @@ def _build_ivf(vectors: Vectors) -> Any:
     most 64 vectors per cluster, the sample faiss itself suggests."""
     faiss = _faiss()
     n, dimension = vectors.shape
-    clusters = max(1, min(int(4 * math.sqrt(n)), n // 39))
+    # sqrt(n) clusters: about 1,000 vectors each at a million, so training and adding take
+    # seconds (both are built when a large base is written or its sidecar loaded)
+    clusters = max(1, min(int(math.sqrt(n)), n // 39))
     quantizer = faiss.IndexFlatIP(dimension)
     index = faiss.IndexIVFScalarQuantizer(
         quantizer, dimension, clusters, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT

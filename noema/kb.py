@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -166,6 +167,7 @@ class KnowledgeBase:
         sources: Source | Iterable[Source],
         *,
         progress: ProgressCallback | None = None,
+        root: str | os.PathLike[str] | None = None,
     ) -> IngestReport:
         """Parse, canonicalize against what is stored, and add the facts of ``sources``.
 
@@ -173,13 +175,15 @@ class KnowledgeBase:
         (``pathlib.Path``) to a UTF-8 text file, a LangChain ``Document`` or a LlamaIndex
         ``Document``/``TextNode`` (their ids and metadata are kept). A document already stored with the same id
         and text is skipped. ``progress(done, total)`` is called after each batch of documents.
+        A file's id is its path relative to ``root`` when given (``"google.md"``), else
+        ``"file:"`` and its resolved path, so the same file is one document however it is named.
 
         Example:
             >>> kb = KnowledgeBase()
             >>> kb.ingest(["Larry Page founded Google."]).new_relations
             1
         """
-        documents = [doc for s in _as_list(sources) for doc in _as_documents(s)]
+        documents = [doc for s in _as_list(sources) for doc in _as_documents(s, root)]
         _check_documents(documents)
         with self._write_lock:
             graph = self._snapshot.graph.copy()
@@ -442,6 +446,14 @@ class KnowledgeBase:
 
         return await asyncio.to_thread(self.retrieve, question, **options)
 
+    # -- pickling ------------------------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) as its bundle's bytes, which carry every vector and are
+        checked again when unpickled; the embedder and extractor go along as objects."""
+        with tempfile.TemporaryDirectory() as tmp:
+            data = self.save(Path(tmp) / "kb.noema").read_bytes()
+        return (_unpickle, (data, self.embedder, self.extractor, self.search))
+
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
@@ -523,6 +535,15 @@ class KnowledgeBase:
         kb._spacy_model_name = None if spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb
+
+
+def _unpickle(
+    data: bytes, embedder: Embedder, extractor: Extractor, search: SearchMode
+) -> KnowledgeBase:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kb.noema"
+        path.write_bytes(data)
+        return KnowledgeBase.load(path, embedder=embedder, extractor=extractor, search=search)
 
 
 @dataclass(frozen=True)
@@ -623,13 +644,13 @@ def _framework_document(source: object) -> Document | None:
     return None
 
 
-def _as_documents(source: Source) -> list[Document]:
+def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) -> list[Document]:
     if isinstance(source, Document):
         return [source]
     if isinstance(source, str):
         return [Document(source)]
     if isinstance(source, os.PathLike):
-        return list(read_documents([source], on_skip=_warn_skip))
+        return list(read_documents([source], on_skip=_warn_skip, root=root))
     converted = _framework_document(source)
     if converted is not None:
         return [converted]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = [
     "BUSINESS_SUFFIXES",
@@ -92,33 +93,33 @@ _QUALIFIERS = frozenset(
 _NUMERALS = frozenset(["ii", "iii", "iv", "vi", "vii", "viii", "ix"])
 
 
-def _content_words(name: str) -> list[str]:
-    # "Institutes" and "Institute", "FECs" and "FEC" are one word here
-    return [
+@lru_cache(maxsize=1 << 17)
+def _content_words(name: str) -> tuple[str, ...]:
+    # "Institutes" and "Institute", "FECs" and "FEC" are one word here. Cached: canonicalization
+    # compares each new name with every stored name sharing a word with it.
+    return tuple(
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
         for w in normalize_name(name).split()
         if w not in _FILLER_WORDS
-    ]
+    )
 
 
-def lookup_words(name: str) -> frozenset[str]:
-    """Words under which ``name`` is filed so that every name :func:`names_compatible` could
-    join with it shares one of them: its content words, and for a name of several words its
-    initials ("us" for "United States", which "U.S." is filed under). Empty for a description
-    (only its exact spelling joins it) and for a name of filler words only.
+def key_words(name: str) -> tuple[str, ...]:
+    """The words :func:`names_compatible` compares: the content words of the part before a comma;
+    empty for a description, whose only other spelling is the same words.
 
     Example:
-        >>> sorted(lookup_words("United States")), sorted(lookup_words("U.S."))
-        (['state', 'united', 'us'], ['us'])
+        >>> key_words("The University of Alabama"), key_words("Kingston, Jamaica")
+        (('university', 'alabama'), ('kingston',))
     """
     if is_description(name):
-        return frozenset()
-    if "," in name:
-        return lookup_words(name.split(",")[0])
-    words = _content_words(name)
-    if len(words) > 1:
-        return frozenset([*words, "".join(w[0] for w in words)])
-    return frozenset(words)
+        return ()
+    return _content_words(name.split(",")[0])
+
+
+def initials(words: tuple[str, ...]) -> str:
+    """The initials of several words ("us" for United States), which a one-word name may be."""
+    return "".join(w[0] for w in words)
 
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")

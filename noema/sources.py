@@ -16,7 +16,7 @@ from pathlib import Path
 from noema.errors import NoemaError
 from noema.graph import Document
 
-__all__ = ["JSONL_SUFFIXES", "TEXT_SUFFIXES", "read_documents"]
+__all__ = ["JSONL_SUFFIXES", "TEXT_SUFFIXES", "document_id", "read_documents"]
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst", ".text"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
@@ -30,21 +30,27 @@ def _ignore(message: str) -> None:
 
 
 def read_documents(
-    paths: Sequence[str | os.PathLike[str]], *, on_skip: SkipCallback = _ignore
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    on_skip: SkipCallback = _ignore,
+    root: str | os.PathLike[str] | None = None,
 ) -> Iterator[Document]:
     """Documents from files and folders (searched recursively for known suffixes).
 
-    JSONL lines are objects with a ``text`` field; ``id`` becomes the document id and every other
-    field its metadata.
+    A text file's id does not depend on how its path was spelled: it is the file's path relative
+    to ``root`` (``"google.md"``, ``"reports/q3.md"``) when one is given, else ``"file:"`` and its
+    resolved absolute path. JSONL lines are objects with a ``text`` field; ``id`` becomes the
+    document id and every other field its metadata.
 
     Raises:
-        NoemaError: a path that does not exist.
+        NoemaError: a path that does not exist, or a file outside ``root``.
 
     Example:
         >>> docs = list(read_documents(["examples/docs"]))
         >>> docs[0].metadata["title"]
         'Google'
     """
+    base = Path(root).resolve() if root is not None else None
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -56,14 +62,25 @@ def read_documents(
             if not files:
                 on_skip(f"{path}: no .txt, .md or .jsonl files in this folder")
             for file in files:
-                yield from _read_file(file, on_skip)
+                yield from _read_file(file, on_skip, base)
         elif path.is_file():
-            yield from _read_file(path, on_skip)
+            yield from _read_file(path, on_skip, base)
         else:
             raise NoemaError(f"{str(path)!r}: no such file or folder")
 
 
-def _read_file(path: Path, on_skip: SkipCallback) -> Iterator[Document]:
+def document_id(path: Path, root: Path | None) -> str:
+    """The id of the document a text file holds (see :func:`read_documents`)."""
+    resolved = path.resolve()
+    if root is None:
+        return f"file:{resolved.as_posix()}"
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        raise NoemaError(f"{str(path)!r} is not inside the root folder {str(root)!r}") from None
+
+
+def _read_file(path: Path, on_skip: SkipCallback, root: Path | None) -> Iterator[Document]:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -87,7 +104,7 @@ def _read_file(path: Path, on_skip: SkipCallback) -> Iterator[Document]:
     heading = _HEADING.search(text) if path.suffix.lower() in (".md", ".markdown") else None
     if heading:
         metadata["title"] = heading.group(1)
-    yield Document(text, id=f"file:{path.as_posix()}", metadata=metadata)
+    yield Document(text, id=document_id(path, root), metadata=metadata)
 
 
 def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Document]:

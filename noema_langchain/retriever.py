@@ -46,6 +46,15 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         description="retrieve options applied to every call, as LangChain retrievers take them",
     )
 
+    def __init__(self, knowledge_base: Any = None, /, **data: Any) -> None:
+        """``NoemaRetriever(kb)`` as well as ``NoemaRetriever(knowledge_base=kb)``, as the
+        LlamaIndex retriever takes it."""
+        if knowledge_base is not None:
+            if "knowledge_base" in data:
+                raise TypeError("knowledge_base given both by position and by name")
+            data["knowledge_base"] = knowledge_base
+        super().__init__(**data)
+
     @field_validator("knowledge_base", mode="before")
     @classmethod
     def _load_bundle(cls, value: Any) -> Any:

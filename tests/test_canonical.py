@@ -180,3 +180,38 @@ def test_descriptions_merge_only_when_their_words_are_the_same() -> None:
     assert not is_description("Bank of America")
     assert not names_compatible("television broadcaster", "American television broadcaster")
     assert names_compatible("silver medal", "Silver medal")
+
+
+def test_only_names_with_a_possible_other_spelling_are_embedded(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    from conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    canonicalizer = Canonicalizer(counting, 0.5)
+    store = SemanticGraph()
+    canonicalizer.merge_into(store, one("Evan Lysacek", "PERSON"))
+    canonicalizer.merge_into(store, one("Marie Curie", "PERSON"))
+    assert counting.calls == []  # nothing to compare either name with
+    result = canonicalizer.merge_into(store, one("Evan Frank Lysacek", "PERSON"))
+    assert sorted(t for call in counting.calls for t in call) == [
+        "Evan Frank Lysacek",
+        "Evan Lysacek",
+    ]
+    assert result.merges[0].rule == "embedding" and len(store.entities) == 2
+
+
+def test_a_word_shared_by_many_names_joins_none_of_them(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    canonicalizer = Canonicalizer(embedder, 0.3)
+    store = SemanticGraph()
+    canonicalizer.merge_into(store, one("Evan Lysacek", "PERSON"))
+    result = canonicalizer.merge_into(store, one("Lysacek", "PERSON"))
+    assert result.merges and result.merges[0].rule == "embedding"  # one longer name: compared
+    store = SemanticGraph()
+    canonicalizer = Canonicalizer(embedder, 0.3)
+    for n in range(65):
+        canonicalizer.merge_into(store, one(f"John Smith{n:02d}", "PERSON"))
+    result = canonicalizer.merge_into(store, one("John", "PERSON"))
+    assert result.merges == () and len(store.entities) == 66

@@ -234,3 +234,27 @@ def test_results_carry_the_original_source(embedder, extractor, mode: str) -> No
         assert first.metadata["lang"] == "en"
     else:
         assert "docs/google.md" in first.metadata["sources"]
+
+
+def test_retrievers_pickle_and_deepcopy_with_their_knowledge_base(
+    company_kb: noema.KnowledgeBase,
+) -> None:
+    import copy
+    import pickle
+
+    from noema_llamaindex import NoemaRetriever as LlamaRetriever
+
+    question = "Who founded the company that acquired YouTube?"
+    retriever = NoemaRetriever(company_kb, mode="per_fact", k=3)  # positional, as in LlamaIndex
+    assert retriever.knowledge_base is company_kb
+    for clone in (pickle.loads(pickle.dumps(retriever)), copy.deepcopy(retriever)):
+        assert clone.knowledge_base is not company_kb
+        assert clone.knowledge_base.graph == company_kb.graph
+        assert clone.invoke(question) == retriever.invoke(question)
+    llama = LlamaRetriever(company_kb)
+    clone = pickle.loads(pickle.dumps(llama))
+    assert [n.node.text for n in clone.retrieve(question)] == [
+        n.node.text for n in llama.retrieve(question)
+    ]
+    with pytest.raises(TypeError, match="both by position and by name"):
+        NoemaRetriever(company_kb, knowledge_base=company_kb)

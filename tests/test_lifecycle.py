@@ -4,6 +4,7 @@ fresh build, without embedding stored facts again."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,33 @@ def test_readers_do_not_wait_for_a_writer(make_kb) -> None:  # type: ignore[no-u
         reader.join(timeout=120)
         assert not reader.is_alive(), "retrieve waited for the writer"
     assert answers == [first]
+
+
+def test_a_file_is_one_document_however_its_path_is_spelled(
+    make_kb: Callable[..., KnowledgeBase], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "google.md").write_text("# Google\\n\\nLarry Page founded Google.\\n")
+    monkeypatch.chdir(tmp_path)
+    kb = make_kb()
+    kb.ingest(Path("corpus"))
+    report = kb.ingest((corpus / "google.md").resolve())
+    assert report.documents == 0 and report.skipped_documents == 1
+    assert list(kb.graph.documents) == [f"file:{(corpus / 'google.md').resolve().as_posix()}"]
+
+
+def test_ids_relative_to_a_root_work_as_the_readme_uses_them(
+    make_kb: Callable[..., KnowledgeBase], tmp_path: Path
+) -> None:
+    (tmp_path / "google.md").write_text("# Google\\n\\nLarry Page founded Google.\\n")
+    (tmp_path / "nvidia.md").write_text("# Nvidia\\n\\nJensen Huang founded Nvidia.\\n")
+    kb = make_kb()
+    kb.ingest(tmp_path, root=tmp_path)
+    assert sorted(kb.graph.documents) == ["google.md", "nvidia.md"]
+    only = kb.retrieve("Who founded it?", filters={"document_ids": ["google.md"]}, max_tokens=400)
+    assert "Larry Page" in only.text and "Jensen" not in only.text
+    kb.delete_documents(["google.md"])
+    assert list(kb.graph.documents) == ["nvidia.md"]
+    with pytest.raises(noema.NoemaError, match="not inside the root folder"):
+        kb.ingest(tmp_path / "nvidia.md", root=tmp_path / "elsewhere")
