@@ -136,6 +136,26 @@ def _union_mentions(*groups: Iterable[Mention]) -> tuple[Mention, ...]:
     return tuple(sorted({m for group in groups for m in group}))
 
 
+def _updated_mentions(entity: Entity, mentions: Sequence[Mention]) -> tuple[Mention, ...]:
+    # the canonicalizer passes the stored mentions followed by the new ones
+    kept = entity.mentions
+    if tuple(mentions[: len(kept)]) == kept:
+        return _add_mentions(kept, mentions[len(kept) :])
+    return _union_mentions(mentions)
+
+
+def _add_mentions(existing: tuple[Mention, ...], new: Iterable[Mention]) -> tuple[Mention, ...]:
+    """``existing`` (sorted, distinct) with ``new`` added. Mentions mostly arrive in document
+    order, after everything stored: those are appended without sorting the whole tuple again,
+    which made a fact repeated n times in a text cost n^2 log n (8,000 repeats: 148 s)."""
+    fresh = sorted(set(new))
+    if not fresh:
+        return existing
+    if not existing or existing[-1] < fresh[0]:
+        return existing + tuple(fresh)
+    return _union_mentions(existing, fresh)
+
+
 def _check_confidence(confidence: float) -> float:
     if not 0.0 <= confidence <= 1.0:
         raise GraphError(f"confidence must be between 0 and 1, got {confidence!r}")
@@ -279,7 +299,7 @@ class SemanticGraph:
         if existing is not None:
             self._relations[relation_id] = replace(
                 existing,
-                mentions=_union_mentions(existing.mentions, mentions),
+                mentions=_add_mentions(existing.mentions, mentions),
                 confidence=max(existing.confidence, _check_confidence(confidence)),
             )
             return relation_id
@@ -317,7 +337,7 @@ class SemanticGraph:
         if existing is not None:
             self._events[event_id] = replace(
                 existing,
-                mentions=_union_mentions(existing.mentions, mentions),
+                mentions=_add_mentions(existing.mentions, mentions),
                 confidence=max(existing.confidence, _check_confidence(confidence)),
             )
             return event_id
@@ -353,7 +373,7 @@ class SemanticGraph:
                     a for a in (entity.aliases if aliases is None else aliases) if a != new_name
                 )
             ),
-            mentions=entity.mentions if mentions is None else _union_mentions(mentions),
+            mentions=entity.mentions if mentions is None else _updated_mentions(entity, mentions),
             confidence=entity.confidence if confidence is None else _check_confidence(confidence),
         )
         self._entities[entity_id] = updated

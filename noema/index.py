@@ -30,6 +30,8 @@ APPROXIMATE_FROM = 200_000
 # Clusters searched per query, and candidates re-scored exactly per result wanted.
 _PROBES = 16
 _CANDIDATES_PER_RESULT = 8
+# How far a stored row's length may be from 1 (float32 rounding is about 1e-7).
+_UNIT_TOLERANCE = 1e-3
 
 
 def _faiss() -> Any:
@@ -166,13 +168,9 @@ class VectorIndex:
     def index_bytes(self) -> bytes:
         """The faiss index serialized (``faiss.serialize_index``): the approximate index when
         there is one, else an ``IndexFlatIP`` over the rows, built for the occasion."""
-        faiss = _faiss()
-        index = self._approximate
-        if index is None:
-            index = faiss.IndexFlatIP(self.dimension)
-            if len(self._vectors):
-                index.add(self._vectors)
-        return bytes(faiss.serialize_index(index).tobytes())
+        if self._approximate is None:
+            return _flat_bytes(self._vectors)
+        return bytes(_faiss().serialize_index(self._approximate).tobytes())
 
     def vector_bytes(self) -> bytes:
         """The vectors as little-endian float32, row-major."""
@@ -202,6 +200,13 @@ class VectorIndex:
         matrix = np.frombuffer(vectors, dtype="<f4").astype(np.float32).reshape(len(ids), dimension)
         if not np.all(np.isfinite(matrix)):
             raise BundleError("embeddings contain NaN or infinite values")
+        norms = np.linalg.norm(matrix, axis=1)
+        if len(norms) and float(np.max(np.abs(norms - 1.0))) > _UNIT_TOLERANCE:
+            row = int(np.argmax(np.abs(norms - 1.0)))
+            raise BundleError(
+                f"embedding row {row} has length {float(norms[row]):.4g}; every row must be a "
+                "unit vector (a longer one would outscore every other fact)"
+            )
         out._vectors = np.ascontiguousarray(matrix)
         if index is not None:
             out._approximate = _check_faiss(index, out._vectors)
@@ -227,31 +232,41 @@ def _build_ivf(vectors: Vectors) -> Any:
     return index
 
 
+def _flat_bytes(vectors: Vectors) -> bytes:
+    """``faiss.serialize_index`` of an ``IndexFlatIP`` over ``vectors``."""
+    faiss = _faiss()
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    if len(vectors):
+        index.add(vectors)
+    return bytes(faiss.serialize_index(index).tobytes())
+
+
 def _check_faiss(blob: bytes, vectors: Vectors) -> Any:
-    """The approximate index stored in ``index.faiss``, or ``None`` for a flat one (whose rows
-    must be the vectors of ``embeddings.bin``)."""
+    """The approximate index stored in ``index.faiss``, or ``None`` for a flat one, which must be
+    exactly the flat index of ``embeddings.bin``: compared byte for byte rather than
+    deserialized, so a header claiming gigabytes (or another metric) is never acted on."""
+    n, dimension = vectors.shape
+    if blob[:4] != b"IwSq":  # anything but our approximate index must be the flat one
+        if blob != _flat_bytes(vectors):
+            raise BundleError(
+                "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"
+            )
+        return None
     faiss = _faiss()
     try:
         loaded = faiss.deserialize_index(np.frombuffer(blob, dtype=np.uint8).copy())
     except Exception as exc:  # faiss raises RuntimeError with C++ text
         raise BundleError(f"index.faiss is not a readable faiss index: {exc}") from exc
-    n, dimension = vectors.shape
+    if not isinstance(loaded, faiss.IndexIVFScalarQuantizer):
+        raise BundleError(
+            f"index.faiss is a {type(loaded).__name__}, expected IndexIVFScalarQuantizer"
+        )
     if loaded.ntotal != n or loaded.d != dimension:
         raise BundleError(
             f"index.faiss holds {loaded.ntotal} vectors of dimension {loaded.d}, expected "
             f"{n} of dimension {dimension}"
         )
-    if isinstance(loaded, faiss.IndexIVFScalarQuantizer):
-        if loaded.metric_type != faiss.METRIC_INNER_PRODUCT:
-            raise BundleError("index.faiss is an IVF index, but not over inner products")
-        loaded.nprobe = min(_PROBES, loaded.nlist)
-        return loaded
-    if not isinstance(loaded, faiss.IndexFlatIP):
-        raise BundleError(
-            f"index.faiss is a {type(loaded).__name__}, expected IndexFlatIP or "
-            "IndexIVFScalarQuantizer"
-        )
-    stored = faiss.rev_swig_ptr(loaded.get_xb(), n * dimension)
-    if n and not np.array_equal(np.asarray(stored).reshape(n, dimension), vectors):
-        raise BundleError("index.faiss does not hold the vectors of embeddings.bin")
-    return None
+    if loaded.metric_type != faiss.METRIC_INNER_PRODUCT:
+        raise BundleError("index.faiss is an IVF index, but not over inner products")
+    loaded.nprobe = min(_PROBES, loaded.nlist)
+    return loaded

@@ -73,31 +73,56 @@ def pack(
     format: Format,
     token_model: str,
 ) -> Packed:
-    """Pack ``(fact id, sentence)`` pairs in order; see the module docstring."""
-    relations: list[str] = []
-    events: list[str] = []
-    packed: list[str] = []
-    shown: list[Sentence | str] = []
-    text, tokens, truncated = "", 0, False
-    for fact_id, sentence in ordered:
-        is_relation = fact_id in graph.relations
-        if format == "sentences":
-            item: Sentence | str = sentence if sentence is not None else fact_id
-            new_item = item not in shown
-            candidate = render_sentences(graph, [*shown, item]) if new_item else text
-        else:
-            trial_relations = [*relations, fact_id] if is_relation else relations
-            trial_events = events if is_relation else [*events, fact_id]
-            candidate = _render_facts(graph, trial_relations, trial_events, format)[0]
-        candidate_tokens = count_tokens(candidate, token_model) if candidate != text else tokens
-        if candidate_tokens > max_tokens:
-            truncated = True
+    """Pack ``(fact id, sentence)`` pairs in order; see the module docstring.
+
+    Adding a fact never makes the text shorter, so the greedy result is the longest prefix of
+    ``ordered`` whose text fits. It is found by doubling the prefix, then halving the gap, so the
+    text is rendered and counted about 2 log n times rather than once per fact (3,200 facts at a
+    budget of a million tokens took 128 s). ``ordered`` is read only about twice as far as it fits.
+    """
+    items: list[tuple[str, Sentence | None]] = []
+    source = iter(ordered)
+    exhausted = False
+
+    def take(n: int) -> int:
+        nonlocal exhausted
+        while len(items) < n and not exhausted:
+            step = next(source, None)
+            if step is None:
+                exhausted = True
+            else:
+                items.append(step)
+        return min(n, len(items))
+
+    counted: dict[int, tuple[str, int]] = {0: ("", 0)}
+
+    def fits(n: int) -> bool:
+        text = _render_prefix(graph, items[:n], format)
+        tokens = count_tokens(text, token_model) if text else 0
+        counted[n] = (text, tokens)
+        return tokens <= max_tokens
+
+    fit, over = 0, None  # the longest prefix known to fit, the shortest known not to
+    size = 1
+    while over is None:
+        n = take(size)
+        if n == fit:  # nothing more to add
             break
-        (relations if is_relation else events).append(fact_id)
-        packed.append(fact_id)
-        if format == "sentences" and new_item:
-            shown.append(item)
-        text, tokens = candidate, candidate_tokens
+        if fits(n):
+            fit = n
+            size *= 2
+        else:
+            over = n
+    while over is not None and over - fit > 1:
+        middle = (fit + over) // 2
+        if fits(middle):
+            fit = middle
+        else:
+            over = middle
+    chosen = items[:fit]
+    text, tokens = counted[fit]
+    relations = [f for f, _ in chosen if f in graph.relations]
+    events = [f for f, _ in chosen if f not in graph.relations]
     _, notation, entity_ids = _render_facts(graph, relations, events, "notation")
     return Packed(
         text=text,
@@ -105,7 +130,19 @@ def pack(
         entity_ids=tuple(entity_ids),
         relation_ids=tuple(relations),
         event_ids=tuple(events),
-        fact_ids=tuple(packed),
+        fact_ids=tuple(f for f, _ in chosen),
         token_count=tokens,
-        truncated=truncated,
+        truncated=over is not None,
     )
+
+
+def _render_prefix(
+    graph: SemanticGraph, chosen: Sequence[tuple[str, Sentence | None]], format: Format
+) -> str:
+    """The text of these facts in ``format``."""
+    if format == "sentences":
+        shown = list(dict.fromkeys(s if s is not None else f for f, s in chosen))
+        return render_sentences(graph, shown)
+    relations = [f for f, _ in chosen if f in graph.relations]
+    events = [f for f, _ in chosen if f not in graph.relations]
+    return _render_facts(graph, relations, events, format)[0]

@@ -26,7 +26,7 @@ from noema.embed import Embedder, Vectors
 from noema.errors import BundleError
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
-from noema.names import strip_disambiguation
+from noema.names import normalize_name, strip_disambiguation
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -123,7 +123,7 @@ def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
         if entity.type in VALUE_TYPES:
             continue
         for name in (entity.name, *entity.aliases):
-            by_name.setdefault(name.casefold(), []).append(entity.id)
+            by_name.setdefault(normalize_name(name), []).append(entity.id)
         for m in entity.mentions:
             best = first.get(m.document_id)
             if best is None or (m.start, entity.id) < best:
@@ -133,7 +133,9 @@ def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
         title = doc.metadata.get("title") if doc.metadata else None
         named = []
         if isinstance(title, str) and title.strip():
-            wanted = strip_disambiguation(" ".join(title.split())).casefold()
+            # compared as canonicalization compares names: the parser names "The Beatles"
+            # "Beatles", and a title keeps its "The"
+            wanted = normalize_name(strip_disambiguation(" ".join(title.split())))
             named = by_name.get(wanted, [])
         if named:
             chosen = named[0]

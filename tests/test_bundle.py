@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -158,6 +159,23 @@ def _graph(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]
     return change
 
 
+def _l2_index(vectors: bytes) -> bytes:
+    import faiss
+    import numpy as np
+
+    index = faiss.IndexFlatL2(384)
+    index.add(np.frombuffer(vectors, dtype="<f4").reshape(-1, 384))
+    return bytes(faiss.serialize_index(index))
+
+
+def _scaled_first_row(vectors: bytes) -> bytes:
+    import numpy as np
+
+    rows = np.frombuffer(vectors, dtype="<f4").reshape(-1, 384).copy()
+    rows[0] *= 1000
+    return rows.astype("<f4").tobytes()
+
+
 def _flip(name: str, at: int) -> Callable[[dict[str, bytes]], None]:
     def change(members: dict[str, bytes]) -> None:
         data = bytearray(members[name])
@@ -208,6 +226,47 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
     "wrong json type": (_graph(lambda g: g["entities"][0].update(name=["x"])), True, "graph.json"),
     "graph not json": (lambda m: m.update({"graph.json": b"nope"}), True, "JSON"),
     "index garbage": (lambda m: m.update({"index.faiss": b"\x00" * 64}), True, "index"),
+    "index header claims 3 GiB": (
+        lambda m: m.update(
+            {
+                "index.faiss": m["index.faiss"][:37]
+                + struct.pack("<Q", 3 << 28)
+                + m["index.faiss"][45:]
+            }
+        ),
+        True,
+        "flat index of the vectors",
+    ),
+    "index over L2 distances": (
+        lambda m: m.update({"index.faiss": _l2_index(m["embeddings.bin"])}),
+        True,
+        "inner-product flat index",
+    ),
+    "a row longer than one": (
+        lambda m: m.update({"embeddings.bin": _scaled_first_row(m["embeddings.bin"])}),
+        True,
+        "unit vector",
+    ),
+    "similarity threshold not a number": (
+        _manifest(lambda d: d.update(similarity_threshold="abc")),
+        False,
+        "similarity_threshold",
+    ),
+    "similarity threshold out of range": (
+        _manifest(lambda d: d.update(similarity_threshold=1e308)),
+        False,
+        "similarity_threshold",
+    ),
+    "embedding model empty": (
+        _manifest(lambda d: d.update(embedding_model="")),
+        False,
+        "embedding_model",
+    ),
+    "graph nested too deeply": (
+        lambda m: m.update({"graph.json": b"[" * 5000 + b"]" * 5000}),
+        True,
+        "JSON",
+    ),
     "index from another bundle": (
         lambda m: m.update({"index.faiss": _OTHER_INDEX[0]}),
         True,
@@ -308,3 +367,46 @@ def test_empty_knowledge_base_round_trips(
     kb.save(tmp_path / "empty.noema")
     loaded = KnowledgeBase.load(tmp_path / "empty.noema")
     assert len(loaded.graph) == 0 and loaded.retrieve("anything").text == ""
+
+
+def test_a_bundle_of_very_repetitive_text_loads(
+    make_kb: Callable[..., KnowledgeBase], tmp_path: Path
+) -> None:
+    # its graph.json deflates some 300:1, which a compression-ratio limit refused as a zip bomb
+    kb = make_kb()
+    kb.ingest(["Larry Page founded Google.\n" + "\n" * 300_000])
+    path = kb.save(tmp_path / "x.noema")
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("graph.json")
+        assert info.file_size / info.compress_size > 200
+    assert KnowledgeBase.load(path).graph == kb.graph
+
+
+def test_an_encrypted_member_is_a_bundle_error(saved: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "encrypted.noema"
+    data = bytearray(saved.read_bytes())
+    # set the "encrypted" flag bit in every local and central directory header
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at != -1:
+            data[at + offset] |= 0x01
+            at = data.find(signature, at + 4)
+    bad.write_bytes(bytes(data))
+    with pytest.raises(BundleError, match="not a readable"):
+        KnowledgeBase.load(bad)
+
+
+def test_a_killed_save_leaves_no_temporary_file_behind_the_next_save(
+    saved: Path, tmp_path: Path
+) -> None:
+    import os
+
+    path = tmp_path / "kb.noema"
+    path.write_bytes(saved.read_bytes())
+    stale = tmp_path / ".kb.noema.abc123.tmp"
+    fresh = tmp_path / ".kb.noema.def456.tmp"  # another save may be writing this one right now
+    stale.write_bytes(b"partial")
+    fresh.write_bytes(b"partial")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    KnowledgeBase.load(path).save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".kb.noema.def456.tmp", "kb.noema"]

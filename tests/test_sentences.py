@@ -49,6 +49,20 @@ def test_a_document_is_about_the_entity_its_title_names(
     # the title wins over the first name in the text; without a title, the first name does
     assert list(names["Sundar Pichai"]) == ["p"]
     assert list(names["Larry Page"]) == ["g"]
+
+
+def test_a_title_with_a_leading_the_names_its_entity(make_kb: Callable[..., KnowledgeBase]) -> None:
+    kb = _kb_with(
+        make_kb,
+        Document(
+            "Paul McCartney joined The Beatles in 1957. The Beatles formed in Liverpool.",
+            id="b",
+            metadata={"title": "The Beatles"},
+        ),
+    )
+    topics = document_topics(kb.graph)
+    names = {kb.graph.entities[e].name: docs for e, docs in topics.items()}
+    assert names == {"Beatles": ("b",)} or names == {"Beatles": ["b"]}
     assert "Google" not in names
 
 
