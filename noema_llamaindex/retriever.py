@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
+from llama_index.core.vector_stores.types import (
+    FilterCondition,
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+)
 
 import noema
 from noema_llamaindex._convert import block_node, fact_nodes
@@ -19,7 +25,10 @@ class NoemaRetriever(BaseRetriever):
     """Retrieve facts from a Noema knowledge base as notation nodes.
 
     ``mode="block"`` (default) gives one node with the whole budgeted block; ``mode="per_fact"``
-    one node per fact, in priority order, with the fact id as node id.
+    one node per fact, in priority order, with the fact id as node id. ``similarity_top_k`` caps
+    the per-fact nodes (``top_k`` is Noema's number of vector seeds, not a count of nodes).
+    ``filters`` takes LlamaIndex ``MetadataFilters`` (equality filters joined by AND: documents
+    whose metadata match) or Noema's own filter mapping.
 
     Example:
         >>> kb = noema.KnowledgeBase()
@@ -40,6 +49,8 @@ class NoemaRetriever(BaseRetriever):
         seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds,
         min_similarity: float | None = noema.RetrieveOptions.min_similarity,
         mode: Literal["block", "per_fact"] = "block",
+        similarity_top_k: int | None = None,
+        filters: MetadataFilters | Mapping[str, Any] | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -49,7 +60,15 @@ class NoemaRetriever(BaseRetriever):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
         self.options = noema.RetrieveOptions.of(locals())  # the option arguments, by name
+        if similarity_top_k is not None and (
+            not isinstance(similarity_top_k, int) or similarity_top_k < 1
+        ):
+            raise ValueError(
+                f"similarity_top_k must be a positive integer, got {similarity_top_k!r}"
+            )
         self.mode = mode
+        self.similarity_top_k = similarity_top_k
+        self.filters = _noema_filters(filters)
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @classmethod
@@ -70,12 +89,35 @@ class NoemaRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve_with(
-            query_bundle.query_str, self.options, explain=per_fact
+            query_bundle.query_str, self.options, filters=self.filters, explain=per_fact
         )
         if self.mode == "per_fact":
-            return fact_nodes(self.knowledge_base, result)
+            return fact_nodes(self.knowledge_base, result)[: self.similarity_top_k]
         return [block_node(result, graph=self.knowledge_base.graph)] if result.text else []
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # the search runs in a worker thread so the event loop is not blocked
         return await asyncio.to_thread(self._retrieve, query_bundle)
+
+
+def _noema_filters(
+    filters: MetadataFilters | Mapping[str, Any] | None,
+) -> Mapping[str, Any] | None:
+    """Noema's filter mapping for LlamaIndex ``MetadataFilters`` (equality, AND) or a mapping."""
+    if filters is None or isinstance(filters, Mapping):
+        return filters
+    if not isinstance(filters, MetadataFilters):
+        raise TypeError(
+            f"filters must be MetadataFilters or a mapping, got {type(filters).__name__}"
+        )
+    if filters.condition not in (None, FilterCondition.AND):
+        raise ValueError("only MetadataFilters joined by AND are supported")
+    metadata: dict[str, Any] = {}
+    for item in filters.filters:
+        if not isinstance(item, MetadataFilter) or item.operator != FilterOperator.EQ:
+            raise ValueError(
+                "only equality MetadataFilter items are supported (documents whose metadata "
+                f"key equals a value), got {item!r}"
+            )
+        metadata[item.key] = item.value
+    return {"metadata": metadata}

@@ -145,3 +145,45 @@ def test_nodes_point_at_their_source_document(embedder, extractor, mode: str) ->
         "file_name": "g.md"
     }
     assert hit.score is not None
+
+
+def test_similarity_top_k_and_metadata_filters(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core.vector_stores.types import (
+        FilterOperator,
+        MetadataFilter,
+        MetadataFilters,
+    )
+
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(
+        [
+            noema.Document(
+                "Larry Page founded Google. Google acquired YouTube.",
+                id="g",
+                metadata={"lang": "en"},
+            ),
+            noema.Document(
+                "Jensen Huang founded Nvidia. Nvidia acquired Mellanox.",
+                id="n",
+                metadata={"lang": "de"},
+            ),
+        ]
+    )
+    question = "Who founded the company?"
+    everything = NoemaRetriever(kb, mode="per_fact", max_tokens=400).retrieve(question)
+    assert len(everything) > 2
+    capped = NoemaRetriever(kb, mode="per_fact", max_tokens=400, similarity_top_k=2).retrieve(
+        question
+    )
+    assert [n.node.node_id for n in capped] == [n.node.node_id for n in everything[:2]]
+    english = MetadataFilters(filters=[MetadataFilter(key="lang", value="en")])
+    nodes = NoemaRetriever(kb, mode="per_fact", max_tokens=400, filters=english).retrieve(question)
+    text = " ".join(n.node.get_content() for n in nodes)
+    assert nodes and "Google" in text and "Nvidia" not in text
+    not_equal = MetadataFilters(
+        filters=[MetadataFilter(key="lang", value="en", operator=FilterOperator.NE)]
+    )
+    with pytest.raises(ValueError, match="only equality"):
+        NoemaRetriever(kb, filters=not_equal)
+    with pytest.raises(ValueError, match="similarity_top_k"):
+        NoemaRetriever(kb, similarity_top_k=0)
