@@ -43,6 +43,21 @@ GRAPH_FORMAT_VERSION = 1
 _NON_WORD = re.compile(r"[^\w]+")
 
 
+# Characters str.splitlines() breaks at: a name, predicate or time holding one cannot be written
+# on one notation line.
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _one_line(value: Any, what: str) -> str:
+    """``value`` as a string notation can hold on one line, else :class:`GraphError`."""
+    text = _str(value)
+    if not text.strip():
+        raise GraphError(f"{what} {text!r} is empty")
+    if LINE_BREAKS.intersection(text):
+        raise GraphError(f"{what} {text!r} contains a line break")
+    return text
+
+
 def normalize_predicate(text: str) -> str:
     """Turn a predicate or event label into lowercase snake_case.
 
@@ -662,9 +677,9 @@ class SemanticGraph:
                 raise GraphError(f"entity {eid!r} has unknown type {e['type']!r}")
             g._entities[eid] = Entity(
                 eid,
-                _str(e["name"]),
+                _one_line(e["name"], f"entity {eid!r} name"),
                 e["type"],
-                tuple(_str(a) for a in e["aliases"]),
+                tuple(_one_line(a, f"entity {eid!r} alias") for a in e["aliases"]),
                 _mentions(e["mentions"], shared),
                 _check_confidence(_float(e["confidence"])),
             )
@@ -673,6 +688,9 @@ class SemanticGraph:
             if rid in g._relations:
                 raise GraphError(f"relation id {rid!r} appears twice")
             subject, obj = _str(r["subject_id"]), _str(r["object_id"])
+            predicate = _str(r["predicate"])
+            if not predicate or normalize_predicate(predicate) != predicate:
+                raise GraphError(f"relation {rid!r} has predicate {predicate!r}, not in snake_case")
             rel = Relation(
                 rid,
                 g._entities[subject].id if subject in g._entities else subject,
@@ -684,6 +702,10 @@ class SemanticGraph:
             for ref in (rel.subject_id, rel.object_id):
                 if ref not in g._entities:
                     raise GraphError(f"relation {rid!r} refers to unknown entity {ref!r}")
+            if rid != make_relation_id(subject, predicate, obj):
+                raise GraphError(
+                    f"relation id {rid!r} is not the id of its subject, predicate and object"
+                )
             g._relations[rid] = rel
             g._index_fact(rid, (rel.subject_id, rel.object_id))
         for v in data["events"]:
@@ -691,11 +713,22 @@ class SemanticGraph:
             if vid in g._events:
                 raise GraphError(f"event id {vid!r} appears twice")
             time = v["time"]
+            label = _str(v["label"])
+            if not label or normalize_predicate(label) != label:
+                raise GraphError(f"event {vid!r} has label {label!r}, not in snake_case")
+            participants = tuple(_str(p) for p in v["participant_ids"])
+            if not participants or len(set(participants)) != len(participants):
+                raise GraphError(f"event {vid!r} needs distinct participants, got {participants!r}")
+            time = None if time is None else _one_line(time, f"event {vid!r} time")
+            if vid != "evt_" + _digest(label, *participants, time or ""):
+                raise GraphError(
+                    f"event id {vid!r} is not the id of its label, participants and time"
+                )
             event = Event(
                 vid,
-                _str(v["label"]),
-                tuple(_str(p) for p in v["participant_ids"]),
-                None if time is None else _str(time),
+                label,
+                participants,
+                time,
                 _mentions(v["mentions"], shared),
                 _check_confidence(_float(v["confidence"])),
             )

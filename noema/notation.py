@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from noema.errors import NotationError
-from noema.graph import ENTITY_TYPES, SemanticGraph, normalize_predicate
+from noema.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
 
 __all__ = [
     "NotationEntity",
@@ -35,7 +35,7 @@ _ENTITY_LINE = re.compile(r"#(\d+) (.+) :([A-Z]+)")
 _RELATION_LINE = re.compile(r"#(\d+) -(\S+)-> #(\d+)")
 _EVENT_LINE = re.compile(r"\*(\S+) \((#\d+(?:,#\d+)*)\)(?: @(.+))?")
 # Characters that end a line for str.splitlines(); a name holding one would break downstream readers.
-_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAKS = LINE_BREAKS
 
 
 @dataclass(frozen=True)

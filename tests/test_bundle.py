@@ -262,6 +262,38 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
         False,
         "embedding_model",
     ),
+    "predicate that injects notation": (
+        _graph(lambda g: g["relations"][0].update(predicate="found-> #2\n#2 -ceo_of")),
+        True,
+        "snake_case",
+    ),
+    "predicate renamed, id kept": (
+        _graph(lambda g: g["relations"][0].update(predicate="owns")),
+        True,
+        "is not the id",
+    ),
+    "entity name with a line separator": (
+        _graph(lambda g: g["entities"][0].update(name="Google\u2028Inc")),
+        True,
+        "line break",
+    ),
+    "entity name empty": (_graph(lambda g: g["entities"][0].update(name=" ")), True, "empty"),
+    "event with no participants": (
+        _graph(
+            lambda g: g["events"].append(
+                {
+                    "id": "evt_x",
+                    "label": "meet",
+                    "participant_ids": [],
+                    "time": None,
+                    "mentions": [],
+                    "confidence": 1.0,
+                }
+            )
+        ),
+        True,
+        "participants",
+    ),
     "graph nested too deeply": (
         lambda m: m.update({"graph.json": b"[" * 5000 + b"]" * 5000}),
         True,
