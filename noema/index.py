@@ -20,7 +20,7 @@ import numpy as np
 from noema.embed import Vectors
 from noema.errors import BundleError
 
-__all__ = ["APPROXIMATE_FROM", "SEARCH_MODES", "SearchMode", "VectorIndex"]
+__all__ = ["APPROXIMATE_FROM", "SEARCH_MODES", "SearchMode", "VectorIndex", "check_search_mode"]
 
 SearchMode = Literal["auto", "exact", "approximate"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
@@ -32,6 +32,15 @@ _PROBES = 16
 _CANDIDATES_PER_RESULT = 8
 # How far a stored row's length may be from 1 (float32 rounding is about 1e-7).
 _UNIT_TOLERANCE = 1e-3
+
+
+def check_search_mode(mode: object) -> SearchMode:
+    """``mode`` if it is one of :data:`SEARCH_MODES`, else ``ValueError`` listing them."""
+    if mode not in SEARCH_MODES:
+        raise ValueError(
+            f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
+        )
+    return mode  # type: ignore[return-value]
 
 
 def _faiss() -> Any:
@@ -120,10 +129,7 @@ class VectorIndex:
         """Build the approximate index when ``mode`` asks for it (``"auto"``: from
         :data:`APPROXIMATE_FROM` rows); returns ``self``. Done by writers before an index is
         shared, so no reader ever builds anything."""
-        if mode not in SEARCH_MODES:
-            raise ValueError(
-                f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
-            )
+        check_search_mode(mode)
         wanted = mode == "approximate" or (mode == "auto" and len(self) >= APPROXIMATE_FROM)
         if not wanted or len(self) < 2:
             self._approximate = None

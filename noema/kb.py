@@ -22,7 +22,7 @@ from noema.errors import ModelMismatchError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_block, fact_text
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
-from noema.index import SEARCH_MODES, SearchMode, VectorIndex
+from noema.index import SearchMode, VectorIndex, check_search_mode
 from noema.notation import decode, encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import Extractor, SpacyExtractor
@@ -104,11 +104,7 @@ class KnowledgeBase:
         n_process: int = 1,
         search: SearchMode = "auto",
     ) -> None:
-        if search not in SEARCH_MODES:
-            raise ValueError(
-                f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {search!r}"
-            )
-        self.search: SearchMode = search
+        self.search: SearchMode = check_search_mode(search)
         self.similarity_threshold = similarity_threshold
         self.spacy_model = spacy_model
         self.embedding_model = embedder.name if embedder is not None else embedding_model
