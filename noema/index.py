@@ -172,11 +172,9 @@ class VectorIndex:
 
     # -- bytes ---------------------------------------------------------------------------------
     def index_bytes(self) -> bytes:
-        """The faiss index serialized (``faiss.serialize_index``): the approximate index when
-        there is one, else an ``IndexFlatIP`` over the rows, built for the occasion."""
-        if self._approximate is None:
-            return _flat_bytes(self._vectors)
-        return bytes(_faiss().serialize_index(self._approximate).tobytes())
+        """An ``IndexFlatIP`` over the rows, serialized (``faiss.serialize_index``) and built for
+        the occasion: what a bundle stores, whatever this index searches with."""
+        return _flat_bytes(self._vectors)
 
     def vector_bytes(self) -> bytes:
         """The vectors as little-endian float32, row-major."""
@@ -215,7 +213,7 @@ class VectorIndex:
             )
         out._vectors = np.ascontiguousarray(matrix)
         if index is not None:
-            out._approximate = _check_faiss(index, out._vectors)
+            _check_flat(index, out._vectors)
         return out
 
 
@@ -247,32 +245,12 @@ def _flat_bytes(vectors: Vectors) -> bytes:
     return bytes(faiss.serialize_index(index).tobytes())
 
 
-def _check_faiss(blob: bytes, vectors: Vectors) -> Any:
-    """The approximate index stored in ``index.faiss``, or ``None`` for a flat one, which must be
-    exactly the flat index of ``embeddings.bin``: compared byte for byte rather than
-    deserialized, so a header claiming gigabytes (or another metric) is never acted on."""
-    n, dimension = vectors.shape
-    if blob[:4] != b"IwSq":  # anything but our approximate index must be the flat one
-        if blob != _flat_bytes(vectors):
-            raise BundleError(
-                "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"
-            )
-        return None
-    faiss = _faiss()
-    try:
-        loaded = faiss.deserialize_index(np.frombuffer(blob, dtype=np.uint8).copy())
-    except Exception as exc:  # faiss raises RuntimeError with C++ text
-        raise BundleError(f"index.faiss is not a readable faiss index: {exc}") from exc
-    if not isinstance(loaded, faiss.IndexIVFScalarQuantizer):
+def _check_flat(blob: bytes, vectors: Vectors) -> None:
+    """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: compared
+    byte for byte rather than deserialized, so a header claiming gigabytes, another metric or
+    another index type is never acted on. (An approximate index is never read from a bundle: the
+    loader builds it again from the vectors.)"""
+    if blob != _flat_bytes(vectors):
         raise BundleError(
-            f"index.faiss is a {type(loaded).__name__}, expected IndexIVFScalarQuantizer"
+            "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"
         )
-    if loaded.ntotal != n or loaded.d != dimension:
-        raise BundleError(
-            f"index.faiss holds {loaded.ntotal} vectors of dimension {loaded.d}, expected "
-            f"{n} of dimension {dimension}"
-        )
-    if loaded.metric_type != faiss.METRIC_INNER_PRODUCT:
-        raise BundleError("index.faiss is an IVF index, but not over inner products")
-    loaded.nprobe = min(_PROBES, loaded.nlist)
-    return loaded

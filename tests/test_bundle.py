@@ -442,3 +442,68 @@ def test_a_killed_save_leaves_no_temporary_file_behind_the_next_save(
     os.utime(stale, (time.time() - 3600, time.time() - 3600))
     KnowledgeBase.load(path).save(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".kb.noema.def456.tmp", "kb.noema"]
+
+
+def _claim_gigabytes(at: int) -> Callable[[dict[str, bytes]], None]:
+    """index.faiss with the 8-byte size field at ``at`` claiming 3 GiB (issue 18, item 2)."""
+
+    def change(members: dict[str, bytes]) -> None:
+        blob = members["index.faiss"]
+        members["index.faiss"] = blob[:at] + struct.pack("<Q", 3 << 28) + blob[at + 8 :]
+
+    return change
+
+
+def _bomb(members: dict[str, bytes]) -> None:
+    members["graph.json"] = members["graph.json"] + b" " * (400 << 20)
+
+
+def _foreign_ivf_claiming_gigabytes(members: dict[str, bytes]) -> None:
+    import faiss
+    import numpy as np
+
+    vectors = np.frombuffer(members["embeddings.bin"], dtype="<f4").reshape(-1, 384)
+    quantizer = faiss.IndexFlatIP(384)
+    index = faiss.IndexIVFScalarQuantizer(
+        quantizer, 384, 1, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+    )
+    index.train(np.ascontiguousarray(vectors))
+    index.add(np.ascontiguousarray(vectors))
+    blob = bytes(faiss.serialize_index(index))
+    at = 4 + 33 + 16 + 4 + 33  # "IwSq", header, nlist, nprobe, "IxFI", header: quantizer size
+    members["index.faiss"] = blob[:at] + struct.pack("<Q", 3 << 28) + blob[at + 8 :]
+
+
+def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Path) -> None:
+    hostile = [
+        # the flat index's vector count claims 3 GiB of codes
+        rewrite(saved, tmp_path / "flat.noema", _claim_gigabytes(37), fix_manifest=True),
+        # an IVF index whose quantizer claims 3 GiB: faiss would allocate it before reading
+        rewrite(saved, tmp_path / "ivf.noema", _foreign_ivf_claiming_gigabytes, fix_manifest=True),
+        # graph.json inflates to 400 MB more than the manifest declares
+        rewrite(saved, tmp_path / "bomb.noema", _bomb),
+    ]
+    script = textwrap.dedent(
+        f"""
+        import json, resource
+        import noema
+        noema.KnowledgeBase.load({str(saved)!r}, search="approximate")  # models and faiss loaded
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        errors = []
+        for path in {[str(p) for p in hostile]!r}:
+            try:
+                noema.KnowledgeBase.load(path, search="approximate")
+            except noema.BundleError as exc:
+                errors.append(str(exc))
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        print(json.dumps({{"errors": errors, "grown_kb": grown}}))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(data["errors"]) == 3, data["errors"]
+    assert "index.faiss is not the inner-product flat index" in data["errors"][0]
+    assert "index.faiss is not the inner-product flat index" in data["errors"][1]
+    assert "more than the" in data["errors"][2]  # refused by the size the zip declares
+    # peak RSS may grow by what a load of this small bundle needs, never by the sizes claimed
+    assert data["grown_kb"] < 150 * 1024, data

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,7 @@ def test_auto_stays_exact_below_the_threshold() -> None:
         index.prepare("fast")  # type: ignore[arg-type]
 
 
-def test_an_approximate_index_is_saved_and_reused(
+def test_an_approximate_index_is_built_again_on_load_never_read_from_the_bundle(
     make_kb, tmp_path: Path, embedder: noema.SentenceTransformerEmbedder
 ) -> None:  # type: ignore[no-untyped-def]
     from conftest import COMPANY_DOCS
@@ -74,9 +75,10 @@ def test_an_approximate_index_is_saved_and_reused(
     assert kb._snapshot.index.approximate and kb._snapshot.sentences.vectors.approximate
     question = "Who founded the company that acquired YouTube?"
     before = kb.retrieve(question, hops=2)
-    loaded = KnowledgeBase.load(
-        kb.save(tmp_path / "kb.noema"), embedder=embedder, search="approximate"
-    )
+    path = kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(path) as zf:
+        assert zf.read("index.faiss")[:4] == b"IxFI"  # the flat index, checked byte for byte
+    loaded = KnowledgeBase.load(path, embedder=embedder, search="approximate")
     assert loaded._snapshot.index.approximate
     assert loaded.retrieve(question, hops=2) == before
     exact = KnowledgeBase.load(tmp_path / "kb.noema", embedder=embedder, search="exact")
