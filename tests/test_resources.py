@@ -85,3 +85,10 @@ def test_import_noema_is_light() -> None:
         "if m in sys.modules]; assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_directory_without_a_model_is_a_missing_resource(tmp_path: Path) -> None:
+    # a foreign bundle may name any directory as its embedding model; transformers says
+    # ValueError ("Unrecognized model"), which callers catching Noema's errors would miss
+    with pytest.raises(MissingResourceError, match="could not be loaded"):
+        noema.SentenceTransformerEmbedder(str(tmp_path)).embed(["x"])
