@@ -6,7 +6,9 @@ gold answer survives.
 For each question the "retrieved chunks" are its 10 paragraphs (2 gold + 8 distractors), or with
 ``--chunks 5`` the 5 the chunk retriever ranks first among them. Each is compressed by
 ``noema.compress`` (what NoemaContextCompressor and NoemaNodePostprocessor run) into notation
-within ``--max-tokens``. Yes/no answers are left out.
+within ``--max-tokens``. Yes/no answers are left out. Each set of chunks is compressed twice: the
+second call (a follow-up question over the same retrieval) finds the chunks' knowledge base in
+``compression_base``'s cache and only embeds the question.
 """
 
 from __future__ import annotations
@@ -42,9 +44,8 @@ def main() -> int:
         for line in data_file("hotpotqa/hotpotqa_dev_300.jsonl").read_text().splitlines()
     ]
     rows = [r for r in rows[: args.questions] if r["answer"].strip().lower() not in ("yes", "no")]
-    embedder = noema.SentenceTransformerEmbedder()
-    extractor = noema.SpacyExtractor()
-    before, after, hit_before, hit_after, seconds = [], [], 0, 0, []
+    embedder = noema.SentenceTransformerEmbedder()  # ranks chunks; compress uses its own (cached)
+    before, after, hit_before, hit_after, seconds, again = [], [], 0, 0, [], []
     for row in rows:
         docs = [
             noema.Document("".join(s).strip(), id=t, metadata={"title": t})
@@ -55,16 +56,12 @@ def main() -> int:
             keep = set(ranked[: args.chunks])
             docs = [d for d in docs if d.id in keep]
         original = "\n\n".join(ChunkRetriever.text_of(d) for d in docs)
-        start = time.perf_counter()
-        result = noema.compress(
-            docs,
-            row["question"],
-            max_tokens=args.max_tokens,
-            format=args.format,
-            embedder=embedder,
-            extractor=extractor,
-        )
-        seconds.append(time.perf_counter() - start)
+        for times in (seconds, again):
+            start = time.perf_counter()
+            result = noema.compress(
+                docs, row["question"], max_tokens=args.max_tokens, format=args.format
+            )
+            times.append(time.perf_counter() - start)
         before.append(noema.count_tokens(original))
         after.append(result.token_count)
         hit_before += answer_in_context([row["answer"]], original)
@@ -74,14 +71,14 @@ def main() -> int:
         f"HotpotQA dev, {n} questions, {args.chunks} chunks each, max_tokens={args.max_tokens}, format={args.format} ({machine()})\n"
     )
     print_table(
-        ["", "mean tokens", "answer in context", "seconds per call (p50)"],
+        ["", "mean tokens", "answer in context", "s per call p50 (same chunks again)"],
         [
             ["chunks as retrieved", f"{np.mean(before):.0f}", f"{hit_before / n:.1%}", ""],
             [
                 "after noema.compress",
                 f"{np.mean(after):.0f}",
                 f"{hit_after / n:.1%}",
-                f"{np.median(seconds):.2f}",
+                f"{np.median(seconds):.2f} ({np.median(again):.3f})",
             ],
         ],
     )

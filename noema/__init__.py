@@ -12,7 +12,7 @@ Importing ``noema`` is light: spaCy, torch, faiss and sentence-transformers load
 
 from noema._version import __version__
 from noema.canonical import MergeRecord, normalize_name
-from noema.compress import compress
+from noema.compress import compress, compression_base
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import (
     BundleError,
@@ -85,6 +85,7 @@ __all__ = [
     "__version__",
     "check_round_trip",
     "compress",
+    "compression_base",
     "count_tokens",
     "decode",
     "encode_graph",

@@ -1,9 +1,17 @@
 """Query-time compression: the chunks another retriever returned, turned into the notation of the
 sub-graph relevant to the question. This is what the LangChain compressor and the LlamaIndex node
-postprocessor run."""
+postprocessor run.
+
+The knowledge base built from a set of chunks is kept for the next question about the same chunks:
+a chain asked several questions over one retrieval, or the same popular chunks, parses and embeds
+them once. (The adapters hand the chunks back unchanged when the notation would not be shorter.)
+"""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from noema.embed import Embedder
@@ -14,7 +22,13 @@ from noema.parse import Extractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult
 
-__all__ = ["compress"]
+__all__ = ["compress", "compression_base"]
+
+# Knowledge bases kept for chunk sets seen recently: each is a few hundred facts at most.
+CACHED_BASES = 32
+
+_cache: OrderedDict[tuple[object, ...], KnowledgeBase] = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 def compress(
@@ -35,11 +49,11 @@ def compress(
     embedder: Embedder | None = None,
     options: RetrieveOptions | None = None,
 ) -> RetrievalResult:
-    """Build a throwaway knowledge base from ``documents`` and retrieve for ``question``.
+    """Retrieve for ``question`` from a knowledge base of ``documents`` (see
+    :func:`compression_base`), within ``max_tokens``.
 
-    The models are loaded once per process and shared, so repeated calls only parse and embed
-    the chunks at hand. ``result.citations[fact_id]`` names the document (chunk) ids each fact
-    came from. ``options``, when given, replaces the retrieve options passed one by one.
+    ``result.citations[fact_id]`` names the document (chunk) ids each fact came from.
+    ``options``, when given, replaces the retrieve options passed one by one.
 
     Example:
         >>> chunks = [Document("Larry Page founded Google.", id="c1"),
@@ -50,6 +64,47 @@ def compress(
     """
     if options is None:
         options = RetrieveOptions.of(locals())  # this call's option arguments, by name
+    kb = compression_base(
+        documents,
+        similarity_threshold=similarity_threshold,
+        spacy_model=spacy_model,
+        embedding_model=embedding_model,
+        extractor=extractor,
+        embedder=embedder,
+    )
+    return kb.retrieve_with(question, options)
+
+
+def compression_base(
+    documents: Sequence[Document],
+    *,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    spacy_model: str = DEFAULT_SPACY_MODEL,
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+    extractor: Extractor | None = None,
+    embedder: Embedder | None = None,
+) -> KnowledgeBase:
+    """A knowledge base of ``documents``, built once for the same documents and settings.
+
+    The models are loaded once per process and shared. With the default extractor and embedder
+    the last :data:`CACHED_BASES` bases are kept, keyed by every document's id, text and metadata
+    and the settings; a custom extractor or embedder builds a new base each time (they may hold
+    state a key cannot see). Treat the returned base as read-only: it may be shared.
+
+    Example:
+        >>> chunks = [Document("Larry Page founded Google.", id="c1")]
+        >>> compression_base(chunks) is compression_base(chunks)
+        True
+    """
+    settings = (similarity_threshold, spacy_model, embedding_model)
+    key = None
+    if extractor is None and embedder is None:
+        key = (*settings, *(_document_key(d) for d in documents))
+        with _cache_lock:
+            cached = _cache.get(key)
+            if cached is not None:
+                _cache.move_to_end(key)
+                return cached
     kb = KnowledgeBase(
         similarity_threshold=similarity_threshold,
         spacy_model=spacy_model,
@@ -58,4 +113,13 @@ def compress(
         embedder=embedder,
     )
     kb.ingest(list(documents))
-    return kb.retrieve_with(question, options)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = kb
+            while len(_cache) > CACHED_BASES:
+                _cache.popitem(last=False)
+    return kb
+
+
+def _document_key(document: Document) -> tuple[str, str, str]:
+    return document.id, document.text, json.dumps(document.metadata, sort_keys=True, default=repr)

@@ -17,14 +17,24 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
     """Turn retrieved chunks into the notation of the sub-graph relevant to the query.
 
     For ``ContextualCompressionRetriever``: no model but spaCy and the embedding model runs. The
-    result is one Document whose ``metadata["citations"]`` maps each fact to the chunk(s) it came
-    from (the chunk's ``id``, or ``chunk-<n>`` by position), and ``metadata["source_ids"]`` lists
-    the chunks that contributed.
+    result is one Document of at most ``max_tokens``, or none when nothing relevant is found; when
+    the notation would not be shorter than the chunks (``metadata["tokens_before"]``), the chunks
+    come back unchanged, so compression never adds tokens or loses text. The Document's
+    ``metadata["citations"]`` maps each fact to the chunk(s) it came from (the chunk's ``id``, or
+    ``chunk-<n>`` by position), ``metadata["source_ids"]`` lists the chunks that contributed,
+    ``metadata["source_metadata"]`` their original metadata by chunk id, and ``metadata["sources"]``
+    / ``metadata["source"]`` their ``source`` metadata as LangChain loaders set it. The knowledge
+    base of a set of chunks is kept for the next query over the same chunks.
 
     Example:
-        >>> chunks = [Document("Larry Page founded Google."), Document("Sundar Pichai is the CEO of Google.")]
-        >>> NoemaContextCompressor(max_tokens=60).compress_documents(chunks, "Who runs Google?")[0].metadata["source_ids"]
-        ['chunk-0', 'chunk-1']
+        >>> chunks = [Document(p.read_text(), id=p.name, metadata={"source": str(p)})
+        ...           for p in sorted(Path("examples/docs").glob("*.md"))]
+        >>> (doc,) = NoemaContextCompressor(max_tokens=60).compress_documents(chunks, "Who runs Google?")
+        >>> doc.metadata["token_count"] <= 60 < doc.metadata["tokens_before"]
+        True
+        >>> short = [Document("Larry Page founded Google.")]  # notation would not be shorter
+        >>> NoemaContextCompressor().compress_documents(short, "Who founded Google?") == short
+        True
     """
 
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
@@ -40,20 +50,22 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
             noema.Document(d.page_content, id=d.id or f"chunk-{n}", metadata=dict(d.metadata))
             for n, d in enumerate(documents)
         ]
-        result = noema.compress(
+        kb = noema.compression_base(
             chunks,
-            query,
-            options=self.retrieve_options(),
             similarity_threshold=self.similarity_threshold,
             spacy_model=self.spacy_model,
             embedding_model=self.embedding_model,
         )
+        result = kb.retrieve_with(query, self.retrieve_options())
         if not result.text:
             return []
-        doc = block_document(result)
-        doc.metadata["tokens_before"] = sum(
-            noema.count_tokens(d.page_content, self.token_model) for d in documents
-        )
+        tokens_before = sum(noema.count_tokens(c.text, self.token_model) for c in chunks)
+        if result.token_count >= tokens_before:
+            return list(documents)  # the chunks fit the budget and are no longer than notation
+        doc = block_document(result, kb.graph)
+        by_id = {c.id: dict(c.metadata) for c in chunks}
+        doc.metadata["source_metadata"] = {i: by_id[i] for i in result.source_ids() if i in by_id}
+        doc.metadata["tokens_before"] = tokens_before
         return [doc]
 
     async def acompress_documents(

@@ -15,16 +15,24 @@ from noema_llamaindex._convert import block_node
 class NoemaNodePostprocessor(BaseNodePostprocessor):
     """Compress the nodes any retriever returned into notation of the question-relevant facts.
 
-    The result is one node whose ``metadata["source_node_ids"]`` lists the chunk nodes that
-    contributed and ``metadata["citations"]`` maps each fact to its source node and span, so
-    answers can cite their sources. It needs the query; without one it raises ``ValueError``.
+    The result is one node of at most ``max_tokens``, or none when nothing relevant is found; when
+    the notation would not be shorter than the nodes (``metadata["tokens_before"]``), the nodes
+    come back unchanged, so compression never adds tokens or loses text. The node's
+    ``metadata["source_node_ids"]`` lists the chunk nodes that contributed,
+    ``metadata["source_metadata"]`` their metadata by node id, ``metadata["citations"]`` maps each
+    fact to its source node and span, and its SOURCE relationship is the first contributing
+    node's. It needs the query; without one it raises ``ValueError``. The knowledge base of a set
+    of nodes is kept for the next query over the same nodes.
 
     Example:
-        >>> from llama_index.core.schema import TextNode
-        >>> nodes = [NodeWithScore(node=TextNode(text="Larry Page founded Google.", id_="n1"))]
-        >>> out = NoemaNodePostprocessor().postprocess_nodes(nodes, query_str="Who founded Google?")
-        >>> out[0].node.metadata["source_node_ids"]
-        ['n1']
+        >>> from llama_index.core import SimpleDirectoryReader
+        >>> from llama_index.core.node_parser import SentenceSplitter
+        >>> nodes = SentenceSplitter().get_nodes_from_documents(
+        ...     SimpleDirectoryReader("examples/docs").load_data())
+        >>> (out,) = NoemaNodePostprocessor(max_tokens=60).postprocess_nodes(
+        ...     [NodeWithScore(node=n) for n in nodes], query_str="Who founded Google?")
+        >>> out.node.metadata["token_count"] <= 60 < out.node.metadata["tokens_before"]
+        True
     """
 
     top_k: int = noema.RetrieveOptions.top_k
@@ -33,6 +41,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
     token_model: str = noema.RetrieveOptions.token_model
     seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
+    min_similarity: float | None = noema.RetrieveOptions.min_similarity
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = "en_core_web_sm"
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -51,23 +60,33 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         if not nodes:
             return []
         chunks = [
-            noema.Document(n.node.get_content(metadata_mode=MetadataMode.NONE), id=n.node.node_id)
+            noema.Document(
+                n.node.get_content(metadata_mode=MetadataMode.NONE),
+                id=n.node.node_id,
+                metadata=dict(n.node.metadata),
+            )
             for n in nodes
         ]
-        result = noema.compress(
+        kb = noema.compression_base(
             chunks,
-            query_bundle.query_str,
-            options=noema.RetrieveOptions.of(self),
             similarity_threshold=self.similarity_threshold,
             spacy_model=self.spacy_model,
             embedding_model=self.embedding_model,
         )
+        result = kb.retrieve_with(query_bundle.query_str, noema.RetrieveOptions.of(self))
         if not result.text:
             return []
-        node = block_node(result, source_key="source_node_ids")
-        node.node.metadata["tokens_before"] = sum(
-            noema.count_tokens(c.text, self.token_model) for c in chunks
-        )
+        tokens_before = sum(noema.count_tokens(c.text, self.token_model) for c in chunks)
+        if result.token_count >= tokens_before:
+            return nodes  # the nodes fit the budget and are no longer than the notation
+        node = block_node(result, source_key="source_node_ids", graph=kb.graph)
+        by_id = {c.id: dict(c.metadata) for c in chunks}
+        node.node.metadata["source_metadata"] = {
+            i: by_id[i] for i in result.source_ids() if i in by_id
+        }
+        node.node.excluded_llm_metadata_keys.append("source_metadata")
+        node.node.excluded_embed_metadata_keys.append("source_metadata")
+        node.node.metadata["tokens_before"] = tokens_before
         node.node.excluded_llm_metadata_keys.append("tokens_before")
         node.node.excluded_embed_metadata_keys.append("tokens_before")
         return [node]

@@ -4,6 +4,7 @@ import asyncio
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,14 +138,20 @@ async def test_document_transformer_async() -> None:
     assert out[0].page_content.endswith("#1 -found-> #2")
 
 
+EXAMPLE_DOCS = Path(__file__).parent.parent / "examples" / "docs"
+
+
+def _example_chunks() -> list[Document]:
+    return [
+        Document(p.read_text(), id=p.name, metadata={"source": str(p), "kind": "md"})
+        for p in sorted(EXAMPLE_DOCS.glob("*.md"))
+    ]
+
+
 def test_compressor_keeps_chunk_sources() -> None:
     from langchain_core.retrievers import BaseRetriever
 
-    chunks = [
-        Document("Larry Page and Sergey Brin founded Google.", id="c-google"),
-        Document("Sundar Pichai is the CEO of Google.", id="c-ceo"),
-        Document("Marie Curie was born in Warsaw.", id="c-curie"),
-    ]
+    chunks = _example_chunks()
 
     class ListRetriever(BaseRetriever):
         """A plain retriever returning fixed chunks (the 'other retriever' the compressor sits on)."""
@@ -154,14 +161,40 @@ def test_compressor_keeps_chunk_sources() -> None:
 
     # ContextualCompressionRetriever lives in langchain-classic; the same wiring with LCEL:
     compressor = NoemaContextCompressor(max_tokens=80)
-    question = "Who runs Google?"
+    question = "Who is the CEO of Google?"
     pipeline = ListRetriever() | (lambda docs: compressor.compress_documents(docs, question))
     (doc,) = pipeline.invoke(question)
     assert "-ceo_of->" in doc.page_content
-    assert doc.metadata["token_count"] <= 80
-    assert "c-ceo" in doc.metadata["source_ids"]
+    assert doc.metadata["token_count"] <= 80 < doc.metadata["tokens_before"]
+    assert "google.md" in doc.metadata["source_ids"]
     cited = {c["document_id"] for cs in doc.metadata["citations"].values() for c in cs}
-    assert cited <= {"c-google", "c-ceo", "c-curie"}
+    assert cited <= {c.id for c in chunks}
+    # the chunks' own metadata, by chunk id, and LangChain's "source" of each
+    assert doc.metadata["source_metadata"]["google.md"] == {
+        "source": str(EXAMPLE_DOCS / "google.md"),
+        "kind": "md",
+    }
+    assert str(EXAMPLE_DOCS / "google.md") in doc.metadata["sources"]
+
+
+def test_compressor_never_returns_more_tokens_than_came_in() -> None:
+    # issue 16 item 6: a short chunk became more tokens of notation than it held (108 -> 113)
+    chunk = Document(
+        "Larry Page and Sergey Brin founded Google in 1998.",
+        id="c1",
+        metadata={"source": "https://example.com/google"},
+    )
+    assert NoemaContextCompressor(max_tokens=200).compress_documents(
+        [chunk], "Who founded Google?"
+    ) == [chunk]
+
+
+def test_compressor_builds_a_chunk_set_once() -> None:
+    chunks = [noema.Document("Sundar Pichai is the CEO of Google.", id="c")]
+    first = noema.compression_base(chunks)
+    assert noema.compression_base(list(chunks)) is first  # the next question reuses it
+    changed = [noema.Document("Sundar Pichai is the CEO of Google.", id="c", metadata={"a": 1})]
+    assert noema.compression_base(changed) is not first
 
 
 def test_missing_langchain_names_the_extra() -> None:

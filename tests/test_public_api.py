@@ -43,6 +43,7 @@ EXPECTED = [
     "__version__",
     "check_round_trip",
     "compress",
+    "compression_base",
     "count_tokens",
     "decode",
     "encode_graph",
