@@ -19,16 +19,17 @@ from noema.bundle import read_bundle, write_bundle
 from noema.canonical import Canonicalizer, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
-from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_block, fact_text
+from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph, make_relation_id
 from noema.index import SearchMode, VectorIndex, check_search_mode
-from noema.notation import decode, encode_graph
+from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
+from noema.pack import first_sentence, render_facts
 from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
-from noema.sentences import Sentence, SentenceIndex, sentence_text
+from noema.sentences import SentenceIndex, sentence_text
 from noema.sources import read_documents
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
@@ -342,15 +343,27 @@ class KnowledgeBase:
             'Larry Page found Google.'
         """
         graph = self._snapshot.graph
-        block = fact_block(graph, fact_id)
-        if format == "notation":
-            return block
         if format == "sentences":
-            fact = graph.relations.get(fact_id) or graph.events[fact_id]
-            for m in fact.mentions:
-                if m.document_id in graph.documents:
-                    return sentence_text(graph, Sentence(m.document_id, m.start, m.end))
-        return decode(block)
+            # the sentence alone, without the "# title" line render_facts puts above it
+            sentence = first_sentence(graph, fact_id)
+            if sentence is not None:
+                return sentence_text(graph, sentence)
+            format = "natural_language"
+        return render_facts(graph, [fact_id], format)
+
+    def render_facts(self, fact_ids: Sequence[str], format: Format = "notation") -> str:
+        """Facts as one self-contained text in a retrieval format (local ``#n`` ids of their
+        own), with no budget: how the LangChain block mode splits a retrieval into ``k`` blocks.
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Larry Page founded Google."])
+            >>> print(kb.render_facts(list(kb.graph.relations)))
+            #1 Larry Page :PERSON
+            #2 Google :ORG
+            #1 -found-> #2
+        """
+        return render_facts(self._snapshot.graph, fact_ids, format)
 
     # -- retrieve ------------------------------------------------------------------------------
     def retrieve(

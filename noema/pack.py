@@ -19,7 +19,7 @@ from noema.options import Format
 from noema.resources import count_tokens
 from noema.sentences import Sentence, document_heading, sentence_text
 
-__all__ = ["Packed", "pack"]
+__all__ = ["Packed", "first_sentence", "pack", "render_facts"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,21 @@ def render_sentences(graph: SemanticGraph, shown: Sequence[Sentence | str]) -> s
         events = [f for f in loose if f in graph.events]
         parts.append(decode(encode_facts(graph, relations, events).text))
     return "\n".join(parts)
+
+
+def render_facts(graph: SemanticGraph, fact_ids: Sequence[str], format: Format) -> str:
+    """These facts as one self-contained text in ``format``, with no budget; in ``"sentences"``
+    each fact is shown by the first sentence it came from."""
+    chosen = [(f, first_sentence(graph, f) if format == "sentences" else None) for f in fact_ids]
+    return _render_prefix(graph, chosen, format)
+
+
+def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
+    fact = graph.relations.get(fact_id) or graph.events[fact_id]
+    for m in fact.mentions:
+        if m.document_id in graph.documents:
+            return Sentence(m.document_id, m.start, m.end)
+    return None
 
 
 def _render_facts(

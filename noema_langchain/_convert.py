@@ -73,3 +73,40 @@ def _original_metadata(graph: noema.SemanticGraph, document_ids: list[str]) -> d
     original = dict(doc.metadata) if doc is not None and doc.metadata else {}
     original["source"] = source_of(graph, document_ids[0])
     return original
+
+
+def split_block(
+    kb: noema.KnowledgeBase, result: noema.RetrievalResult, k: int, max_tokens: int
+) -> list[Document]:
+    """The budgeted block as at most ``k`` Documents of consecutive facts (priority order), each
+    self-contained (its own ``#n`` ids), together within ``max_tokens``: each block repeats the
+    entity lines it needs, so facts are dropped from the end until the blocks fit."""
+    facts = list(result.fact_ids)
+    citations = result.to_dict()["citations"]
+    while facts:
+        size = -(-len(facts) // k)  # ceil: k groups at most, the first ones fuller
+        groups = [facts[n : n + size] for n in range(0, len(facts), size)]
+        texts = [kb.render_facts(g, result.format) for g in groups]
+        counts = [noema.count_tokens(t, result.token_model) for t in texts]
+        if sum(counts) <= max_tokens:
+            break
+        facts.pop()
+    else:
+        return []
+    documents = []
+    for rank, (group, text, count) in enumerate(zip(groups, texts, counts, strict=True), start=1):
+        sources = result.source_ids(group)
+        documents.append(
+            Document(
+                page_content=text,
+                metadata={
+                    **_original_metadata(kb.graph, sources),
+                    "block": rank,
+                    "fact_ids": group,
+                    "token_count": count,
+                    "source_ids": sources,
+                    "citations": {f: citations[f] for f in group},
+                },
+            )
+        )
+    return documents

@@ -16,7 +16,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator
 
 import noema
-from noema_langchain._convert import block_document, fact_documents
+from noema_langchain._convert import block_document, fact_documents, split_block
 from noema_langchain._options import RetrieveFields
 
 
@@ -26,6 +26,9 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     ``mode="block"`` (the default) returns the whole budgeted notation block as one Document, since
     the ``#n`` ids are local to one block. ``mode="per_fact"`` returns one self-contained block per
     fact, in priority order; ``k`` (in the constructor or ``invoke(query, k=3)``) caps how many.
+    In block mode ``k`` splits the block into at most ``k`` Documents of consecutive facts, each
+    self-contained, together still within ``max_tokens`` (each repeats the entity lines it needs,
+    so a split block holds a few facts fewer).
 
     Example:
         >>> kb = noema.KnowledgeBase()
@@ -132,6 +135,9 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)
+        if k is not None and k > 1:
+            max_tokens = self._options(None, calls).max_tokens
+            return split_block(self.knowledge_base, result, k, max_tokens)
         return [block_document(result, self.knowledge_base.graph)] if result.text else []
 
     def _get_relevant_documents(

@@ -43,6 +43,35 @@ class TestNoemaRetrieverStandard(RetrieversIntegrationTests):
         return "Who founded Google?"
 
 
+class TestNoemaRetrieverStandardBlockMode(RetrieversIntegrationTests):
+    """The same suite against the default block mode, where ``k`` splits the block."""
+
+    @property
+    def retriever_constructor(self) -> type[NoemaRetriever]:
+        return NoemaRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"knowledge_base": _KB[0]}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Who founded Google?"
+
+
+def test_block_mode_k_splits_the_block_within_the_budget(company_kb: noema.KnowledgeBase) -> None:
+    question = "Who founded the company that acquired YouTube?"
+    parts = NoemaRetriever(company_kb, max_tokens=120).invoke(question, k=3)
+    assert len(parts) == 3
+    assert sum(d.metadata["token_count"] for d in parts) <= 120
+    facts = [f for d in parts for f in d.metadata["fact_ids"]]
+    # consecutive facts of the same ranking, a few fewer for the repeated entity lines
+    assert facts == list(company_kb.retrieve(question, max_tokens=120).fact_ids[: len(facts)])
+    for doc in parts:  # each block parses on its own: its own #n ids
+        noema.parse_notation(doc.page_content)
+        assert doc.page_content.startswith("#1 ")
+
+
 def test_block_mode_returns_one_document_with_metadata(company_kb: noema.KnowledgeBase) -> None:
     (doc,) = NoemaRetriever(knowledge_base=company_kb).invoke("Who is Google's CEO?")
     result = company_kb.retrieve("Who is Google's CEO?")

@@ -116,6 +116,7 @@ LAYERS = {
         "index",
         "notation",
         "options",
+        "pack",
         "parse",
         "resources",
         "retrieve",
