@@ -62,6 +62,14 @@ class IngestReport:
     new_events: int
     merges: tuple[MergeRecord, ...]
 
+    def __repr__(self) -> str:
+        # one line in a notebook or a log: the merges are counted, not listed (see ``merges``)
+        return (
+            f"IngestReport(documents={self.documents}, skipped_documents="
+            f"{self.skipped_documents}, new_entities={self.new_entities}, new_relations="
+            f"{self.new_relations}, new_events={self.new_events}, merges=<{len(self.merges)}>)"
+        )
+
 
 class KnowledgeBase:
     """A canonical knowledge graph with a vector index over its facts.

@@ -50,7 +50,11 @@ def test_notebook_runs() -> None:
     ]
     html = [o["data"]["text/html"] for o in outputs if "data" in o and "text/html" in o["data"]]
     assert any("<svg" in h and "Mellanox" in h for h in html)
-    assert any("<table>" in h for h in html)
+    (table,) = [h for h in html if h.startswith("<table><tr><th>fact")]
+    assert "<td>nvidia.md</td>" in table  # ids relative to the docs folder
+    texts = [o["data"]["text/plain"] for o in outputs if "data" in o and "text/plain" in o["data"]]
+    report = next(t for t in texts if t.startswith("IngestReport("))
+    assert "MergeRecord" not in report and report.endswith("merges=<" + report.split("<")[-1])
 
 
 def test_compressor_example_keeps_its_answer() -> None:
