@@ -40,8 +40,9 @@ def _warn(message: str) -> None:
     print(f"Warning: {message}", file=sys.stderr)
 
 
-def _progress_bar(label: str) -> Any:
-    """A progress callback drawing on stderr, or None when stderr is not a terminal."""
+def _progress_bar(label: str, then: str = "") -> Any:
+    """A progress callback drawing on stderr, or None when stderr is not a terminal; ``then`` is
+    printed once the bar is full (the stage that follows, which has no bar of its own)."""
     if not sys.stderr.isatty():
         return None
 
@@ -50,10 +51,13 @@ def _progress_bar(label: str) -> Any:
         filled = width * done // max(total, 1)
         sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done >= total:
-            sys.stderr.write("\n")
+            sys.stderr.write(f"\n{then}\n" if then else "\n")
         sys.stderr.flush()
 
     return draw
+
+
+_PARSING = ("parsing", "embedding the new facts and sentences...")
 
 
 def _add_root(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +79,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         embedding_model=args.embedding_model,
         n_process=args.n_process,
     )
-    report = kb.ingest(documents, progress=_progress_bar("parsing"))
+    report = kb.ingest(documents, progress=_progress_bar(*_PARSING))
     kb.save(args.output)
     g = kb.graph
     print(
@@ -263,16 +267,27 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
-    if not documents:
-        raise CommandError("no documents to evaluate on")
     questions = list(_read_questions(Path(args.questions)))
     if not questions:
         raise CommandError(f"{args.questions}: no questions")
-    kb = KnowledgeBase(embedding_model=args.embedding_model, spacy_model=args.spacy_model)
-    kb.ingest(documents, progress=_progress_bar("parsing"))
+    if len(args.paths) == 1 and _is_bundle(Path(args.paths[0])):
+        # a built knowledge base: its documents (stored in graph.json) feed the chunk retriever
+        kb = KnowledgeBase.load(args.paths[0])
+        documents = list(kb.graph.documents.values())
+    else:
+        documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
+        if not documents:
+            raise CommandError("no documents to evaluate on")
+        kb = KnowledgeBase(embedding_model=args.embedding_model, spacy_model=args.spacy_model)
+        kb.ingest(documents, progress=_progress_bar(*_PARSING))
     rows = evaluate(
-        kb, documents, questions, budgets=args.budgets, top_k=args.top_k, hops=args.hops
+        kb,
+        documents,
+        questions,
+        budgets=args.budgets,
+        top_k=args.top_k,
+        hops=args.hops,
+        progress=_progress_bar("retrieving"),
     )
     if args.json:
         print(json.dumps([row.__dict__ for row in rows], indent=2))
@@ -290,6 +305,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{row.method:8} {row.max_tokens:>6} {row.mean_tokens:>11.1f} {recall:>13} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f}"
         )
     return 0
+
+
+def _is_bundle(path: Path) -> bool:
+    """A ``.noema`` file: what ``noema build`` writes (a zip whose first member is named)."""
+    return path.is_file() and path.suffix == ".noema"
 
 
 def _read_questions(path: Path) -> Iterator[EvalQuestion]:
@@ -444,9 +464,15 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "eval",
         "Measure tokens per query and answer recall on your documents, beside a chunk retriever.",
-        "noema eval docs/ --questions questions.jsonl --budgets 100 200 400",
+        "noema eval docs/ --questions questions.jsonl --budgets 100 200 400\n"
+        "  noema eval kb.noema --questions questions.jsonl",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="documents, as for noema build")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="documents, as for noema build, or one built .noema bundle",
+    )
     _add_root(p)
     p.add_argument(
         "--questions",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import string
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,13 +145,17 @@ def evaluate(
     hops: int = RetrieveOptions.hops,
     token_model: str = RetrieveOptions.token_model,
     format: Format = RetrieveOptions.format,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[EvalRow]:
     """Noema and the chunk retriever on the same documents and questions.
 
     ``kb`` must already hold ``documents``. Recall is ``None`` when no question has answers.
+    ``progress(done, total)`` is called after each retrieval (each question, budget and method).
     """
     chunks = ChunkRetriever(kb.embedder, documents, token_model=token_model)
     rows = []
+    total = len(budgets) * 2 * len(questions)
+    done = 0
     for budget in budgets:
         for method in ("noema", "chunks"):
             tokens, hits, answered, times = [], 0, 0, []
@@ -175,6 +179,9 @@ def evaluate(
                 if q.answers:
                     answered += 1
                     hits += answer_in_context(q.answers, context)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
             ms = np.array(times) * 1000 if times else np.zeros(1)
             rows.append(
                 EvalRow(

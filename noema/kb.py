@@ -40,15 +40,30 @@ ProgressCallback = Callable[[int, int], None]
 _INGEST_BATCH = 256
 
 
-def _extract_batches(extractor: Extractor, documents: list[Document]) -> Iterator[SemanticGraph]:
-    """Graphs for consecutive batches of documents: one parsing stream when the extractor offers
-    it (:meth:`SpacyExtractor.extract_batches`), else one ``extract`` call per batch."""
-    stream = getattr(extractor, "extract_batches", None)
-    if stream is not None:
-        yield from stream(documents, _INGEST_BATCH)
+def _extract_batches(
+    extractor: Extractor, documents: list[Document], progress: ProgressCallback | None
+) -> Iterator[SemanticGraph]:
+    """Graphs for consecutive batches of documents: one parsing stream with progress per
+    document from the built-in extractor, one ``extract_batches`` stream from an extractor that
+    offers it, else one ``extract`` call per batch (progress per batch)."""
+    total = len(documents)
+    if isinstance(extractor, SpacyExtractor):
+        each = None if progress is None else (lambda n: progress(n, total))
+        yield from extractor.extract_batches(documents, _INGEST_BATCH, each)
         return
-    for start in range(0, len(documents), _INGEST_BATCH):
-        yield extractor.extract(documents[start : start + _INGEST_BATCH])
+    stream = getattr(extractor, "extract_batches", None)
+    batches = (
+        stream(documents, _INGEST_BATCH)
+        if stream is not None
+        else (
+            extractor.extract(documents[start : start + _INGEST_BATCH])
+            for start in range(0, total, _INGEST_BATCH)
+        )
+    )
+    for n, graph in enumerate(batches, start=1):
+        if progress is not None:
+            progress(min(n * _INGEST_BATCH, total), total)
+        yield graph
 
 
 @dataclass(frozen=True)
@@ -179,7 +194,9 @@ class KnowledgeBase:
         ``sources`` is one or many of: a string of text, a :class:`Document`, a path
         (``pathlib.Path``) to a UTF-8 text file, a LangChain ``Document`` or a LlamaIndex
         ``Document``/``TextNode`` (their ids and metadata are kept). A document already stored with the same id
-        and text is skipped. ``progress(done, total)`` is called after each batch of documents.
+        and text is skipped. ``progress(done, total)`` is called as documents are parsed: after each
+        document with the built-in extractor, after each batch of 256 with another; embedding the
+        new facts and sentences follows the last call.
         A file's id is its path relative to ``root`` when given (``"google.md"``), else
         ``"file:"`` and its resolved path, so the same file is one document however it is named.
 
@@ -207,14 +224,12 @@ class KnowledgeBase:
             merges: list[MergeRecord] = []
             counts = [0, 0, 0]
             canonicalizer = self._canonicalizer
-            for n, parsed in enumerate(_extract_batches(self.extractor, fresh)):
+            for parsed in _extract_batches(self.extractor, fresh, progress):
                 result = canonicalizer.merge_into(graph, parsed)
                 merges.extend(result.merges)
                 counts[0] += len(result.new_entity_ids)
                 counts[1] += len(result.new_relation_ids)
                 counts[2] += len(result.new_event_ids)
-                if progress is not None:
-                    progress(min((n + 1) * _INGEST_BATCH, len(fresh)), len(fresh))
             self._publish(graph)
             self._merge_log.extend(merges)
         return IngestReport(

@@ -205,9 +205,13 @@ class SpacyExtractor:
         return graphs[0] if graphs else SemanticGraph()
 
     def extract_batches(
-        self, documents: Sequence[Document], batch_size: int
+        self,
+        documents: Sequence[Document],
+        batch_size: int,
+        progress: Callable[[int], None] | None = None,
     ) -> Iterator[SemanticGraph]:
-        """What :meth:`extract` gives for each run of ``batch_size`` documents, in order.
+        """What :meth:`extract` gives for each run of ``batch_size`` documents, in order;
+        ``progress(n)`` is called each time the first ``n`` documents have been read.
 
         One ``nlp.pipe`` stream reads all of them, so with ``n_process > 1`` the worker
         processes start once rather than once per batch (measured: starting them per batch of
@@ -224,11 +228,17 @@ class SpacyExtractor:
             n_process=self.n_process,
         )
         done = 0  # documents in batches already yielded
+        read = 0  # documents whose every piece has been read
         for spacy_doc, (index, offset) in stream:
-            while index >= done + batch_size:  # pieces come in order: that batch is complete
+            if progress is not None and index > read:  # pieces come in order
+                read = index
+                progress(read)
+            while index >= done + batch_size:  # that batch is complete
                 yield _batch_graph(found[done : done + batch_size])
                 done += batch_size
             self._read(spacy_doc, found[index], offset)
+        if progress is not None and found:
+            progress(len(found))
         while done < len(found):
             yield _batch_graph(found[done : done + batch_size])
             done += batch_size

@@ -278,3 +278,50 @@ def test_show_writes_html_and_graphml(bundle: Path, tmp_path: Path) -> None:
     assert main(["show", str(bundle), "--graphml", "-o", str(tmp_path / "kb.graphml")]) == 0
     root = ET.parse(tmp_path / "kb.graphml").getroot()
     assert len(root.findall(".//{http://graphml.graphdrawing.org/xmlns}edge")) > 10
+
+
+def test_eval_takes_a_built_bundle(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 16 item 10: eval could only parse documents again
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        json.dumps({"question": "Who founded LinkedIn?", "answer": "Reid Hoffman"})
+    )
+    argv = ["--questions", str(questions), "--budgets", "200", "--json"]
+    assert main(["eval", str(bundle), *argv]) == 0
+    from_bundle = json.loads(capsys.readouterr().out)
+    assert main(["eval", str(EXAMPLES), *argv]) == 0
+    from_documents = json.loads(capsys.readouterr().out)
+    drop = ("p50_ms", "p95_ms")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in from_bundle] == [
+        {k: v for k, v in r.items() if k not in drop} for r in from_documents
+    ]
+
+
+class _Terminal:
+    """stderr as a terminal, to see the progress the CLI draws there."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_build_shows_progress_per_document(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 16 item 10: progress came per 256 documents, so 20 showed only "20/20" at the end
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["build", str(EXAMPLES), "-o", str(tmp_path / "kb.noema")]) == 0
+    total = len(list(EXAMPLES.glob("*.md")))
+    shown = [f"{n}/{total}" for n in range(1, total + 1) if f"] {n}/{total}" in terminal.text]
+    assert shown == [f"{n}/{total}" for n in range(1, total + 1)]
+    assert "embedding the new facts and sentences" in terminal.text
