@@ -196,14 +196,28 @@ def test_batch_size_must_be_positive(extractor: SpacyExtractor) -> None:
         list(extractor.extract_batches([Document("Larry Page founded Google.")], 0))
 
 
-def test_ingest_progress_counts_batches(
-    make_kb: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+def test_ingest_progress_counts_documents(make_kb: Callable[..., noema.KnowledgeBase]) -> None:
+    seen: list[tuple[int, int]] = []
+    make_kb().ingest(
+        [f"Company {n} acquired Firm {n}." for n in range(5)], progress=lambda *a: seen.append(a)
+    )
+    assert seen == [(n, 5) for n in range(1, 6)]
+
+
+def test_ingest_progress_counts_batches_of_another_extractor(
+    make_kb: Callable[..., noema.KnowledgeBase],
+    extractor: SpacyExtractor,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import noema.kb
 
+    class Plain:  # an extractor with only extract(): progress per batch
+        def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
+            return extractor.extract(documents)
+
     monkeypatch.setattr(noema.kb, "_INGEST_BATCH", 2)
     seen: list[tuple[int, int]] = []
-    make_kb().ingest(
+    make_kb(extractor=Plain()).ingest(
         [f"Company {n} acquired Firm {n}." for n in range(5)], progress=lambda *a: seen.append(a)
     )
     assert seen == [(2, 5), (4, 5), (5, 5)]
