@@ -4,21 +4,33 @@ echoes its prompt, so you can see exactly what the model would receive. Swap in 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import ParrotFakeChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnablePassthrough
 
-import noema
 from noema_langchain import NoemaRetriever
 
-kb = noema.KnowledgeBase()
-kb.ingest(sorted((Path(__file__).parent / "docs").glob("*.md")))
 
-retriever = NoemaRetriever(knowledge_base=kb, top_k=3, hops=2, max_tokens=200)
+class MarkdownLoader(BaseLoader):
+    """Stands for any LangChain loader (TextLoader, DirectoryLoader, ...): one Document per file
+    with its path as ``metadata["source"]``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def lazy_load(self) -> Iterator[Document]:
+        for path in sorted(self.folder.glob("*.md")):
+            yield Document(path.read_text(), metadata={"source": str(path)})
+
+
+loader = MarkdownLoader(Path(__file__).parent / "docs")
+retriever = NoemaRetriever.from_documents(loader.load(), top_k=3, hops=2, max_tokens=200)
 prompt = ChatPromptTemplate.from_template(
     "Answer from these facts (one per line, #n are entity ids):\n{context}\n\nQuestion: {question}"
 )
@@ -36,4 +48,6 @@ chain = (
 )
 
 if __name__ == "__main__":
-    print(chain.invoke("Who founded the company that acquired LinkedIn?"))
+    question = "Who founded the company that acquired LinkedIn?"
+    print(chain.invoke(question))
+    print("\nsources:", retriever.invoke(question)[0].metadata["sources"])
