@@ -12,8 +12,9 @@ from langchain_core.callbacks import (
     CallbackManagerForRetrieverRun,
 )
 from langchain_core.documents import Document
+from langchain_core.load.serializable import SerializedConstructor, SerializedNotImplemented
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 import noema
 from noema_langchain._convert import block_document, fact_documents, split_block
@@ -38,6 +39,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+    _bundle_path: str | None = PrivateAttr(default=None)
 
     knowledge_base: noema.KnowledgeBase = Field(
         description="A KnowledgeBase, or a path to a .noema bundle"
@@ -56,7 +58,27 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
             if "knowledge_base" in data:
                 raise TypeError("knowledge_base given both by position and by name")
             data["knowledge_base"] = knowledge_base
+        given = data.get("knowledge_base")
         super().__init__(**data)
+        if isinstance(given, (str, os.PathLike)):
+            self._bundle_path = os.fspath(given)
+
+    # -- LangChain serialization (dumpd / load) -------------------------------------------------
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    @property
+    def lc_attributes(self) -> dict[str, Any]:
+        return {"knowledge_base": self._bundle_path} if self._bundle_path else {}
+
+    def to_json(self) -> SerializedConstructor | SerializedNotImplemented:
+        """The constructor call when the knowledge base was given as a bundle path (``load``
+        reads the bundle again); an in-memory knowledge base has no JSON form, so this gives
+        LangChain's ``not_implemented``, as a vector store's retriever does: pickle it instead."""
+        if self._bundle_path is None:
+            return self.to_json_not_implemented()
+        return super().to_json()
 
     @field_validator("knowledge_base", mode="before")
     @classmethod

@@ -320,3 +320,20 @@ def test_retrievers_pickle_and_deepcopy_with_their_knowledge_base(
     ]
     with pytest.raises(TypeError, match="both by position and by name"):
         NoemaRetriever(company_kb, knowledge_base=company_kb)
+
+
+def test_dumpd_round_trips_a_retriever_of_a_bundle(
+    company_kb: noema.KnowledgeBase, tmp_path: Path
+) -> None:
+    from langchain_core.load import dumpd, load
+
+    path = str(company_kb.save(tmp_path / "kb.noema"))
+    retriever = NoemaRetriever(path, mode="per_fact", k=2, max_tokens=150)
+    data = dumpd(retriever)
+    assert data["type"] == "constructor" and data["kwargs"]["knowledge_base"] == path
+    again = load(data, valid_namespaces=["noema_langchain"], allowed_objects=[NoemaRetriever])
+    assert isinstance(again, NoemaRetriever) and (again.k, again.max_tokens) == (2, 150)
+    question = "Who founded Google?"
+    assert again.invoke(question) == retriever.invoke(question)
+    # a knowledge base held only in memory has no JSON form (pickle it): LangChain's own marker
+    assert dumpd(NoemaRetriever(company_kb))["type"] == "not_implemented"
