@@ -216,3 +216,23 @@ def test_postprocessor_keeps_node_metadata_and_source() -> None:
     assert out.node.metadata["source_metadata"]["google.md"]["file_name"] == "google.md"
     assert out.node.ref_doc_id in out.node.metadata["source_node_ids"]
     assert "source_metadata" not in out.node.get_content(metadata_mode=MetadataMode.LLM)
+
+
+def test_every_per_fact_node_has_a_score_llamaindex_tools_can_use(
+    company_kb: noema.KnowledgeBase,
+) -> None:
+    # issue 16 item 4: facts reached by expansion had score=None, which broke these two
+    from llama_index.core.postprocessor import SimilarityPostprocessor
+    from llama_index.core.retrievers import QueryFusionRetriever
+
+    question = "Who founded the company that acquired YouTube?"
+    retriever = NoemaRetriever(company_kb, mode="per_fact", hops=2)
+    nodes = retriever.retrieve(question)
+    assert len(nodes) > 1 and all(isinstance(n.score, float) for n in nodes)
+    fused = QueryFusionRetriever(
+        [retriever], llm=MockLLM(), num_queries=1, use_async=False, mode="relative_score"
+    ).retrieve(question)
+    assert fused and {n.node.node_id for n in fused} <= {n.node.node_id for n in nodes}
+    assert all(isinstance(n.score, float) for n in fused)
+    kept = SimilarityPostprocessor(similarity_cutoff=0.3).postprocess_nodes(nodes)
+    assert [n.node.node_id for n in kept] == [n.node.node_id for n in nodes if n.score >= 0.3]
