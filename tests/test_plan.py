@@ -131,3 +131,29 @@ def test_same_question_same_result(company_kb: KnowledgeBase) -> None:
     second = company_kb.retrieve(QUESTIONS[0], format="sentences", explain=True)
     assert first == second and first.explanation == second.explanation
     assert np.isfinite([s.similarity or 0.0 for s in first.explanation or ()]).all()
+
+
+def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 18 item 8: packing re-rendered and re-counted the whole text once per fact, so 3,200
+    # facts at max_tokens=10**6 took 128 s; the prefix search renders about 2 log2(n) times
+    import noema.pack
+
+    graph = noema.SemanticGraph()
+    hub = graph.add_entity("Hub Corp", "ORG")
+    facts = []
+    for n in range(3200):
+        person = graph.add_entity(f"Person Number{n}", "PERSON")
+        facts.append(graph.add_relation(person, "work_for", hub))
+    renders = []
+    real = noema.pack._render_prefix
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        renders.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(noema.pack, "_render_prefix", counting)
+    packed = noema.pack.pack(graph, [(f, None) for f in facts], 10**6, "notation", "cl100k_base")
+    assert len(packed.fact_ids) == 3200 and not packed.truncated
+    assert len(renders) <= 2 * 12 + 2  # log2(3200) < 12; once per fact would be 3,200
