@@ -48,9 +48,21 @@ _NON_WORD = re.compile(r"[^\w]+")
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
+def _surrogate(text: str) -> int | None:
+    """Where ``text`` holds a lone surrogate (a string no UTF-8 file can hold), else ``None``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
 def _one_line(value: Any, what: str) -> str:
     """``value`` as a string notation can hold on one line, else :class:`GraphError`."""
     text = _str(value)
+    at = _surrogate(text)
+    if at is not None:
+        raise GraphError(f"{what} {text!r} holds a lone surrogate at index {at}")
     if not text.strip():
         raise GraphError(f"{what} {text!r} is empty")
     if LINE_BREAKS.intersection(text):
@@ -143,8 +155,20 @@ class Document:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Document text must be a string, got {type(self.text).__name__}")
+        at = _surrogate(self.text)
+        if at is not None:
+            raise ValueError(
+                f"Document text holds a lone surrogate at index {at}, which is not valid "
+                "Unicode; decode the source with errors='replace'"
+            )
         if not self.id:
             object.__setattr__(self, "id", "doc_" + _digest(self.text))
+
+    def __hash__(self) -> int:
+        # by id and text: the metadata mapping is not hashable, and equal documents share both
+        return hash((self.id, self.text))
 
 
 def _union_mentions(*groups: Iterable[Mention]) -> tuple[Mention, ...]:
@@ -279,6 +303,10 @@ class SemanticGraph:
             raise GraphError(f"unknown entity type {type!r}; use one of {', '.join(ENTITY_TYPES)}")
         if not name.strip():
             raise GraphError("an entity name must not be empty")
+        for text in (name, *aliases):
+            at = _surrogate(text)
+            if at is not None:  # no bundle or notation could hold it
+                raise GraphError(f"entity name {text!r} holds a lone surrogate at index {at}")
         base = "ent_" + _digest(type, name)
         entity_id, n = base, 1
         while entity_id in self._entities:
