@@ -1,204 +1,68 @@
-"""The data model: entities, relations, events, documents and mentions, held in a SemanticGraph.
+"""The data model held together: a SemanticGraph of entities, relations, events and documents.
 
-Items are frozen dataclasses; the graph is the only mutable object, and every change goes through
-its methods so the adjacency index and the invariants (no dangling ids, known types, normalized
-predicates) always hold. Ids are derived from content (``ent_``, ``rel_``, ``evt_``, ``doc_`` and a
-hash), so building the same graph twice gives the same ids and the same JSON bytes.
+The items (:mod:`noema.records`) are frozen; the graph is the only mutable object, and every
+change goes through its methods so the adjacency index and the invariants (no dangling ids, known
+types, normalized predicates) always hold. Relations and events are both *facts*: most changes
+treat them alike through :meth:`SemanticGraph.fact` and their ``entity_ids``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast
 
 from noema.errors import GraphError
+from noema.records import (
+    ENTITY_TYPES,
+    LINE_BREAKS,
+    VALUE_TYPES,
+    Citation,
+    Document,
+    Entity,
+    EntityType,
+    Event,
+    Fact,
+    Mention,
+    Relation,
+    add_mentions,
+    check_confidence,
+    digest,
+    entity_to_dict,
+    event_to_dict,
+    make_event_id,
+    make_relation_id,
+    normalize_predicate,
+    read_entity,
+    read_event,
+    read_relation,
+    read_str,
+    relation_to_dict,
+    surrogate_at,
+    union_mentions,
+    updated_mentions,
+)
 
 __all__ = [
     "ENTITY_TYPES",
+    "LINE_BREAKS",
     "Citation",
     "Document",
     "Entity",
     "EntityType",
     "Event",
+    "Fact",
     "Mention",
     "Relation",
     "VALUE_TYPES",
     "SemanticGraph",
+    "make_relation_id",
     "normalize_predicate",
 ]
 
-EntityType = Literal["PERSON", "ORG", "GPE", "LOC", "DATE", "EVENT", "PRODUCT", "MONEY", "OTHER"]
-ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
-# Dates and amounts are attributes of things rather than things: the graph walk does not pass
-# through them, embedding similarity does not merge them, and they never type a topic.
-VALUE_TYPES = frozenset({"DATE", "MONEY"})
-
 GRAPH_FORMAT_VERSION = 1
-
-_NON_WORD = re.compile(r"[^\w]+")
-
-
-# Characters str.splitlines() breaks at: a name, predicate or time holding one cannot be written
-# on one notation line.
-LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-
-
-def _surrogate(text: str) -> int | None:
-    """Where ``text`` holds a lone surrogate (a string no UTF-8 file can hold), else ``None``."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
-    return None
-
-
-def _one_line(value: Any, what: str) -> str:
-    """``value`` as a string notation can hold on one line, else :class:`GraphError`."""
-    text = _str(value)
-    at = _surrogate(text)
-    if at is not None:
-        raise GraphError(f"{what} {text!r} holds a lone surrogate at index {at}")
-    if not text.strip():
-        raise GraphError(f"{what} {text!r} is empty")
-    if LINE_BREAKS.intersection(text):
-        raise GraphError(f"{what} {text!r} contains a line break")
-    return text
-
-
-def normalize_predicate(text: str) -> str:
-    """Turn a predicate or event label into lowercase snake_case.
-
-    Example:
-        >>> normalize_predicate("CEO of")
-        'ceo_of'
-    """
-    return _NON_WORD.sub("_", text.strip().lower()).strip("_")
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
-
-
-def make_relation_id(subject_id: str, predicate: str, object_id: str) -> str:
-    """The id a relation gets: a hash of its ends and normalized predicate, so equal facts share it."""
-    return "rel_" + _digest(subject_id, normalize_predicate(predicate), object_id)
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Mention:
-    """Where an item was found: a document id and a character span ``[start, end)``."""
-
-    document_id: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
-class Citation:
-    """Where a fact came from: the document, the character span and the text of that span
-    (for relations the parser found, the whole sentence). ``text`` is empty when the graph no
-    longer holds the document."""
-
-    document_id: str
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Entity:
-    """A named thing with one of the nine types, its other surface forms and its mentions."""
-
-    id: str
-    name: str
-    type: EntityType
-    aliases: tuple[str, ...] = ()
-    mentions: tuple[Mention, ...] = ()
-    confidence: float = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Relation:
-    """``subject -predicate-> object`` between two entities."""
-
-    id: str
-    subject_id: str
-    predicate: str
-    object_id: str
-    mentions: tuple[Mention, ...] = ()
-    confidence: float = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """A labelled fact involving one or more entities, optionally at a time."""
-
-    id: str
-    label: str
-    participant_ids: tuple[str, ...]
-    time: str | None = None
-    mentions: tuple[Mention, ...] = ()
-    confidence: float = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A source text. ``id`` defaults to a hash of the text, so re-ingesting it is recognised."""
-
-    text: str
-    id: str = ""
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.text, str):
-            raise TypeError(f"Document text must be a string, got {type(self.text).__name__}")
-        at = _surrogate(self.text)
-        if at is not None:
-            raise ValueError(
-                f"Document text holds a lone surrogate at index {at}, which is not valid "
-                "Unicode; decode the source with errors='replace'"
-            )
-        if not self.id:
-            object.__setattr__(self, "id", "doc_" + _digest(self.text))
-
-    def __hash__(self) -> int:
-        # by id and text: the metadata mapping is not hashable, and equal documents share both
-        return hash((self.id, self.text))
-
-
-def _union_mentions(*groups: Iterable[Mention]) -> tuple[Mention, ...]:
-    return tuple(sorted({m for group in groups for m in group}))
-
-
-def _updated_mentions(entity: Entity, mentions: Sequence[Mention]) -> tuple[Mention, ...]:
-    # the canonicalizer passes the stored mentions followed by the new ones
-    kept = entity.mentions
-    if tuple(mentions[: len(kept)]) == kept:
-        return _add_mentions(kept, mentions[len(kept) :])
-    return _union_mentions(mentions)
-
-
-def _add_mentions(existing: tuple[Mention, ...], new: Iterable[Mention]) -> tuple[Mention, ...]:
-    """``existing`` (sorted, distinct) with ``new`` added. Mentions mostly arrive in document
-    order, after everything stored: those are appended without sorting the whole tuple again,
-    which made a fact repeated n times in a text cost n^2 log n (8,000 repeats: 148 s)."""
-    fresh = sorted(set(new))
-    if not fresh:
-        return existing
-    if not existing or existing[-1] < fresh[0]:
-        return existing + tuple(fresh)
-    return _union_mentions(existing, fresh)
-
-
-def _check_confidence(confidence: float) -> float:
-    if not 0.0 <= confidence <= 1.0:
-        raise GraphError(f"confidence must be between 0 and 1, got {confidence!r}")
-    return float(confidence)
 
 
 class SemanticGraph:
@@ -246,10 +110,26 @@ class SemanticGraph:
         """Documents by id (read-only view)."""
         return MappingProxyType(self._documents)
 
+    def fact(self, fact_id: str) -> Fact:
+        """The relation or event with this id.
+
+        Raises:
+            GraphError: the graph holds neither.
+        """
+        found = self._relations.get(fact_id) or self._events.get(fact_id)
+        if found is None:
+            raise GraphError(f"no relation or event with id {fact_id!r} in this graph")
+        return found
+
     def facts_of(self, entity_id: str) -> list[str]:
         """Ids of the relations and events that involve ``entity_id``, in insertion order."""
         self._require_entity(entity_id)
         return list(self._facts_by_entity.get(entity_id, {}))
+
+    def iter_facts(self) -> Iterator[Fact]:
+        """Every relation, then every event, in insertion order."""
+        yield from self._relations.values()
+        yield from self._events.values()
 
     def citations(self, item_id: str) -> tuple[Citation, ...]:
         """The sources of an entity, relation or event, one per mention, in mention order.
@@ -304,10 +184,10 @@ class SemanticGraph:
         if not name.strip():
             raise GraphError("an entity name must not be empty")
         for text in (name, *aliases):
-            at = _surrogate(text)
+            at = surrogate_at(text)
             if at is not None:  # no bundle or notation could hold it
                 raise GraphError(f"entity name {text!r} holds a lone surrogate at index {at}")
-        base = "ent_" + _digest(type, name)
+        base = "ent_" + digest(type, name)
         entity_id, n = base, 1
         while entity_id in self._entities:
             n += 1
@@ -317,8 +197,8 @@ class SemanticGraph:
             name=name,
             type=cast(EntityType, type),
             aliases=tuple(dict.fromkeys(a for a in aliases if a != name)),
-            mentions=_union_mentions(mentions),
-            confidence=_check_confidence(confidence),
+            mentions=union_mentions(mentions),
+            confidence=check_confidence(confidence),
         )
         return entity_id
 
@@ -338,24 +218,12 @@ class SemanticGraph:
         if not normalized:
             raise GraphError(f"predicate {predicate!r} has no letters or digits")
         relation_id = make_relation_id(subject_id, normalized, object_id)
-        existing = self._relations.get(relation_id)
-        if existing is not None:
-            self._relations[relation_id] = replace(
-                existing,
-                mentions=_add_mentions(existing.mentions, mentions),
-                confidence=max(existing.confidence, _check_confidence(confidence)),
-            )
-            return relation_id
-        self._relations[relation_id] = Relation(
+        return self._add_fact(
             relation_id,
-            subject_id,
-            normalized,
-            object_id,
-            _union_mentions(mentions),
-            _check_confidence(confidence),
+            mentions,
+            confidence,
+            lambda ms, c: Relation(relation_id, subject_id, normalized, object_id, ms, c),
         )
-        self._index_fact(relation_id, (subject_id, object_id))
-        return relation_id
 
     def add_event(
         self,
@@ -375,25 +243,48 @@ class SemanticGraph:
         normalized = normalize_predicate(label)
         if not normalized:
             raise GraphError(f"event label {label!r} has no letters or digits")
-        event_id = "evt_" + _digest(normalized, *participants, time or "")
-        existing = self._events.get(event_id)
-        if existing is not None:
-            self._events[event_id] = replace(
-                existing,
-                mentions=_add_mentions(existing.mentions, mentions),
-                confidence=max(existing.confidence, _check_confidence(confidence)),
-            )
-            return event_id
-        self._events[event_id] = Event(
+        event_id = make_event_id(normalized, participants, time)
+        return self._add_fact(
             event_id,
-            normalized,
-            participants,
-            time,
-            _union_mentions(mentions),
-            _check_confidence(confidence),
+            mentions,
+            confidence,
+            lambda ms, c: Event(event_id, normalized, participants, time, ms, c),
         )
-        self._index_fact(event_id, participants)
-        return event_id
+
+    def _add_fact(
+        self,
+        fact_id: str,
+        mentions: Sequence[Mention],
+        confidence: float,
+        make: Callable[[tuple[Mention, ...], float], Fact],
+    ) -> str:
+        """Store a new fact made by ``make(mentions, confidence)``, or give the stored one of
+        that id these mentions too (and the higher confidence)."""
+        existing = self._relations.get(fact_id) or self._events.get(fact_id)
+        if existing is not None:
+            self._store_of(existing)[fact_id] = replace(
+                existing,
+                mentions=add_mentions(existing.mentions, mentions),
+                confidence=max(existing.confidence, check_confidence(confidence)),
+            )
+            return fact_id
+        fact = make(union_mentions(mentions), check_confidence(confidence))
+        self._store_of(fact)[fact_id] = fact
+        for eid in fact.entity_ids:
+            self._facts_by_entity.setdefault(eid, {})[fact_id] = None
+        return fact_id
+
+    def _add_like(self, fact: Fact, entity_ids: Sequence[str], mentions: Sequence[Mention]) -> str:
+        """A fact like ``fact`` (same predicate or label, time, confidence) between
+        ``entity_ids``, with ``mentions``: how merging and splitting entities rewire facts."""
+        if isinstance(fact, Relation):
+            subject, obj = entity_ids
+            return self.add_relation(
+                subject, fact.predicate, obj, mentions=mentions, confidence=fact.confidence
+            )
+        return self.add_event(
+            fact.label, entity_ids, time=fact.time, mentions=mentions, confidence=fact.confidence
+        )
 
     # -- changing ------------------------------------------------------------------------------
     def update_entity(
@@ -416,46 +307,42 @@ class SemanticGraph:
                     a for a in (entity.aliases if aliases is None else aliases) if a != new_name
                 )
             ),
-            mentions=entity.mentions if mentions is None else _updated_mentions(entity, mentions),
-            confidence=entity.confidence if confidence is None else _check_confidence(confidence),
+            mentions=entity.mentions if mentions is None else updated_mentions(entity, mentions),
+            confidence=entity.confidence if confidence is None else check_confidence(confidence),
         )
         self._entities[entity_id] = updated
         return updated
+
+    def absorb(self, keep_id: str, other: Entity) -> Entity:
+        """Make ``other`` (an entity of this graph or another) a surface form of ``keep_id``:
+        its name and aliases become aliases, the mentions are united and the higher confidence
+        is kept. Returns the new value; ``other``'s facts are the caller's business."""
+        keep = self._require_entity(keep_id)
+        return self.update_entity(
+            keep_id,
+            aliases=(*keep.aliases, other.name, *other.aliases),
+            mentions=(*keep.mentions, *other.mentions),
+            confidence=max(keep.confidence, other.confidence),
+        )
 
     def remove_entity(self, entity_id: str) -> None:
         """Remove an entity, the relations that use it, and it from events (empty events go)."""
         self._require_entity(entity_id)
         for fact_id in list(self._facts_by_entity.get(entity_id, {})):
-            if fact_id in self._relations:
-                self.remove_relation(fact_id)
-            else:
-                event = self._events[fact_id]
-                rest = [p for p in event.participant_ids if p != entity_id]
-                self.remove_event(fact_id)
-                if rest:
-                    self.add_event(
-                        event.label,
-                        rest,
-                        time=event.time,
-                        mentions=event.mentions,
-                        confidence=event.confidence,
-                    )
+            fact = self._remove_fact(fact_id)
+            rest = [e for e in fact.entity_ids if e != entity_id]
+            if isinstance(fact, Event) and rest:
+                self._add_like(fact, rest, fact.mentions)
         self._facts_by_entity.pop(entity_id, None)
         del self._entities[entity_id]
 
     def remove_relation(self, relation_id: str) -> None:
         """Remove one relation."""
-        relation = self._relations.pop(relation_id)
-        self._unindex_fact(relation_id, (relation.subject_id, relation.object_id))
+        self._remove_fact(self._relations[relation_id].id)
 
     def remove_event(self, event_id: str) -> None:
         """Remove one event."""
-        event = self._events.pop(event_id)
-        self._unindex_fact(event_id, event.participant_ids)
-
-    def remove_document(self, document_id: str) -> None:
-        """Forget a source document (its mentions on items are left as they are)."""
-        del self._documents[document_id]
+        self._remove_fact(self._events[event_id].id)
 
     def remove_document_support(self, document_ids: Iterable[str]) -> tuple[set[str], set[str]]:
         """Forget what ``document_ids`` said: their mentions go, and every entity, relation and
@@ -473,12 +360,11 @@ class SemanticGraph:
 
         for fact in list(self.iter_facts()):
             rest = kept(fact.mentions)
-            store: dict[str, Any] = self._relations if isinstance(fact, Relation) else self._events
             if rest is None:
-                (self.remove_relation if isinstance(fact, Relation) else self.remove_event)(fact.id)
+                self._remove_fact(fact.id)
                 removed_facts.add(fact.id)
             elif rest != fact.mentions:
-                store[fact.id] = replace(fact, mentions=rest)
+                self._store_of(fact)[fact.id] = replace(fact, mentions=rest)
         for entity in list(self._entities.values()):
             rest = kept(entity.mentions)
             if rest is None:
@@ -508,37 +394,13 @@ class SemanticGraph:
                 "entities merge only within one type"
             )
         for fact_id in list(self._facts_by_entity.get(merge_id, {})):
-            if fact_id in self._relations:
-                rel = self._relations[fact_id]
-                self.remove_relation(fact_id)
-                subject = keep_id if rel.subject_id == merge_id else rel.subject_id
-                obj = keep_id if rel.object_id == merge_id else rel.object_id
-                if subject != obj:
-                    self.add_relation(
-                        subject,
-                        rel.predicate,
-                        obj,
-                        mentions=rel.mentions,
-                        confidence=rel.confidence,
-                    )
-            else:
-                ev = self._events[fact_id]
-                self.remove_event(fact_id)
-                self.add_event(
-                    ev.label,
-                    [keep_id if p == merge_id else p for p in ev.participant_ids],
-                    time=ev.time,
-                    mentions=ev.mentions,
-                    confidence=ev.confidence,
-                )
+            fact = self._remove_fact(fact_id)
+            ends = [keep_id if e == merge_id else e for e in fact.entity_ids]
+            if isinstance(fact, Event) or ends[0] != ends[1]:
+                self._add_like(fact, ends, fact.mentions)
         self._facts_by_entity.pop(merge_id, None)
         del self._entities[merge_id]
-        self.update_entity(
-            keep_id,
-            aliases=(*keep.aliases, gone.name, *gone.aliases),
-            mentions=(*keep.mentions, *gone.mentions),
-            confidence=max(keep.confidence, gone.confidence),
-        )
+        self.absorb(keep_id, gone)
         return keep_id
 
     def split_entity(self, entity_id: str, name: str, *, document_ids: Iterable[str]) -> str:
@@ -567,44 +429,15 @@ class SemanticGraph:
             mentions=[m for m in entity.mentions if m not in moved],
         )
         for fact_id in list(self._facts_by_entity.get(entity_id, {})):
-            fact = self._relations.get(fact_id) or self._events[fact_id]
+            fact = self.fact(fact_id)
             taken = [m for m in fact.mentions if m.document_id in docs]
             if not taken:
                 continue
             kept = [m for m in fact.mentions if m.document_id not in docs]
-            if isinstance(fact, Relation):
-                self.remove_relation(fact_id)
-                if kept:
-                    self.add_relation(
-                        fact.subject_id,
-                        fact.predicate,
-                        fact.object_id,
-                        mentions=kept,
-                        confidence=fact.confidence,
-                    )
-                subject = new_id if fact.subject_id == entity_id else fact.subject_id
-                obj = new_id if fact.object_id == entity_id else fact.object_id
-                self.add_relation(
-                    subject, fact.predicate, obj, mentions=taken, confidence=fact.confidence
-                )
-            else:
-                self.remove_event(fact_id)
-                if kept:
-                    self.add_event(
-                        fact.label,
-                        fact.participant_ids,
-                        time=fact.time,
-                        mentions=kept,
-                        confidence=fact.confidence,
-                    )
-                participants = [new_id if p == entity_id else p for p in fact.participant_ids]
-                self.add_event(
-                    fact.label,
-                    participants,
-                    time=fact.time,
-                    mentions=taken,
-                    confidence=fact.confidence,
-                )
+            self._remove_fact(fact_id)
+            if kept:
+                self._add_like(fact, fact.entity_ids, kept)
+            self._add_like(fact, [new_id if e == entity_id else e for e in fact.entity_ids], taken)
         return new_id
 
     def copy(self) -> SemanticGraph:
@@ -626,39 +459,9 @@ class SemanticGraph:
                 {"id": d.id, "text": d.text, "metadata": dict(d.metadata)}
                 for d in self._documents.values()
             ],
-            "entities": [
-                {
-                    "id": e.id,
-                    "name": e.name,
-                    "type": e.type,
-                    "aliases": list(e.aliases),
-                    "mentions": [_mention_to_list(m) for m in e.mentions],
-                    "confidence": e.confidence,
-                }
-                for e in self._entities.values()
-            ],
-            "relations": [
-                {
-                    "id": r.id,
-                    "subject_id": r.subject_id,
-                    "predicate": r.predicate,
-                    "object_id": r.object_id,
-                    "mentions": [_mention_to_list(m) for m in r.mentions],
-                    "confidence": r.confidence,
-                }
-                for r in self._relations.values()
-            ],
-            "events": [
-                {
-                    "id": v.id,
-                    "label": v.label,
-                    "participant_ids": list(v.participant_ids),
-                    "time": v.time,
-                    "mentions": [_mention_to_list(m) for m in v.mentions],
-                    "confidence": v.confidence,
-                }
-                for v in self._events.values()
-            ],
+            "entities": [entity_to_dict(e) for e in self._entities.values()],
+            "relations": [relation_to_dict(r) for r in self._relations.values()],
+            "events": [event_to_dict(v) for v in self._events.values()],
         }
 
     def to_json(self) -> bytes:
@@ -669,7 +472,9 @@ class SemanticGraph:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SemanticGraph:
-        """Rebuild a graph from :meth:`to_dict` output, checking types and references.
+        """Rebuild a graph from :meth:`to_dict` output, checking what the ``add_*`` methods
+        check: types, references, one-line names, snake_case predicates and labels, distinct
+        event participants, and that every relation and event id is the hash of its content.
 
         Raises:
             GraphError: a field is missing or of the wrong type, an id is dangling or repeated.
@@ -695,77 +500,27 @@ class SemanticGraph:
             metadata = d["metadata"]
             if not isinstance(metadata, dict):
                 raise GraphError(f"document {d['id']!r} metadata is not an object")
-            doc_id = shared.setdefault(_str(d["id"]), d["id"])
-            g._documents[doc_id] = Document(_str(d["text"]), doc_id, metadata)
+            doc_id = shared.setdefault(read_str(d["id"]), d["id"])
+            g._documents[doc_id] = Document(read_str(d["text"]), doc_id, metadata)
         for e in data["entities"]:
-            eid = _str(e["id"])
-            if eid in g._entities:
-                raise GraphError(f"entity id {eid!r} appears twice")
-            if e["type"] not in ENTITY_TYPES:
-                raise GraphError(f"entity {eid!r} has unknown type {e['type']!r}")
-            g._entities[eid] = Entity(
-                eid,
-                _one_line(e["name"], f"entity {eid!r} name"),
-                e["type"],
-                tuple(_one_line(a, f"entity {eid!r} alias") for a in e["aliases"]),
-                _mentions(e["mentions"], shared),
-                _check_confidence(_float(e["confidence"])),
-            )
-        for r in data["relations"]:
-            rid = _str(r["id"])
-            if rid in g._relations:
-                raise GraphError(f"relation id {rid!r} appears twice")
-            subject, obj = _str(r["subject_id"]), _str(r["object_id"])
-            predicate = _str(r["predicate"])
-            if not predicate or normalize_predicate(predicate) != predicate:
-                raise GraphError(f"relation {rid!r} has predicate {predicate!r}, not in snake_case")
-            rel = Relation(
-                rid,
-                g._entities[subject].id if subject in g._entities else subject,
-                shared.setdefault(_str(r["predicate"]), r["predicate"]),
-                g._entities[obj].id if obj in g._entities else obj,
-                _mentions(r["mentions"], shared),
-                _check_confidence(_float(r["confidence"])),
-            )
-            for ref in (rel.subject_id, rel.object_id):
-                if ref not in g._entities:
-                    raise GraphError(f"relation {rid!r} refers to unknown entity {ref!r}")
-            if rid != make_relation_id(subject, predicate, obj):
-                raise GraphError(
-                    f"relation id {rid!r} is not the id of its subject, predicate and object"
-                )
-            g._relations[rid] = rel
-            g._index_fact(rid, (rel.subject_id, rel.object_id))
-        for v in data["events"]:
-            vid = _str(v["id"])
-            if vid in g._events:
-                raise GraphError(f"event id {vid!r} appears twice")
-            time = v["time"]
-            label = _str(v["label"])
-            if not label or normalize_predicate(label) != label:
-                raise GraphError(f"event {vid!r} has label {label!r}, not in snake_case")
-            participants = tuple(_str(p) for p in v["participant_ids"])
-            if not participants or len(set(participants)) != len(participants):
-                raise GraphError(f"event {vid!r} needs distinct participants, got {participants!r}")
-            time = None if time is None else _one_line(time, f"event {vid!r} time")
-            if vid != "evt_" + _digest(label, *participants, time or ""):
-                raise GraphError(
-                    f"event id {vid!r} is not the id of its label, participants and time"
-                )
-            event = Event(
-                vid,
-                label,
-                participants,
-                time,
-                _mentions(v["mentions"], shared),
-                _check_confidence(_float(v["confidence"])),
-            )
-            for ref in event.participant_ids:
-                if ref not in g._entities:
-                    raise GraphError(f"event {vid!r} refers to unknown entity {ref!r}")
-            g._events[vid] = event
-            g._index_fact(vid, event.participant_ids)
+            entity = read_entity(e, shared)
+            if entity.id in g._entities:
+                raise GraphError(f"entity id {entity.id!r} appears twice")
+            g._entities[entity.id] = entity
+        for raw, read in ((data["relations"], read_relation), (data["events"], read_event)):
+            for item in raw:
+                g._load_fact(read(item, shared, g._entities))
         return g
+
+    def _load_fact(self, fact: Fact) -> None:
+        """Store a fact read from JSON, refusing a repeated id."""
+        store = self._store_of(fact)
+        if fact.id in store:
+            kind = "relation" if isinstance(fact, Relation) else "event"
+            raise GraphError(f"{kind} id {fact.id!r} appears twice")
+        store[fact.id] = fact
+        for eid in fact.entity_ids:
+            self._facts_by_entity.setdefault(eid, {})[fact.id] = None
 
     @classmethod
     def from_json(cls, data: bytes | str) -> SemanticGraph:
@@ -792,41 +547,12 @@ class SemanticGraph:
         except KeyError:
             raise GraphError(f"no entity with id {entity_id!r} in this graph") from None
 
-    def _index_fact(self, fact_id: str, entity_ids: Iterable[str]) -> None:
-        for eid in entity_ids:
-            self._facts_by_entity.setdefault(eid, {})[fact_id] = None
+    def _store_of(self, fact: Fact) -> dict[str, Any]:
+        """The dict that holds facts of this one's kind."""
+        return self._relations if isinstance(fact, Relation) else self._events
 
-    def _unindex_fact(self, fact_id: str, entity_ids: Iterable[str]) -> None:
-        for eid in entity_ids:
+    def _remove_fact(self, fact_id: str) -> Fact:
+        fact = self._relations.pop(fact_id, None) or self._events.pop(fact_id)
+        for eid in fact.entity_ids:
             self._facts_by_entity.get(eid, {}).pop(fact_id, None)
-
-    def iter_facts(self) -> Iterator[Relation | Event]:
-        """Every relation, then every event, in insertion order."""
-        yield from self._relations.values()
-        yield from self._events.values()
-
-
-def _mention_to_list(m: Mention) -> list[Any]:
-    return [m.document_id, m.start, m.end]
-
-
-def _mentions(raw: Any, shared: dict[str, str]) -> tuple[Mention, ...]:
-    out = []
-    for item in raw:
-        doc, start, end = item
-        if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
-            raise GraphError(f"mention span {item!r} is not two integers")
-        out.append(Mention(shared.setdefault(_str(doc), doc), start, end))
-    return tuple(out)
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise GraphError(f"expected a string, got {type(value).__name__} {value!r:.60}")
-    return value
-
-
-def _float(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GraphError(f"expected a number, got {type(value).__name__} {value!r:.60}")
-    return float(value)
+        return fact
