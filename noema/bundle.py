@@ -190,9 +190,7 @@ def _rows(index: VectorIndex, order: list[str]) -> Any:
     return np.stack([index.vector(f) for f in order])
 
 
-def read_bundle(
-    path: str | os.PathLike[str], *, expected_dimension: int | None = None
-) -> BundleContents:
+def read_bundle(path: str | os.PathLike[str]) -> BundleContents:
     """Open and check a bundle; see the module docstring for what is checked.
 
     Raises:
@@ -204,7 +202,7 @@ def read_bundle(
         raise BundleError(f"{str(source)!r} is not a file")
     try:
         with zipfile.ZipFile(source) as zf:
-            return _read(zf, source, expected_dimension)
+            return _read(zf, source)
     except BundleError:
         raise
     except (
@@ -218,7 +216,7 @@ def read_bundle(
         raise BundleError(f"{str(source)!r} is not a readable .noema bundle: {exc}") from exc
 
 
-def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> BundleContents:
+def _read(zf: zipfile.ZipFile, source: Path) -> BundleContents:
     name = str(source)
     manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = _load_json(manifest_bytes, "manifest.json", name)
@@ -275,10 +273,6 @@ def _read(zf: zipfile.ZipFile, source: Path, expected_dimension: int | None) -> 
     dimension = manifest.get("embedding_dimension")
     if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
         raise BundleError(f"{name!r}: embedding_dimension {dimension!r} is not a positive integer")
-    if expected_dimension is not None and dimension != expected_dimension:
-        raise BundleError(
-            f"{name!r}: vectors have dimension {dimension}, the embedding model gives {expected_dimension}"
-        )
     for key in ("embedding_model", "spacy_model"):
         if not isinstance(manifest.get(key), str) or not manifest[key].strip():
             raise BundleError(f"{name!r}: manifest {key} is missing or empty")

@@ -91,6 +91,13 @@ class Canonicalizer:
         self._vectors: dict[str, Vectors] = {}  # name vectors, embedded when first compared
         self._synced: set[str] = set()
 
+    def forget(self) -> None:
+        """Drop the names filed so far (name vectors, keyed by content-hash ids, stay valid):
+        the next merge files the store's entities again. After a failed write."""
+        self._keys = {}
+        self._names = _Postings()
+        self._synced = set()
+
     def merge_into(self, store: SemanticGraph, incoming: SemanticGraph) -> MergeResult:
         """Add ``incoming`` to ``store``, merging entities that are the same thing."""
         self._sync(store)
@@ -246,12 +253,7 @@ class Canonicalizer:
     ) -> MergeRecord:
         kept = store.entities[target]
         entity = incoming.entities[incoming_id]
-        store.update_entity(
-            target,
-            aliases=(*kept.aliases, entity.name, *entity.aliases),
-            mentions=(*kept.mentions, *entity.mentions),
-            confidence=max(kept.confidence, entity.confidence),
-        )
+        store.absorb(target, entity)  # the same step as SemanticGraph.merge_entities
         for alias in (entity.name, *entity.aliases):
             self._keys.setdefault((kept.type, normalize_name(alias)), target)
         return MergeRecord(

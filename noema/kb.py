@@ -224,13 +224,19 @@ class KnowledgeBase:
             merges: list[MergeRecord] = []
             counts = [0, 0, 0]
             canonicalizer = self._canonicalizer
-            for parsed in _extract_batches(self.extractor, fresh, progress):
-                result = canonicalizer.merge_into(graph, parsed)
-                merges.extend(result.merges)
-                counts[0] += len(result.new_entity_ids)
-                counts[1] += len(result.new_relation_ids)
-                counts[2] += len(result.new_event_ids)
-            self._publish(graph)
+            try:
+                for parsed in _extract_batches(self.extractor, fresh, progress):
+                    result = canonicalizer.merge_into(graph, parsed)
+                    merges.extend(result.merges)
+                    counts[0] += len(result.new_entity_ids)
+                    counts[1] += len(result.new_relation_ids)
+                    counts[2] += len(result.new_event_ids)
+                self._publish(graph)
+            except BaseException:
+                # the graph copy is dropped; the names filed from it must go too, or the next
+                # ingest would merge by an alias the stored graph never got
+                canonicalizer.forget()
+                raise
             self._merge_log.extend(merges)
         return IngestReport(
             documents=len(fresh),

@@ -78,8 +78,6 @@ class ParsedNotation:
 class _Encoded:
     text: str
     local_ids: dict[str, int]  # graph entity id -> local id
-    relation_ids: list[str]
-    event_ids: list[str]
 
 
 def _check_text(value: str, what: str) -> None:
@@ -93,11 +91,11 @@ def _check_text(value: str, what: str) -> None:
         )
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
     _check_text(name, "entity name")
 
 
-def _check_time(time: str) -> None:
+def check_time(time: str) -> None:
     _check_text(time, "event time")
 
 
@@ -128,7 +126,7 @@ def encode_facts(
         refs = ",".join(f"#{use(p)}" for p in ev.participant_ids)
         line = f"*{ev.label} ({refs})"
         if ev.time is not None:
-            _check_time(ev.time)
+            check_time(ev.time)
             line += f" @{ev.time}"
         event_lines.append(line)
     for eid in extra_entity_ids:
@@ -136,13 +134,13 @@ def encode_facts(
     entity_lines = []
     for eid, n in local.items():
         entity = graph.entities[eid]
-        _check_name(entity.name)
+        check_name(entity.name)
         entity_lines.append(f"#{n} {entity.name} :{entity.type}")
     text = "\n".join([*entity_lines, *relation_lines, *event_lines])
-    return _Encoded(text, local, list(relation_ids), list(event_ids))
+    return _Encoded(text, local)
 
 
-def _select(
+def select_facts(
     graph: SemanticGraph, entity_ids: Iterable[str] | None
 ) -> tuple[list[str], list[str], list[str]]:
     if entity_ids is None:
@@ -178,7 +176,7 @@ def encode_graph(graph: SemanticGraph, entity_ids: Iterable[str] | None = None) 
         #2 Google :ORG
         #1 -found-> #2
     """
-    relations, events, extra = _select(graph, entity_ids)
+    relations, events, extra = select_facts(graph, entity_ids)
     return encode_facts(graph, relations, events, extra).text
 
 

@@ -28,11 +28,17 @@ __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retriev
 class FactMatch:
     """A vector-search hit: the fact's id and its cosine similarity to the question.
 
-    ``relation_id`` holds an ``evt_`` id when the hit is an event.
+    ``relation_id`` is the spec's name for the fact id and holds an ``evt_`` id when the hit is
+    an event; :attr:`fact_id` says the same without suggesting otherwise.
     """
 
     relation_id: str
     similarity: float
+
+    @property
+    def fact_id(self) -> str:
+        """The relation or event id (the same as ``relation_id``)."""
+        return self.relation_id
 
 
 @dataclass(frozen=True)

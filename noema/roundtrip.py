@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from noema.errors import NotationError
 from noema.graph import SemanticGraph
-from noema.notation import _check_name, _check_time, _select, encode_facts, parse_notation
+from noema.notation import check_name, check_time, encode_facts, parse_notation, select_facts
 
 __all__ = ["RoundTripReport", "check_round_trip"]
 
@@ -46,13 +46,13 @@ def check_round_trip(
         >>> check_round_trip(g).ok
         True
     """
-    relation_ids, event_ids, extra = _select(graph, entity_ids)
+    relation_ids, event_ids, extra = select_facts(graph, entity_ids)
     unwritable = set()
     for eid in {*extra, *(e for r in relation_ids for e in _ends(graph, r))} | {
         p for v in event_ids for p in graph.events[v].participant_ids
     }:
         try:
-            _check_name(graph.entities[eid].name)
+            check_name(graph.entities[eid].name)
         except NotationError:
             unwritable.add(eid)
     bad_times = set()
@@ -60,7 +60,7 @@ def check_round_trip(
         time = graph.events[vid].time
         if time is not None:
             try:
-                _check_time(time)
+                check_time(time)
             except NotationError:
                 bad_times.add(vid)
     kept_relations = [r for r in relation_ids if not unwritable.intersection(_ends(graph, r))]

@@ -93,7 +93,10 @@ def test_names_with_notation_characters(make_kb: Callable[..., KnowledgeBase]) -
     for entity in kb.graph.entities.values():
         assert "\n" not in entity.name and "\x0b" not in entity.name
     text = kb.retrieve("Who founded Google?").text
-    assert noema.parse_notation(text)
+    parsed = noema.parse_notation(text)  # (a parse result is truthy even when empty)
+    assert parsed.relations and {e.name for e in parsed.entities.values()} <= {
+        e.name for e in kb.graph.entities.values()
+    }
 
 
 def test_user_names_with_line_breaks_are_refused_not_corrupted() -> None:

@@ -174,13 +174,35 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
 
 def test_failed_ingest_leaves_knowledge_base_unchanged(
     make_kb: Callable[..., KnowledgeBase],
+    extractor: noema.SpacyExtractor,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    kb = make_kb()
-    kb.ingest(["Larry Page founded Google."])
-    before = kb.graph.to_json()
-    with pytest.raises(TypeError):
-        kb.ingest(["Sundar Pichai is the CEO of Google.", 42])  # type: ignore[list-item]
-    assert kb.graph.to_json() == before
+    import noema.kb
+
+    class FailsInSecondBatch:  # the first batch is parsed and canonicalized into the copy
+        calls = 0
+
+        def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
+            FailsInSecondBatch.calls += 1
+            if FailsInSecondBatch.calls == 3:  # call 1 is the first ingest below
+                raise RuntimeError("extractor failed")
+            return extractor.extract(documents)
+
+    monkeypatch.setattr(noema.kb, "_INGEST_BATCH", 1)
+    kb = make_kb(extractor=FailsInSecondBatch())
+    kb.ingest(["Sundar Pichai is the CEO of Google."])
+    before, keys = kb.graph.to_json(), dict(kb._canonicalizer._keys)
+    snapshot = kb._snapshot
+    with pytest.raises(RuntimeError, match="extractor failed"):
+        kb.ingest(["Google LLC acquired YouTube.", "Larry Page founded Google."])
+    assert kb.graph.to_json() == before and kb._snapshot is snapshot
+    # no name filed from the dropped copy survives to steer the next ingest
+    assert kb._canonicalizer._keys.items() <= keys.items()
+    fresh = make_kb(extractor=extractor)
+    fresh.ingest(["Sundar Pichai is the CEO of Google."])
+    for target in (kb, fresh):
+        target.ingest(["Google LLC acquired YouTube."])
+    assert kb.graph == fresh.graph
 
 
 async def test_aretrieve_matches_retrieve(company_kb: KnowledgeBase) -> None:
