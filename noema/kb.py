@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
-
-import numpy as np
+from typing import Any
 
 from noema._version import __version__
 from noema.bundle import read_bundle, write_bundle
@@ -21,7 +17,7 @@ from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.filters import FactFilter
-from noema.graph import Document, SemanticGraph, make_relation_id
+from noema.graph import Document, SemanticGraph
 from noema.index import SearchMode, VectorIndex, check_search_mode
 from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
@@ -30,11 +26,11 @@ from noema.parse import Extractor, SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
 from noema.sentences import SentenceIndex, sentence_text
-from noema.sources import read_documents
+from noema.snapshot import Snapshot, prepared, synced_index, with_reused_vectors
+from noema.sources import Source, as_documents
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
-Source = Union[str, Document, "os.PathLike[str]"]
 ProgressCallback = Callable[[int, int], None]
 
 _INGEST_BATCH = 256
@@ -139,7 +135,7 @@ class KnowledgeBase:
         # Graph, fact index and sentence sidecar in one attribute: a reader takes the snapshot
         # once and uses nothing else, so it never waits and never sees half a write. Writers
         # build the next snapshot (embedding what they added) and replace it whole.
-        self._snapshot = _Snapshot(SemanticGraph(), None, None)
+        self._snapshot = Snapshot(SemanticGraph(), None, None)
         self._spacy_model_name: str | None = None
         self._write_lock = threading.Lock()
         self.manifest: dict[str, Any] | None = None
@@ -205,8 +201,7 @@ class KnowledgeBase:
             >>> kb.ingest(["Larry Page founded Google."]).new_relations
             1
         """
-        documents = [doc for s in _as_list(sources) for doc in _as_documents(s, root)]
-        _check_documents(documents)
+        documents = as_documents(sources, root)
         with self._write_lock:
             graph = self._snapshot.graph.copy()
             seen: set[str] = set()
@@ -325,7 +320,7 @@ class KnowledgeBase:
             result = self._canonicalizer.merge_into(graph, incoming)
             index = self._snapshot.index or VectorIndex(self.embedder.dimension)
             if theirs.index is not None:
-                index = _with_reused_vectors(index, graph, theirs, result.entity_ids)
+                index = with_reused_vectors(index, graph, theirs, result.entity_ids)
             pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
             self._publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
             self._merge_log.extend(result.merges)
@@ -350,10 +345,10 @@ class KnowledgeBase:
         so no reader ever compares the facts with the index."""
         current = self._snapshot
         index = index if index is not None else current.index
-        index = _synced_index(index, graph, self.embedder)
+        index = synced_index(index, graph, self.embedder)
         previous = sentence_pool if sentence_pool is not None else current.sentences
         sentences = SentenceIndex.build(graph, self.embedder, previous)
-        self._snapshot = _prepared(_Snapshot(graph, index, sentences), self.search)
+        self._snapshot = prepared(Snapshot(graph, index, sentences), self.search)
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
@@ -561,8 +556,8 @@ class KnowledgeBase:
             )
         current = manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
-            kb._snapshot = _prepared(
-                _Snapshot(contents.graph, contents.index, contents.sentences), kb.search
+            kb._snapshot = prepared(
+                Snapshot(contents.graph, contents.index, contents.sentences), kb.search
             )
         else:
             # fact vectors embedded from another text (R2) are rebuilt, never mixed; a bundle
@@ -582,141 +577,3 @@ def _unpickle(
         path = Path(tmp) / "kb.noema"
         path.write_bytes(data)
         return KnowledgeBase.load(path, embedder=embedder, extractor=extractor, search=search)
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    """What a reader sees: a graph with the fact index and sentence sidecar built for it (both
-    ``None`` until the first write)."""
-
-    graph: SemanticGraph
-    index: VectorIndex | None
-    sentences: SentenceIndex | None
-
-
-def _prepared(snapshot: _Snapshot, search: SearchMode) -> _Snapshot:
-    """The snapshot with its search structures built, before any reader can see it."""
-    if snapshot.index is not None:
-        snapshot.index.prepare(search)
-    if snapshot.sentences is not None:
-        snapshot.sentences.vectors.prepare(search)
-    return snapshot
-
-
-def _synced_index(
-    index: VectorIndex | None, graph: SemanticGraph, embedder: Embedder
-) -> VectorIndex:
-    """A copy of ``index`` holding exactly the facts of ``graph``: removed facts dropped, new ones
-    embedded. ``index`` itself is left as it is, for the readers still using it."""
-    if index is None:
-        index = VectorIndex(embedder.dimension)
-    facts = [*graph.relations, *graph.events]
-    stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
-    missing = [f for f in facts if f not in index]
-    if not stale and not missing:
-        return index
-    index = _copy_index(index)
-    index.remove(stale)
-    if missing:
-        index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
-    return index
-
-
-def _with_reused_vectors(
-    index: VectorIndex, graph: SemanticGraph, theirs: _Snapshot, mapping: dict[str, str]
-) -> VectorIndex:
-    """``index`` plus the vectors of another base's facts that kept their text after its
-    entities were mapped into ``graph``: a merge embeds none of those again."""
-    other_index = theirs.index
-    assert other_index is not None
-    reused_ids, rows = [], []
-    for rel in theirs.graph.relations.values():
-        if rel.subject_id not in mapping or rel.object_id not in mapping:
-            continue
-        new_id = make_relation_id(mapping[rel.subject_id], rel.predicate, mapping[rel.object_id])
-        if (
-            new_id in graph.relations
-            and new_id not in index
-            and rel.id in other_index
-            and fact_text(graph, new_id) == fact_text(theirs.graph, rel.id)
-        ):
-            reused_ids.append(new_id)
-            rows.append(other_index.vector(rel.id))
-    if not rows:
-        return index
-    index = _copy_index(index)
-    index.add(reused_ids, np.stack(rows))
-    return index
-
-
-def _copy_index(index: VectorIndex) -> VectorIndex:
-    copy = VectorIndex(index.dimension)
-    if len(index):
-        copy.add(index.ids, index.vectors)
-    return copy
-
-
-def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
-    if isinstance(sources, Mapping):
-        raise TypeError(
-            "ingest() got a dict; pass noema.Document(text, id=..., metadata=...) for a document "
-            "with metadata"
-        )
-    if isinstance(sources, (str, Document, os.PathLike)) or _framework_document(sources):
-        return [sources]  # type: ignore[list-item]
-    return list(sources)
-
-
-def _framework_document(source: object) -> Document | None:
-    """A LangChain ``Document`` or a LlamaIndex ``Document``/``TextNode`` as a Noema document,
-    with its id and metadata; recognised by shape, so neither framework is imported."""
-    page = getattr(source, "page_content", None)
-    if isinstance(page, str):  # LangChain
-        doc_id = getattr(source, "id", None)
-        metadata = dict(getattr(source, "metadata", None) or {})
-        return Document(page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata)
-    node_id = getattr(source, "node_id", None)
-    text = getattr(source, "text", None)
-    if isinstance(node_id, str) and isinstance(text, str):  # LlamaIndex
-        return Document(text, id=node_id, metadata=dict(getattr(source, "metadata", None) or {}))
-    return None
-
-
-def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) -> list[Document]:
-    if isinstance(source, Document):
-        return [source]
-    if isinstance(source, str):
-        return [Document(source)]
-    if isinstance(source, os.PathLike):
-        return list(read_documents([source], on_skip=_warn_skip, root=root))
-    converted = _framework_document(source)
-    if converted is not None:
-        return [converted]
-    raise TypeError(
-        "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
-        f"Documents/TextNodes, not {type(source).__name__}"
-    )
-
-
-def _check_documents(documents: Sequence[Document]) -> None:
-    """Refuse, before anything changes, what could not be saved or would be lost: metadata that is
-    not JSON, and two different texts under one id in one call."""
-    texts: dict[str, str] = {}
-    for doc in documents:
-        if texts.setdefault(doc.id, doc.text) != doc.text:
-            raise ValueError(
-                f"two documents with id {doc.id!r} and different texts in one ingest() call; "
-                "give each its own id"
-            )
-        for key, value in (doc.metadata or {}).items():
-            try:
-                json.dumps(value, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"metadata {key!r} of document {doc.id!r} is not JSON "
-                    f"({type(value).__name__}): bundles store metadata as JSON; convert it first"
-                ) from exc
-
-
-def _warn_skip(message: str) -> None:
-    warnings.warn(message, stacklevel=4)

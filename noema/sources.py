@@ -10,13 +10,22 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Union
 
 from noema.errors import NoemaError
 from noema.graph import Document
 
-__all__ = ["JSONL_SUFFIXES", "TEXT_SUFFIXES", "document_id", "read_documents"]
+__all__ = [
+    "JSONL_SUFFIXES",
+    "TEXT_SUFFIXES",
+    "Source",
+    "as_documents",
+    "document_id",
+    "read_documents",
+]
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst", ".text"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
@@ -127,3 +136,84 @@ def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Docume
         metadata.setdefault("source", f"{path}:{number}")
         doc_id = record.get("id")
         yield Document(record["text"], id="" if doc_id is None else str(doc_id), metadata=metadata)
+
+
+# -- what ingest() takes -------------------------------------------------------------------------
+Source = Union[str, Document, "os.PathLike[str]"]
+
+
+def as_documents(
+    sources: Source | Iterable[Source], root: str | os.PathLike[str] | None = None
+) -> list[Document]:
+    """What :meth:`noema.KnowledgeBase.ingest` was given, as documents, checked before anything
+    changes: text, :class:`Document`, paths (files read as :func:`read_documents` reads them,
+    ids relative to ``root``), LangChain ``Document`` and LlamaIndex ``Document``/``TextNode``."""
+    documents = [doc for s in _as_list(sources) for doc in _as_documents(s, root)]
+    _check_documents(documents)
+    return documents
+
+
+def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
+    if isinstance(sources, Mapping):
+        raise TypeError(
+            "ingest() got a dict; pass noema.Document(text, id=..., metadata=...) for a document "
+            "with metadata"
+        )
+    if isinstance(sources, (str, Document, os.PathLike)) or _framework_document(sources):
+        return [sources]  # type: ignore[list-item]
+    return list(sources)
+
+
+def _framework_document(source: object) -> Document | None:
+    """A LangChain ``Document`` or a LlamaIndex ``Document``/``TextNode`` as a Noema document,
+    with its id and metadata; recognised by shape, so neither framework is imported."""
+    page = getattr(source, "page_content", None)
+    if isinstance(page, str):  # LangChain
+        doc_id = getattr(source, "id", None)
+        metadata = dict(getattr(source, "metadata", None) or {})
+        return Document(page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata)
+    node_id = getattr(source, "node_id", None)
+    text = getattr(source, "text", None)
+    if isinstance(node_id, str) and isinstance(text, str):  # LlamaIndex
+        return Document(text, id=node_id, metadata=dict(getattr(source, "metadata", None) or {}))
+    return None
+
+
+def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) -> list[Document]:
+    if isinstance(source, Document):
+        return [source]
+    if isinstance(source, str):
+        return [Document(source)]
+    if isinstance(source, os.PathLike):
+        return list(read_documents([source], on_skip=_warn_skip, root=root))
+    converted = _framework_document(source)
+    if converted is not None:
+        return [converted]
+    raise TypeError(
+        "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
+        f"Documents/TextNodes, not {type(source).__name__}"
+    )
+
+
+def _check_documents(documents: Sequence[Document]) -> None:
+    """Refuse, before anything changes, what could not be saved or would be lost: metadata that is
+    not JSON, and two different texts under one id in one call."""
+    texts: dict[str, str] = {}
+    for doc in documents:
+        if texts.setdefault(doc.id, doc.text) != doc.text:
+            raise ValueError(
+                f"two documents with id {doc.id!r} and different texts in one ingest() call; "
+                "give each its own id"
+            )
+        for key, value in (doc.metadata or {}).items():
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"metadata {key!r} of document {doc.id!r} is not JSON "
+                    f"({type(value).__name__}): bundles store metadata as JSON; convert it first"
+                ) from exc
+
+
+def _warn_skip(message: str) -> None:
+    warnings.warn(message, stacklevel=5)  # at the ingest() call

@@ -105,6 +105,7 @@ LAYERS = {
     },
     "facttext": {"graph", "notation"},
     "bundle": {"graph", "index", "errors", "canonical", "facttext", "sentences"},
+    "snapshot": {"embed", "facttext", "graph", "index", "sentences"},
     "kb": {
         "_version",
         "bundle",
@@ -122,6 +123,7 @@ LAYERS = {
         "resources",
         "retrieve",
         "sentences",
+        "snapshot",
         "sources",
         "view",
     },

@@ -149,7 +149,7 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
     import noema.kb
 
     calls = {"index": 0, "sentences": 0}
-    sync, build = noema.kb._synced_index, noema.kb.SentenceIndex.build
+    sync, build = noema.kb.synced_index, noema.kb.SentenceIndex.build
 
     def counted_sync(*args: object) -> object:
         calls["index"] += 1
@@ -159,7 +159,7 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
         calls["sentences"] += 1
         return build(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(noema.kb, "_synced_index", counted_sync)
+    monkeypatch.setattr(noema.kb, "synced_index", counted_sync)
     monkeypatch.setattr(noema.kb.SentenceIndex, "build", counted_build)
     kb = KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."])
