@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -56,7 +57,14 @@ from noema.graph import SemanticGraph
 from noema.index import VectorIndex
 from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
 
-__all__ = ["SCHEMA_VERSION", "BundleContents", "read_bundle", "write_bundle"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "BundleContents",
+    "bundle_bytes",
+    "read_bundle",
+    "read_bundle_bytes",
+    "write_bundle",
+]
 
 SCHEMA_VERSION = 1
 FORMAT_NAME = "noema-bundle"
@@ -94,17 +102,59 @@ def write_bundle(
     index: VectorIndex,
     *,
     merge_log: tuple[MergeRecord, ...] = (),
+    sentences: SentenceIndex | None = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
+    place, so the previous bundle survives a failure) and return its manifest."""
+    manifest, members = _members(graph, index, merge_log, sentences, **settings)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            _zip(handle, manifest, members)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return manifest
+
+
+def bundle_bytes(
+    graph: SemanticGraph,
+    index: VectorIndex,
+    *,
+    merge_log: tuple[MergeRecord, ...] = (),
+    sentences: SentenceIndex | None = None,
+    **settings: Any,
+) -> bytes:
+    """The bytes :func:`write_bundle` writes (``settings``: its model names, threshold and
+    version), for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
+    them back."""
+    manifest, members = _members(graph, index, merge_log, sentences, **settings)
+    buffer = io.BytesIO()
+    _zip(buffer, manifest, members)
+    return buffer.getvalue()
+
+
+def _members(
+    graph: SemanticGraph,
+    index: VectorIndex,
+    merge_log: tuple[MergeRecord, ...],
+    sentences: SentenceIndex | None,
+    *,
     embedding_model: str,
     spacy_model: str,
     similarity_threshold: float,
     noema_version: str,
-    sentences: SentenceIndex | None = None,
-) -> dict[str, Any]:
-    """Write a bundle atomically and return its manifest.
-
-    ``index`` must hold a vector for every fact of ``graph``; rows are written in
-    :func:`fact_order`, so the bytes do not depend on the order facts were indexed.
-    """
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The manifest and the other members, by name. ``index`` must hold a vector for every fact
+    of ``graph``; rows are written in :func:`fact_order`, so the bytes do not depend on the order
+    facts were indexed."""
     order = fact_order(graph)
     missing = [f for f in order if f not in index]
     if missing:
@@ -149,29 +199,18 @@ def write_bundle(
             for name, data in members.items()
         },
     }
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(target)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                for name, data in [("manifest.json", _json_bytes(manifest)), *members.items()]:
-                    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-                    # float32 vectors barely compress: stored as they are, they open
-                    # without inflating a gigabyte and a half at a million facts
-                    info.compress_type = (
-                        zipfile.ZIP_STORED if name in _BINARY else zipfile.ZIP_DEFLATED
-                    )
-                    info.external_attr = 0o644 << 16
-                    zf.writestr(info, data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    return manifest
+    return manifest, members
+
+
+def _zip(handle: Any, manifest: dict[str, Any], members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in [("manifest.json", _json_bytes(manifest)), *members.items()]:
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            # float32 vectors barely compress: stored as they are, they open without
+            # inflating a gigabyte and a half at a million facts
+            info.compress_type = zipfile.ZIP_STORED if name in _BINARY else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
 
 
 def _remove_stale_temporaries(target: Path) -> None:
@@ -200,9 +239,19 @@ def read_bundle(path: str | os.PathLike[str]) -> BundleContents:
     source = Path(path)
     if not source.is_file():
         raise BundleError(f"{str(source)!r} is not a file")
+    return _open(source, str(source))
+
+
+def read_bundle_bytes(data: bytes, name: str = "<bytes>") -> BundleContents:
+    """:func:`read_bundle` for the bytes of a bundle (:func:`bundle_bytes`); ``name`` is what
+    error messages call it."""
+    return _open(io.BytesIO(data), name)
+
+
+def _open(source: Any, name: str) -> BundleContents:
     try:
         with zipfile.ZipFile(source) as zf:
-            return _read(zf, source)
+            return _read(zf, name)
     except BundleError:
         raise
     except (
@@ -213,11 +262,10 @@ def read_bundle(path: str | os.PathLike[str]) -> BundleContents:
         NotImplementedError,
         RuntimeError,  # an encrypted member: zipfile asks for a password
     ) as exc:
-        raise BundleError(f"{str(source)!r} is not a readable .noema bundle: {exc}") from exc
+        raise BundleError(f"{name!r} is not a readable .noema bundle: {exc}") from exc
 
 
-def _read(zf: zipfile.ZipFile, source: Path) -> BundleContents:
-    name = str(source)
+def _read(zf: zipfile.ZipFile, name: str) -> BundleContents:
     manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = _load_json(manifest_bytes, "manifest.json", name)
     if manifest.get("format") != FORMAT_NAME:

@@ -507,3 +507,26 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
     assert "more than the" in data["errors"][2]  # refused by the size the zip declares
     # peak RSS may grow by what a load of this small bundle needs, never by the sizes claimed
     assert data["grown_kb"] < 150 * 1024, data
+
+
+def test_bundle_bytes_are_the_file_and_read_back(saved: Path, company_kb: KnowledgeBase) -> None:
+    # issue 17 item 4: the writer offers a bytes-level pair, as spaCy's DocBin has to_bytes
+    from noema.bundle import bundle_bytes, read_bundle, read_bundle_bytes
+
+    snapshot = company_kb._snapshot
+    assert snapshot.index is not None
+    data = bundle_bytes(
+        snapshot.graph,
+        snapshot.index,
+        merge_log=company_kb.merge_log,
+        sentences=snapshot.sentences,
+        embedding_model=company_kb.embedding_model,
+        spacy_model=company_kb.spacy_model_name,
+        similarity_threshold=company_kb.similarity_threshold,
+        noema_version=noema.__version__,
+    )
+    assert data == saved.read_bytes()
+    from_bytes, from_file = read_bundle_bytes(data), read_bundle(saved)
+    assert from_bytes.graph == from_file.graph and from_bytes.manifest == from_file.manifest
+    with pytest.raises(BundleError, match="'<bytes>' is not a readable"):
+        read_bundle_bytes(data[:100])
