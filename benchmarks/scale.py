@@ -70,7 +70,7 @@ def clustered(n: int, dimension: int, rng: np.random.Generator) -> np.ndarray:
 def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
     """Write a bundle of ``n_facts`` synthetic facts; returns the save time in seconds."""
     import noema
-    from noema.bundle import write_bundle
+    from noema.bundle import BundleSettings, write_bundle
     from noema.index import VectorIndex
     from noema.sentences import SentenceIndex, sentence_key, source_sentences
 
@@ -126,11 +126,8 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
             path,
             graph,
             index,
+            settings=BundleSettings("all-MiniLM-L6-v2", "en_core_web_sm", 0.85, noema.__version__),
             sentences=SentenceIndex.from_vectors(graph, sentence_vectors),
-            embedding_model="all-MiniLM-L6-v2",
-            spacy_model="en_core_web_sm",
-            similarity_threshold=0.85,
-            noema_version=noema.__version__,
         )
     return save[0]
 

@@ -22,6 +22,7 @@ from noema.errors import (
     NoemaError,
     NotationError,
 )
+from noema.extractor import BatchExtractor, Extractor
 from noema.graph import (
     ENTITY_TYPES,
     Citation,
@@ -44,12 +45,13 @@ from noema.notation import (
     parse_notation,
 )
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
-from noema.parse import Extractor, RelationPattern, SpacyExtractor
+from noema.parse import RelationPattern, SpacyExtractor
 from noema.resources import count_tokens, get_encoding
 from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
 from noema.roundtrip import RoundTripReport, check_round_trip
 
 __all__ = [
+    "BatchExtractor",
     "BundleError",
     "Citation",
     "DEFAULT_SIMILARITY_THRESHOLD",

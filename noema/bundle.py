@@ -60,6 +60,7 @@ from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, sou
 __all__ = [
     "SCHEMA_VERSION",
     "BundleContents",
+    "BundleSettings",
     "bundle_bytes",
     "read_bundle",
     "read_bundle_bytes",
@@ -91,6 +92,16 @@ class BundleContents:
     sentences: SentenceIndex | None = None
 
 
+@dataclass(frozen=True)
+class BundleSettings:
+    """What a bundle's manifest records about how it was built."""
+
+    embedding_model: str
+    spacy_model: str
+    similarity_threshold: float
+    noema_version: str
+
+
 def fact_order(graph: SemanticGraph) -> list[str]:
     """The row order of ``embeddings.bin``: relations, then events, in graph order."""
     return [*graph.relations, *graph.events]
@@ -101,13 +112,13 @@ def write_bundle(
     graph: SemanticGraph,
     index: VectorIndex,
     *,
+    settings: BundleSettings,
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
-    **settings: Any,
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
-    manifest, members = _members(graph, index, merge_log, sentences, **settings)
+    manifest, members = _members(graph, index, merge_log, sentences, settings)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(target)
@@ -128,14 +139,13 @@ def bundle_bytes(
     graph: SemanticGraph,
     index: VectorIndex,
     *,
+    settings: BundleSettings,
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
-    **settings: Any,
 ) -> bytes:
-    """The bytes :func:`write_bundle` writes (``settings``: its model names, threshold and
-    version), for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
+    """The bytes :func:`write_bundle` writes, for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
     them back."""
-    manifest, members = _members(graph, index, merge_log, sentences, **settings)
+    manifest, members = _members(graph, index, merge_log, sentences, settings)
     buffer = io.BytesIO()
     _zip(buffer, manifest, members)
     return buffer.getvalue()
@@ -146,11 +156,7 @@ def _members(
     index: VectorIndex,
     merge_log: tuple[MergeRecord, ...],
     sentences: SentenceIndex | None,
-    *,
-    embedding_model: str,
-    spacy_model: str,
-    similarity_threshold: float,
-    noema_version: str,
+    settings: BundleSettings,
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and the other members, by name. ``index`` must hold a vector for every fact
     of ``graph``; rows are written in :func:`fact_order`, so the bytes do not depend on the order
@@ -179,7 +185,7 @@ def _members(
     manifest = {
         "format": FORMAT_NAME,
         "schema_version": SCHEMA_VERSION,
-        "noema_version": noema_version,
+        "noema_version": settings.noema_version,
         "counts": {
             "entities": len(graph.entities),
             "relations": len(graph.relations),
@@ -187,10 +193,10 @@ def _members(
             "documents": len(graph.documents),
             "facts": len(order),
         },
-        "embedding_model": embedding_model,
+        "embedding_model": settings.embedding_model,
         "embedding_dimension": index.dimension,
-        "spacy_model": spacy_model,
-        "similarity_threshold": similarity_threshold,
+        "spacy_model": settings.spacy_model,
+        "similarity_threshold": settings.similarity_threshold,
         "embedding_rows": EMBEDDING_ROWS,
         "fact_rendering": FACT_RENDERING,
         **({"sentences": sentence_info} if sentence_info is not None else {}),

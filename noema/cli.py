@@ -158,9 +158,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.question:
         body = kb.retrieve(
             args.question, top_k=args.top_k, hops=args.hops, max_tokens=args.max_tokens
-        )._repr_html_()
+        ).to_html()
     else:
-        body = kb._repr_html_()
+        body = kb.to_html()
     page = f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>noema</title></head><body>{body}</body></html>'
     Path(args.output).write_text(page, encoding="utf-8")
     print(f"Wrote {args.output}")

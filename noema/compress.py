@@ -15,10 +15,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from noema.embed import Embedder
+from noema.extractor import Extractor
 from noema.graph import Document
 from noema.kb import KnowledgeBase
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
-from noema.parse import Extractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult
 

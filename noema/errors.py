@@ -1,7 +1,7 @@
 """The one exception tree of Noema.
 
-Every error Noema raises on purpose derives from :class:`NoemaError`. Where the spec promises a
-built-in type, the subclass inherits it too, so ``except ValueError`` keeps working::
+Every error Noema raises on purpose derives from :class:`NoemaError`. Where the documentation
+promises a built-in type, the subclass inherits it too, so ``except ValueError`` keeps working::
 
     NoemaError
     +-- NotationError        (ValueError)   malformed notation, or a name that cannot be encoded

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -11,10 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
-from noema.bundle import read_bundle, write_bundle
+from noema.bundle import (
+    BundleContents,
+    BundleSettings,
+    bundle_bytes,
+    read_bundle,
+    read_bundle_bytes,
+    write_bundle,
+)
 from noema.canonical import Canonicalizer, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
+from noema.extractor import BatchExtractor, Extractor
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.filters import FactFilter
 from noema.graph import Document, SemanticGraph
@@ -22,7 +29,7 @@ from noema.index import SearchMode, VectorIndex, check_search_mode
 from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.pack import first_sentence, render_facts
-from noema.parse import Extractor, SpacyExtractor
+from noema.parse import SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
 from noema.sentences import SentenceIndex, sentence_text
@@ -39,26 +46,18 @@ _INGEST_BATCH = 256
 def _extract_batches(
     extractor: Extractor, documents: list[Document], progress: ProgressCallback | None
 ) -> Iterator[SemanticGraph]:
-    """Graphs for consecutive batches of documents: one parsing stream with progress per
-    document from the built-in extractor, one ``extract_batches`` stream from an extractor that
-    offers it, else one ``extract`` call per batch (progress per batch)."""
+    """Graphs for consecutive batches of documents: one ``extract_batches`` stream (progress as
+    the extractor reports it) from a :class:`BatchExtractor`, else one ``extract`` call per batch
+    (progress per batch)."""
     total = len(documents)
-    if isinstance(extractor, SpacyExtractor):
+    if isinstance(extractor, BatchExtractor):
         each = None if progress is None else (lambda n: progress(n, total))
         yield from extractor.extract_batches(documents, _INGEST_BATCH, each)
         return
-    stream = getattr(extractor, "extract_batches", None)
-    batches = (
-        stream(documents, _INGEST_BATCH)
-        if stream is not None
-        else (
-            extractor.extract(documents[start : start + _INGEST_BATCH])
-            for start in range(0, total, _INGEST_BATCH)
-        )
-    )
-    for n, graph in enumerate(batches, start=1):
+    for start in range(0, total, _INGEST_BATCH):
+        graph = extractor.extract(documents[start : start + _INGEST_BATCH])
         if progress is not None:
-            progress(min(n * _INGEST_BATCH, total), total)
+            progress(min(start + _INGEST_BATCH, total), total)
         yield graph
 
 
@@ -170,6 +169,10 @@ class KnowledgeBase:
         )
 
     def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_html(self) -> str:
+        """The whole graph as a picture: self-contained HTML (no scripts, no network)."""
         from noema.notation import parse_notation
         from noema.view import render_html
 
@@ -483,31 +486,50 @@ class KnowledgeBase:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (and deep-copied) as its bundle's bytes, which carry every vector and are
         checked again when unpickled; the embedder and extractor go along as objects."""
-        with tempfile.TemporaryDirectory() as tmp:
-            data = self.save(Path(tmp) / "kb.noema").read_bytes()
-        return (_unpickle, (data, self.embedder, self.extractor, self.search))
+        return (_unpickle, (self.to_bytes(), self.embedder, self.extractor, self.search))
 
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
-        snapshot = self._snapshot
-        if snapshot.index is None or snapshot.sentences is None:  # nothing ingested yet
-            with self._write_lock:
-                self._publish(self._snapshot.graph)
-            snapshot = self._snapshot
-        assert snapshot.index is not None and snapshot.sentences is not None
+        snapshot = self._saved_snapshot()
+        assert snapshot.index is not None
         write_bundle(
             path,
             snapshot.graph,
             snapshot.index,
-            sentences=snapshot.sentences,
+            settings=self._bundle_settings(),
             merge_log=tuple(self._merge_log),
+            sentences=snapshot.sentences,
+        )
+        return Path(path)
+
+    def to_bytes(self) -> bytes:
+        """The bytes :meth:`save` writes, to keep in memory or send elsewhere (a database, another
+        process); :meth:`from_bytes` reads them back."""
+        snapshot = self._saved_snapshot()
+        assert snapshot.index is not None
+        return bundle_bytes(
+            snapshot.graph,
+            snapshot.index,
+            settings=self._bundle_settings(),
+            merge_log=tuple(self._merge_log),
+            sentences=snapshot.sentences,
+        )
+
+    def _saved_snapshot(self) -> Snapshot:
+        """The current snapshot, with its index and sentences made if nothing was ingested."""
+        if self._snapshot.index is None or self._snapshot.sentences is None:
+            with self._write_lock:
+                self._publish(self._snapshot.graph)
+        return self._snapshot
+
+    def _bundle_settings(self) -> BundleSettings:
+        return BundleSettings(
             embedding_model=self.embedding_model,
             spacy_model=self.spacy_model_name,
             similarity_threshold=self.similarity_threshold,
             noema_version=__version__,
         )
-        return Path(path)
 
     @classmethod
     def load(
@@ -529,13 +551,41 @@ class KnowledgeBase:
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
         """
-        contents = read_bundle(path)
+        return cls._from_contents(
+            read_bundle(path),
+            str(path),
+            embedding_model=embedding_model,
+            embedder=embedder,
+            extractor=extractor,
+            spacy_model=spacy_model,
+            similarity_threshold=similarity_threshold,
+            search=search,
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
+        """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
+        return cls._from_contents(read_bundle_bytes(data), "<bytes>", **options)
+
+    @classmethod
+    def _from_contents(
+        cls,
+        contents: BundleContents,
+        name: str,
+        *,
+        embedding_model: str | None = None,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        spacy_model: str | None = None,
+        similarity_threshold: float | None = None,
+        search: SearchMode = "auto",
+    ) -> KnowledgeBase:
         manifest = contents.manifest
         stored_model = manifest["embedding_model"]
         asked = embedder.name if embedder is not None else embedding_model
         if asked is not None and asked != stored_model:
             raise ModelMismatchError(
-                f"{str(path)!r} was built with embedding model {stored_model!r}, not {asked!r}; "
+                f"{name!r} was built with embedding model {stored_model!r}, not {asked!r}; "
                 f"load it with embedding_model={stored_model!r} or rebuild it"
             )
         threshold = manifest.get("similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD)
@@ -551,7 +601,7 @@ class KnowledgeBase:
         )
         if contents.index.dimension != kb.embedder.dimension:
             raise ModelMismatchError(
-                f"{str(path)!r} holds vectors of dimension {contents.index.dimension}, but "
+                f"{name!r} holds vectors of dimension {contents.index.dimension}, but "
                 f"{stored_model!r} gives {kb.embedder.dimension}"
             )
         current = manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
@@ -573,7 +623,4 @@ class KnowledgeBase:
 def _unpickle(
     data: bytes, embedder: Embedder, extractor: Extractor, search: SearchMode
 ) -> KnowledgeBase:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "kb.noema"
-        path.write_bytes(data)
-        return KnowledgeBase.load(path, embedder=embedder, extractor=extractor, search=search)
+    return KnowledgeBase.from_bytes(data, embedder=embedder, extractor=extractor, search=search)

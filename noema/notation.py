@@ -1,6 +1,6 @@
 """Notation: the compact line format Noema puts in prompts, with a matched writer and reader.
 
-Grammar (the spec's notation.md)::
+Grammar (the README's Notation section gives it with examples)::
 
     notation      := entity_line* relation_line* event_line*
     entity_line   := "#" id " " name " :" TYPE

@@ -28,7 +28,7 @@ __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retriev
 class FactMatch:
     """A vector-search hit: the fact's id and its cosine similarity to the question.
 
-    ``relation_id`` is the spec's name for the fact id and holds an ``evt_`` id when the hit is
+    ``relation_id`` is the documented name for the fact id and holds an ``evt_`` id when the hit is
     an event; :attr:`fact_id` says the same without suggesting otherwise.
     """
 
@@ -98,6 +98,10 @@ class RetrievalResult:
         return data
 
     def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_html(self) -> str:
+        """The facts as a picture and a table: self-contained HTML (no scripts, no network)."""
         from noema.view import render_html
 
         title = f"{self.question!r}: {len(self.fact_ids)} facts, {self.token_count} tokens"

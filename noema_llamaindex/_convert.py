@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
@@ -34,12 +36,32 @@ def _node(
 
 
 def _source(
-    graph: noema.SemanticGraph, document_ids: list[str]
+    graph: noema.SemanticGraph, result: noema.RetrievalResult, fact_ids: Sequence[str]
 ) -> tuple[str, dict[str, Any]] | None:
-    if not document_ids:
+    """The document most of ``fact_ids`` cite (ties: the one an earlier fact cites, then the
+    text that sorts first), with its metadata.
+
+    Chosen by the facts and texts, never by document id: readers such as
+    ``SimpleDirectoryReader`` give random ids, and the source of the same answer must not change
+    from run to run.
+    """
+    cited: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for rank, fact_id in enumerate(fact_ids):
+        documents = {c.document_id for c in result.citations.get(fact_id, ())}
+        cited.update(documents)  # once per fact, however often the fact is cited there
+        for document_id in documents:
+            first.setdefault(document_id, rank)
+    if not cited:
         return None
-    doc = graph.documents.get(document_ids[0])
-    return document_ids[0], dict(doc.metadata) if doc is not None and doc.metadata else {}
+
+    def text(document_id: str) -> str:
+        doc = graph.documents.get(document_id)
+        return doc.text if doc is not None else ""
+
+    document_id = min(cited, key=lambda d: (-cited[d], first[d], text(d)))
+    doc = graph.documents.get(document_id)
+    return document_id, dict(doc.metadata) if doc is not None and doc.metadata else {}
 
 
 # Fields of RetrievalResult.to_dict() that are not metadata: the text itself and the question.
@@ -57,7 +79,7 @@ def block_node(
     metadata = {k: v for k, v in data.items() if k not in _NOT_METADATA}
     metadata[source_key] = data["source_ids"]
     best = max((m.similarity for m in result.fact_matches), default=None)
-    source = _source(graph, data["source_ids"]) if graph is not None else None
+    source = _source(graph, result, result.fact_ids) if graph is not None else None
     return _node(result.text, f"noema-{digest}", metadata, best, source)
 
 
@@ -78,6 +100,6 @@ def fact_nodes(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[N
             "source_ids": result.source_ids([fact_id]),
             "citations": citations[fact_id],
         }
-        source = _source(kb.graph, metadata["source_ids"])
+        source = _source(kb.graph, result, [fact_id])
         nodes.append(_node(text, fact_id, metadata, similarity.get(fact_id), source))
     return nodes

@@ -511,22 +511,19 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
 
 def test_bundle_bytes_are_the_file_and_read_back(saved: Path, company_kb: KnowledgeBase) -> None:
     # issue 17 item 4: the writer offers a bytes-level pair, as spaCy's DocBin has to_bytes
-    from noema.bundle import bundle_bytes, read_bundle, read_bundle_bytes
+    from noema.bundle import read_bundle, read_bundle_bytes
 
-    snapshot = company_kb._snapshot
-    assert snapshot.index is not None
-    data = bundle_bytes(
-        snapshot.graph,
-        snapshot.index,
-        merge_log=company_kb.merge_log,
-        sentences=snapshot.sentences,
-        embedding_model=company_kb.embedding_model,
-        spacy_model=company_kb.spacy_model_name,
-        similarity_threshold=company_kb.similarity_threshold,
-        noema_version=noema.__version__,
-    )
+    data = company_kb.to_bytes()
     assert data == saved.read_bytes()
     from_bytes, from_file = read_bundle_bytes(data), read_bundle(saved)
     assert from_bytes.graph == from_file.graph and from_bytes.manifest == from_file.manifest
     with pytest.raises(BundleError, match="'<bytes>' is not a readable"):
         read_bundle_bytes(data[:100])
+    again = KnowledgeBase.from_bytes(data, embedder=company_kb.embedder)
+    assert again.to_bytes() == data
+    assert (
+        again.retrieve("Who founded YouTube?").notation
+        == company_kb.retrieve("Who founded YouTube?").notation
+    )
+    with pytest.raises(noema.ModelMismatchError, match="'<bytes>' was built with"):
+        KnowledgeBase.from_bytes(data, embedding_model="other-model")

@@ -133,14 +133,15 @@ def test_bad_filters_raise_value_error(
 
 def test_html_view(company_kb: KnowledgeBase) -> None:
     result = company_kb.retrieve(QUESTION, hops=2)
-    html = result._repr_html_()
+    html = result.to_html()
+    assert result._repr_html_() == html  # what a notebook shows
     assert html.count('class="node"') == len(result.entity_ids)
     assert (
         "Chad Hurley" in html
         and "<script" not in html
         and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     )
-    assert "<svg" in company_kb._repr_html_()
+    assert "<svg" in company_kb.to_html() and company_kb._repr_html_() == company_kb.to_html()
 
 
 def test_html_renders_in_a_headless_browser(company_kb: KnowledgeBase, tmp_path) -> None:  # type: ignore[no-untyped-def]

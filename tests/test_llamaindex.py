@@ -149,6 +149,34 @@ def test_nodes_point_at_their_source_document(embedder, extractor, mode: str) ->
     assert hit.score is not None
 
 
+@pytest.mark.parametrize("mode", ["block", "per_fact"])
+def test_source_document_does_not_depend_on_document_ids(embedder, extractor, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """SimpleDirectoryReader gives random ids: the same texts must give the same source. The
+    fact is in both documents; the one that also holds the second fact is the source."""
+    from llama_index.core import Document as LlamaDocument
+
+    texts = {
+        "short.md": "Larry Page founded Google.",
+        "long.md": "Larry Page founded Google. Sundar Pichai is the CEO of Google.",
+    }
+    chosen = set()
+    for ids in (("a", "z"), ("z", "a")):
+        documents = [
+            LlamaDocument(text=text, id_=id_, metadata={"file_name": name})
+            for id_, (name, text) in zip(ids, texts.items(), strict=True)
+        ]
+        retriever = NoemaRetriever.from_documents(
+            documents,
+            knowledge_base_options={"embedder": embedder, "extractor": extractor},
+            mode=mode,
+        )
+        hits = retriever.retrieve("Who founded Google and who is its CEO?")
+        chosen.add(tuple(h.node.source_node.metadata["file_name"] for h in hits))  # type: ignore[union-attr]
+    assert len(chosen) == 1, chosen
+    if mode == "block":
+        assert chosen == {("long.md",)}
+
+
 def test_similarity_top_k_and_metadata_filters(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
     from llama_index.core.vector_stores.types import (
         FilterOperator,

@@ -1,0 +1,363 @@
+"""Entity assembly for the built-in extractor: spaCy's entities cleaned into names, each
+document's main entity, and one type per name.
+
+What the sentence rules (:mod:`noema.rules`) read, this module names: a :class:`NameTable` per
+document owns the names, their type votes and mentions, and which token belongs to which name;
+:func:`batch_graph` turns the tables of a batch of documents into one graph.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from noema.graph import VALUE_TYPES, Document, Mention, SemanticGraph
+from noema.names import clean_name, is_business_suffix, strip_disambiguation
+
+__all__ = [
+    "PERSON_PRONOUNS",
+    "THING_PRONOUNS",
+    "ExtractedFact",
+    "FoundDocument",
+    "NameTable",
+    "batch_graph",
+    "main_entity",
+    "map_spacy_label",
+    "pronouns_say_person",
+    "read_entities",
+]
+
+_LABELS = {
+    "PERSON": "PERSON",
+    "ORG": "ORG",
+    "GPE": "GPE",
+    "LOC": "LOC",
+    "DATE": "DATE",
+    "EVENT": "EVENT",
+    "PRODUCT": "PRODUCT",
+    "MONEY": "MONEY",
+    "FAC": "LOC",
+    "TIME": "DATE",
+    "WORK_OF_ART": "PRODUCT",
+    "NORP": "OTHER",
+    "LAW": "OTHER",
+    "LANGUAGE": "OTHER",
+    "PERCENT": "OTHER",
+    "QUANTITY": "OTHER",
+    "CARDINAL": "OTHER",
+}
+PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
+THING_PRONOUNS = frozenset({"it", "its"})
+
+
+def map_spacy_label(label: str) -> str | None:
+    """Noema's type for a spaCy entity label, or ``None`` for labels that are dropped.
+
+    Example:
+        >>> map_spacy_label("FAC"), map_spacy_label("ORDINAL")
+        ('LOC', None)
+    """
+    return _LABELS.get(label, None if label == "ORDINAL" else "OTHER")
+
+
+class ExtractedFact(NamedTuple):
+    """One fact read from a sentence, before its names become entity ids."""
+
+    subject: str
+    predicate: str
+    object: str
+    mention: Mention
+    confidence: float
+
+
+class NameTable:
+    """The names one document yields: type votes and mentions by name, insertion-ordered (the
+    graph's order follows it), and the name each token of the piece being read belongs to.
+
+    A long document is parsed in pieces; :meth:`start_piece` begins one (token indices restart,
+    character offsets do not).
+    """
+
+    def __init__(self, doc_id: str) -> None:
+        self.doc_id = doc_id
+        self.votes: dict[str, Counter[str]] = {}
+        self.mentions: dict[str, list[Mention]] = {}
+        self.by_token: dict[int, str] = {}
+        self.offset = 0
+
+    def start_piece(self, offset: int) -> None:
+        self.by_token = {}
+        self.offset = offset
+
+    def mention(self, span: Any) -> Mention:
+        """Where ``span`` (of the current piece) lies in the whole document."""
+        return Mention(self.doc_id, self.offset + span.start_char, self.offset + span.end_char)
+
+    def add(self, name: str, span: Any, type_: str | None) -> None:
+        """File a mention of ``name`` at ``span``; ``type_`` is its vote (``None``: no vote)."""
+        counts = self.votes.setdefault(name, Counter())
+        if type_ is not None:
+            counts[type_] += 1
+        self.mentions.setdefault(name, []).append(self.mention(span))
+        self.claim(span, name)
+
+    def claim(self, tokens: Iterable[Any], name: str) -> None:
+        for token in tokens:
+            self.by_token[token.i] = name
+
+    def register(self, span: Any) -> str | None:
+        """Name a proper noun or noun phrase NER missed; it gets no type vote of its own (see
+        :func:`batch_graph`). ``None`` when the span holds no usable name."""
+        name = clean_name(span.text)
+        if not name or is_business_suffix(name):
+            return None
+        self.add(name, span, None)
+        return name
+
+    def add_topic(self, name: str, type_: str) -> None:
+        """A main entity named by the title but not in the text: one vote, no mention."""
+        self.votes[name] = Counter({type_: 1})
+        self.mentions.setdefault(name, [])
+
+
+@dataclass
+class FoundDocument:
+    """What one document yields before its names become graph nodes."""
+
+    doc: Document
+    names: NameTable
+    facts: list[ExtractedFact] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, doc: Document) -> FoundDocument:
+        return cls(doc, NameTable(doc.id))
+
+
+def read_entities(spacy_doc: Any, names: NameTable) -> None:
+    """File the entities spaCy found in one piece, cleaned: places joined, headings cut off,
+    spelled-out counts dropped, business suffixes kept with their name, short person names
+    completed."""
+    previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
+    for ent in _joined_places(spacy_doc.ents):
+        ent = _within_line(ent)
+        type_ = map_spacy_label(ent.label_)
+        name = clean_name(ent.text)
+        if type_ is None or not name:
+            continue
+        if ent.label_ in ("CARDINAL", "ORDINAL") and not any(c.isdigit() for c in name):
+            continue  # "two", "one": spelled-out counts join unrelated documents into one node
+        if is_business_suffix(name) and previous is not None and ent.start - previous[0].end <= 1:
+            # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
+            names.claim(spacy_doc[previous[0].end : ent.end], previous[1])
+            continue
+        full = _full_name(names, name)
+        if full is not None:
+            name, type_ = full, "PERSON"
+        previous = (ent, name)
+        names.add(name, ent, type_)
+
+
+def _joined_places(ents: Sequence[Any]) -> list[Any]:
+    """ "Tumwater, Washington" tagged as two GPEs is one place: join "GPE , GPE" into one span.
+
+    A run that goes on with "and" or "or" ("Idaho, Oregon, Washington, and California"), or
+    has more parts than "city, region, country", is a list of places and stays apart.
+    """
+    from spacy.tokens import Span
+
+    runs: list[list[Any]] = []
+    for ent in ents:
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and ent.label_ == "GPE"
+            and last.label_ == "GPE"
+            and ent.start == last.end + 1
+            and ent.doc[last.end].text == ","
+            and "\n" not in ent.doc[last.start : ent.end].text
+        ):
+            runs[-1].append(ent)
+        else:
+            runs.append([ent])
+    out: list[Any] = []
+    for run in runs:
+        if len(run) == 1 or len(run) > 3 or _list_goes_on(run[-1]):
+            out.extend(run)
+        else:
+            out.append(Span(run[0].doc, run[0].start, run[-1].end, label="GPE"))
+    return out
+
+
+def _list_goes_on(span: Any) -> bool:
+    """Whether "and" or "or" follows ``span``, after a comma or not: it ends a list."""
+    doc, i = span.doc, span.end
+    if i < len(doc) and doc[i].text == ",":
+        i += 1
+    return i < len(doc) and doc[i].lower_ in ("and", "or")
+
+
+def _within_line(span: Any) -> Any:
+    """The line of an entity span that holds its root.
+
+    NER sometimes joins a heading to the first word of the next paragraph ("Nvidia\n\nNvidia").
+    """
+    if "\n" not in span.text:
+        return span
+    from spacy.tokens import Span
+
+    segments: list[list[Any]] = [[]]
+    for token in span:
+        if "\n" in token.text:
+            segments.append([])
+            continue
+        segments[-1].append(token)
+        if "\n" in token.whitespace_:
+            segments.append([])
+    segment = next((seg for seg in segments if span.root in seg), None) or max(segments, key=len)
+    if not segment:
+        return span[0:0]
+    return Span(span.doc, segment[0].i, segment[-1].i + 1, label=span.label_)
+
+
+def _full_name(names: NameTable, name: str) -> str | None:
+    """ "Holm" after "Anna Holm" in the same document means Anna Holm: a one-word name that is
+    the last word of exactly one person named earlier in the document (whatever NER labelled
+    the short form)."""
+    if " " in name or not name[:1].isupper():
+        return None
+    matches = [
+        full
+        for full, votes in names.votes.items()
+        if votes.get("PERSON") and " " in full and full.split()[-1] == name
+    ]
+    return matches[0] if len(matches) == 1 else None
+
+
+def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
+    """What the document is about: the name its ``title`` metadata gives (added when the text
+    never names it), else the entity subject of its first sentence."""
+    names = found.names
+    title = found.doc.metadata.get("title") if found.doc.metadata else None
+    if isinstance(title, str) and title.strip():
+        wanted = clean_name(strip_disambiguation(title))
+        lowered = wanted.lower()
+        for name in names.votes:
+            if name.lower() == lowered:
+                return name
+        owner = _possessive_owner(wanted)
+        if owner is not None:
+            for name in names.votes:
+                if name.lower() == owner.lower():
+                    return name
+        # The title names the topic even when NER missed it; its type comes from the best-matching
+        # entity inside it, else OTHER. A year or an amount inside a title ("1986 OFC U-20
+        # Championship") names an edition, not what the document is about: a DATE topic would
+        # also stop the walk, which does not pass through dates.
+        inner = [n for n in names.votes if n.lower() in lowered]
+        votes: Counter[str] = Counter()
+        for name in inner:
+            votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})
+        names.add_topic(wanted, votes.most_common(1)[0][0] if votes else "OTHER")
+        return wanted
+    for sent in spacy_doc.sents:
+        for token in sent:
+            if token.dep_ in ("nsubj", "nsubjpass") and token.i in names.by_token:
+                return names.by_token[token.i]
+        break
+    return None
+
+
+def _possessive_owner(title: str) -> str | None:
+    """ "Nvidia" for "Nvidia's early years", which is about Nvidia; ``None`` for "Charlotte's
+    Web", a title of its own rather than an aspect of Charlotte."""
+    for mark in ("'s ", "\u2019s "):
+        owner, _, rest = title.partition(mark)
+        if rest and not rest[0].isupper():
+            return owner
+    return None
+
+
+def pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
+    """Whether "he"/"she" or "it" stands for the document's main entity.
+
+    The text's own subject pronouns decide when they agree: an article whose subjects are only
+    "it" is about a thing even when NER called its name a PERSON ("Religion on the Line ... it was
+    hosted by Dennis Prager"), and one whose subjects are only "he"/"she" is about a person that
+    NER missed or mistyped. Otherwise NER's label decides.
+    """
+    person = thing = 0
+    for token in spacy_doc:
+        if token.dep_ in ("nsubj", "nsubjpass"):
+            person += token.lower_ in PERSON_PRONOUNS
+            thing += token.lower_ in THING_PRONOUNS
+    if person and not thing:
+        return True
+    if thing and not person:
+        return False
+    return labelled_person
+
+
+def _best(counts: Counter[str], order: Sequence[str]) -> str:
+    """Most votes wins; ties go to the label earliest in ``order``, so the choice is
+    deterministic."""
+    return max(counts, key=lambda t: (counts[t], -order.index(t)))
+
+
+def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
+    """The type of a name in one document.
+
+    The document's own mentions decide whether the name is a PERSON, because a person and a place
+    sharing a name (Washington) are different things. Among the other types the small model's
+    labels are noisy ("Nvidia" ORG in one sentence, GPE in the next), so every mention of the
+    name in the batch votes, which gives one name one node across documents.
+    """
+    chosen = votes if votes else batch
+    if not chosen:  # a proper noun NER never labelled
+        return "OTHER"
+    document_first = [*votes, *(t for t in batch if t not in votes)]
+    if _best(chosen, document_first) == "PERSON":
+        return "PERSON"
+    # the batch already holds this document's votes; ties go to the batch's first label, so every
+    # document of the batch decides the same
+    others = Counter({t: n for t, n in (batch or votes).items() if t != "PERSON"})
+    batch_first = [*batch, *(t for t in votes if t not in batch)]
+    return _best(others if others else chosen, batch_first)
+
+
+def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
+    """One graph for a batch of parsed documents; a name's type votes are pooled over the batch."""
+    batch_votes: dict[str, Counter[str]] = {}
+    for item in found:
+        for name, votes in item.names.votes.items():
+            batch_votes.setdefault(name, Counter()).update(votes)
+    graph = SemanticGraph()
+    for item in found:
+        _add_to_graph(graph, item, batch_votes)
+    return graph
+
+
+def _add_to_graph(
+    graph: SemanticGraph, found: FoundDocument, batch_votes: dict[str, Counter[str]]
+) -> None:
+    graph.add_document(found.doc)
+    names = found.names
+    ids: dict[str, str] = {}
+
+    def entity(name: str) -> str:
+        if name not in ids:
+            type_ = _decide_type(names.votes[name], batch_votes.get(name, Counter()))
+            ids[name] = graph.add_entity(name, type_, mentions=names.mentions.get(name, ()))
+        return ids[name]
+
+    for fact in found.facts:
+        graph.add_relation(
+            entity(fact.subject),
+            fact.predicate,
+            entity(fact.object),
+            mentions=[fact.mention],
+            confidence=fact.confidence,
+        )
+    for name in names.votes:
+        entity(name)

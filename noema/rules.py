@@ -1,0 +1,421 @@
+"""The English dependency rules that read facts from one sentence at a time.
+
+Each rule yields a :class:`Link` naming the rule, so that the extractor can weigh facts by how
+direct the structure was (:data:`CONFIDENCE`). Names come from and go into the document's
+:class:`~noema.entities.NameTable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+from noema.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
+from noema.graph import normalize_predicate
+
+__all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds"]
+
+# Confidence by the rule that produced a fact: direct clause structure is surer than modifiers.
+CONFIDENCE = {
+    "svo": 0.9,
+    "copula": 0.85,
+    "prep": 0.8,
+    "role": 0.8,
+    "custom": 0.9,
+    "object_prep": 0.7,
+    "phrase": 0.6,
+    "sentence": 0.5,
+}
+_FALLBACK_DETERMINERS = frozenset({"the", "this", "these", "its", "his", "her", "their"})
+_PLACE_NOUNS = frozenset(
+    [
+        "city",
+        "town",
+        "village",
+        "state",
+        "province",
+        "county",
+        "country",
+        "region",
+        "island",
+        "district",
+        "borough",
+        "municipality",
+        "republic",
+        "kingdom",
+    ]
+)
+_COPULAS = frozenset({"be", "become", "remain"})
+_RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
+_ANY_PRONOUNS = frozenset({"they", "them", "their"})
+_SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
+# Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
+_PHRASE_MODIFIERS = frozenset(
+    {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
+)
+# Nouns that say too little to stand alone as a thing ("is part of", "won one")
+_VAGUE_NOUNS = frozenset(
+    {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
+)
+
+
+class Link(NamedTuple):
+    """A fact one rule read from a sentence: names at both ends and the rule's name."""
+
+    subject: str
+    predicate: str
+    object: str
+    rule: str
+
+
+def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[str]:
+    """What the document says its main entity is, from its first "X is a ..." sentence."""
+    if main is None:
+        return frozenset()
+    for sent in list(spacy_doc.sents)[:2]:
+        root = sent.root
+        if root.lemma_ != "be":
+            continue
+        subjects = [c for c in root.children if c.dep_ == "nsubj"]
+        if not subjects or names.by_token.get(subjects[0].i) != main:
+            continue
+        return frozenset(_lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
+    return frozenset()
+
+
+class SentenceReader:
+    """The dependency rules, applied to one sentence at a time."""
+
+    def __init__(
+        self, names: NameTable, main: str | None, *, main_is_person: bool, kinds: frozenset[str]
+    ) -> None:
+        self.names = names
+        self.by_token = names.by_token  # the piece being read
+        self.main = main
+        self.main_is_person = main_is_person  # "he"/"she" mean the main entity, else "it" does
+        self.kinds = kinds  # nouns that name the main entity: "the band"
+        # each way a token can name an entity, tried in order (see resolve)
+        self._steps: tuple[Callable[[Any], str | None], ...] = (
+            self._named,
+            self._relative_pronoun,
+            self._pronoun,
+            self._apposition,
+            self._kind_noun,
+            self._place_wrapper,
+            self._missed_proper_noun,
+        )
+
+    def read(self, sent: Any) -> Iterator[Link]:
+        linked: set[str] = set()
+        for token in sent:
+            if token.pos_ in ("VERB", "AUX"):
+                facts = self._verb(token)
+            elif token.pos_ in ("NOUN", "PROPN") and token.i not in self.by_token:
+                facts = self._role_noun(token)
+            else:
+                continue
+            for fact in facts:
+                linked.update((fact.subject, fact.object))
+                yield fact
+        yield from self._sentence_links(sent, linked)
+
+    def _sentence_links(self, sent: Any, linked: set[str]) -> Iterator[Link]:
+        """Entities no rule connected are linked to the sentence's topic (its subject, else the
+        document's main entity when the sentence is about it), with the governing verb or noun
+        as predicate, so every named thing in the text can be reached from its topic."""
+        root = sent.root
+        topic = next(iter(self._subjects_of(root)), None)
+        if topic is None and self.main is not None:
+            topic = self.main
+        if topic is None:
+            return
+        seen = set(linked) | {topic}
+        for token in sent:
+            name = self.by_token.get(token.i)
+            if name is None or name in seen:
+                continue
+            seen.add(name)
+            predicate = _governing_predicate(token)
+            if predicate:
+                yield Link(topic, predicate, name, "sentence")
+
+    def _subjects_of(self, verb: Any) -> list[str]:
+        found = self.entities(c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass"))
+        if found:
+            return found
+        return self._fallback_subject(verb)
+
+    def _fallback_subject(self, verb: Any) -> list[str]:
+        """ "The band played in Tulsa" in the article about the band: a definite common-noun
+        subject (or none at all, in a fragment) stands for the document's main entity."""
+        if self.main is None or verb.dep_ not in ("ROOT", "conj"):
+            return []
+        subject = next((c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")), None)
+        if subject is None:
+            return [self.main] if verb.dep_ == "ROOT" else []
+        if subject.pos_ == "NOUN" and any(
+            c.dep_ in ("det", "poss") and c.lower_ in _FALLBACK_DETERMINERS
+            for c in subject.children
+        ):
+            return [self.main]
+        return []
+
+    # entity resolution ------------------------------------------------------------------------
+    def resolve(self, token: Any) -> str | None:
+        """The entity ``token`` stands for: the first step that decides gives it. A step returns
+        a name, ``None`` to pass the token on, or ``""`` to decide that it names nothing."""
+        for step in self._steps:
+            name = step(token)
+            if name is not None:
+                return name or None
+        return None
+
+    def _named(self, token: Any) -> str | None:
+        return self.by_token.get(token.i)
+
+    def _relative_pronoun(self, token: Any) -> str | None:
+        """ "Google, which Larry Page founded": the pronoun stands for what the clause hangs on."""
+        if (
+            token.lower_ in _RELATIVE_PRONOUNS
+            and token.head.dep_ in ("relcl", "acl")
+            and token.head.head is not token
+        ):
+            return self.resolve(token.head.head) or ""
+        return None
+
+    def _pronoun(self, token: Any) -> str | None:
+        """ "He", "she", "it" or "they" for the document's main entity (see main_is_person)."""
+        if token.pos_ != "PRON" or self.main is None:
+            return None
+        lower = token.lower_
+        if lower in PERSON_PRONOUNS and self.main_is_person:
+            return self.main
+        if lower in THING_PRONOUNS and not self.main_is_person:
+            return self.main
+        if lower in _ANY_PRONOUNS:
+            return self.main
+        return None
+
+    def _apposition(self, token: Any) -> str | None:
+        """ "the CEO, Sundar Pichai": a noun with a named apposition stands for that name."""
+        if token.pos_ in ("NOUN", "PROPN"):
+            for child in token.children:
+                if child.dep_ == "appos" and child.i in self.by_token:
+                    return self.by_token[child.i]
+        return None
+
+    def _kind_noun(self, token: Any) -> str | None:
+        """ "the band" in the article that began "X is an American rock band"."""
+        if (
+            self.main is not None
+            and token.pos_ == "NOUN"
+            and _lemma(token) in self.kinds
+            and any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in token.children)
+        ):
+            return self.main
+        return None
+
+    def _place_wrapper(self, token: Any) -> str | None:
+        """ "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name."""
+        if token.pos_ == "NOUN" and token.lower_ in _PLACE_NOUNS:
+            for child in token.children:
+                if child.dep_ == "prep" and child.lower_ == "of":
+                    for grandchild in child.children:
+                        if grandchild.dep_ == "pobj" and grandchild.i in self.by_token:
+                            return self.by_token[grandchild.i]
+        return None
+
+    def _missed_proper_noun(self, token: Any) -> str | None:
+        """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing."""
+        if token.pos_ != "PROPN":
+            return None
+        start = token.i
+        for child in reversed(list(token.lefts)):
+            if (
+                child.dep_ in ("compound", "flat")
+                and child.pos_ == "PROPN"
+                and child.i == start - 1
+            ):
+                start = child.i
+        return self.names.register(token.doc[start : token.i + 1])
+
+    def phrases(self, tokens: Iterable[Any]) -> list[str]:
+        """Common-noun phrases (and their conjuncts) named as things of type OTHER: "a silver
+        medal" -> "silver medal". Determiners, clauses and prepositional tails are left out."""
+        out = []
+        for token in tokens:
+            for item in _with_conjuncts(token):
+                if item.pos_ != "NOUN" or item.i in self.by_token:
+                    continue
+                start = item.i
+                for child in reversed(list(item.lefts)):
+                    if child.dep_ not in _PHRASE_MODIFIERS or child.right_edge.i != start - 1:
+                        break
+                    start = child.left_edge.i
+                if start == item.i and _lemma(item) in _VAGUE_NOUNS:
+                    continue
+                name = self.names.register(item.doc[start : item.i + 1])
+                if name is not None and name not in out:
+                    out.append(name)
+        return out
+
+    def entities(self, tokens: Iterable[Any]) -> list[str]:
+        out = []
+        for token in tokens:
+            for item in _with_conjuncts(token):
+                name = self.resolve(item)
+                if name is not None and name not in out:
+                    out.append(name)
+        return out
+
+    # rules ------------------------------------------------------------------------------------
+    def _verb(self, verb: Any) -> Iterator[Link]:
+        children = list(verb.children)
+        if verb.lemma_ in _COPULAS:
+            yield from self._copula(verb, children)
+            if verb.lemma_ == "be":
+                return
+        subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
+        passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
+        if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
+            passive = passive or self.entities([verb.head])
+        elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
+            subjects = self.entities([verb.head])
+        if (
+            not subjects
+            and not passive
+            and verb.dep_ == "conj"
+            and verb.head.pos_ in ("VERB", "AUX")
+        ):
+            head_children = list(verb.head.children)
+            subjects = self.entities(c for c in head_children if c.dep_ in _SUBJECT_DEPS)
+            passive = self.entities(c for c in head_children if c.dep_ == "nsubjpass")
+        if not subjects and not passive:
+            subjects = self._fallback_subject(verb)
+        agents = self.entities(
+            g for c in children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
+        )
+        objects = self.entities(c for c in children if c.dep_ in ("dobj", "obj"))
+        predicate = _verb_predicate(verb)
+        if not objects and not agents:
+            # "Hill won a silver medal": the object is a description, not a name
+            for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
+                for s in subjects:
+                    yield Link(s, predicate, phrase, "phrase")
+        if agents:
+            subjects, objects = agents, [*passive, *objects]
+        for s in subjects:
+            for o in objects:
+                yield Link(s, predicate, o, "svo")
+        anchors = passive if passive and not agents else (subjects or passive)
+        for word, targets in self._prepositions(verb):
+            for s in anchors:
+                for o in targets:
+                    yield Link(s, f"{predicate}_{word}", o, "prep")
+        # "She received her degree from Harvard": the object noun names the relation
+        for obj in children:
+            if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":
+                continue
+            for word, targets in self._prepositions(obj):
+                for s in subjects:
+                    for o in targets:
+                        yield Link(s, f"{predicate}_{_lemma(obj)}_{word}", o, "object_prep")
+
+    def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
+        """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""
+        for prep in head.children:
+            if prep.dep_ == "prep":
+                yield prep.lower_, self.entities(g for g in prep.children if g.dep_ == "pobj")
+
+    def _copula(self, verb: Any, children: list[Any]) -> Iterator[Link]:
+        subject_tokens = [c for c in children if c.dep_ in _SUBJECT_DEPS]
+        subjects = self.entities(subject_tokens) or self._fallback_subject(verb)
+        for complement in children:
+            if complement.dep_ not in ("attr", "acomp"):
+                continue
+            if complement.i not in self.by_token:
+                # "X is the CEO of Y", "X is married to Y"
+                roles = list(self._role_targets(complement))
+                for predicate, target in roles:
+                    for s in subjects:
+                        yield Link(s, predicate, target, "copula")
+                if not roles:
+                    # "X is an American rock band": the description is an answer in its own right
+                    for phrase in self.phrases([complement]):
+                        for s in subjects:
+                            yield Link(s, "is", phrase, "phrase")
+            else:
+                # "The CEO of Y is X", "Y's CEO is X"
+                holders = self.entities([complement])
+                for token in subject_tokens:
+                    if token.i in self.by_token:
+                        continue
+                    for predicate, target in self._role_targets(token):
+                        for h in holders:
+                            yield Link(h, predicate, target, "copula")
+
+    def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
+        role = _role_phrase(noun)
+        for target in self.entities(c for c in noun.children if c.dep_ == "poss"):
+            yield f"{role}_of", target
+        for word, targets in self._prepositions(noun):
+            for target in targets:
+                yield f"{role}_{word}", target
+
+    def _role_noun(self, noun: Any) -> Iterator[Link]:
+        holders: list[str] = []
+        if noun.dep_ == "appos" or (noun.dep_ == "compound" and noun.head.i in self.by_token):
+            holders = self.entities([noun.head])
+        holders += [
+            h
+            for h in self.entities(c for c in noun.children if c.dep_ == "appos")
+            if h not in holders
+        ]
+        if not holders:
+            return
+        for predicate, target in self._role_targets(noun):
+            for h in holders:
+                yield Link(h, predicate, target, "role")
+
+
+def _with_conjuncts(token: Any) -> Iterator[Any]:
+    yield token
+    for child in token.children:
+        if child.dep_ == "conj":
+            yield from _with_conjuncts(child)
+
+
+def _lemma(token: Any) -> str:
+    if token.lower_ == "born":  # spaCy lemmatizes "born" to "bear"
+        return "born"
+    return str(token.lemma_).lower()
+
+
+def _governing_predicate(token: Any) -> str:
+    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in"."""
+    prep = ""
+    node = token
+    for _ in range(8):
+        head = node.head
+        if head is node:
+            break
+        if node.dep_ == "pobj" and head.pos_ == "ADP" and not prep:
+            prep = head.lower_
+        elif (head.pos_ in ("VERB", "AUX") and head.lemma_ != "be") or head.pos_ == "NOUN":
+            return normalize_predicate(f"{_lemma(head)}_{prep}" if prep else _lemma(head))
+        node = head
+    return normalize_predicate(prep) if prep else ""
+
+
+def _verb_predicate(verb: Any) -> str:
+    parts = [_lemma(verb)]
+    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    if any(c.dep_ == "neg" for c in verb.children):
+        parts.insert(0, "not")
+    return normalize_predicate("_".join(parts))
+
+
+def _role_phrase(noun: Any) -> str:
+    """The role noun with its compound and adjective modifiers: "chief executive officer"."""
+    modifiers = [c for c in noun.lefts if c.dep_ in ("compound", "amod") and c.pos_ != "PROPN"]
+    return normalize_predicate("_".join([*(_lemma(m) for m in modifiers), _lemma(noun)]))
