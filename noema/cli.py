@@ -16,6 +16,7 @@ from noema._version import __version__
 from noema.errors import NoemaError
 from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
+from noema.graph import Document
 from noema.kb import KnowledgeBase
 from noema.notation import decode, encode_graph
 from noema.options import (
@@ -34,6 +35,17 @@ __all__ = ["main"]
 
 class CommandError(Exception):
     """A usage problem found by the CLI itself (shown like a library error)."""
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
 
 
 def _warn(message: str) -> None:
@@ -73,12 +85,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
     if not documents:
         raise CommandError("no documents to build from")
-    kb = KnowledgeBase(
-        similarity_threshold=args.similarity_threshold,
-        spacy_model=args.spacy_model,
-        embedding_model=args.embedding_model,
-        n_process=args.n_process,
-    )
+    options = {
+        "similarity_threshold": args.similarity_threshold,
+        "spacy_model": args.spacy_model,
+        "embedding_model": args.embedding_model,
+    }
+    if args.ray is not None:
+        return _build_on_ray(args, documents, options)
+    kb = KnowledgeBase(**options, n_process=args.n_process)
     report = kb.ingest(documents, progress=_progress_bar(*_PARSING))
     kb.save(args.output)
     g = kb.graph
@@ -86,6 +100,33 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"Built {args.output}: {report.documents} documents, {len(g.entities)} entities, "
         f"{len(g.relations)} relations, {len(g.events)} events "
         f"({len(report.merges)} merges, {report.skipped_documents} duplicate documents skipped)"
+    )
+    return 0
+
+
+def _build_on_ray(
+    args: argparse.Namespace, documents: list[Document], options: dict[str, Any]
+) -> int:
+    from noema.distributed import build_on_ray
+
+    built = build_on_ray(
+        documents,
+        workers=args.workers,
+        partitions=args.partitions,
+        address=args.ray or None,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+        **options,
+    )
+    for failure in built.failed:
+        _warn(f"{failure.document_id}: not ingested ({failure.error})")
+    kb = built.knowledge_base
+    kb.save(args.output)
+    g = kb.graph
+    print(
+        f"Built {args.output} on Ray (workers: {built.workers}, partitions: {built.partitions}, "
+        f"{built.build_seconds:.1f} s building, {built.merge_seconds:.1f} s merging): "
+        f"{len(g.documents)} documents, {len(g.entities)} entities, {len(g.relations)} "
+        f"relations, {len(g.events)} events ({len(built.failed)} documents failed)"
     )
     return 0
 
@@ -375,6 +416,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
     p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="build on Ray: a cluster's address, or none for a local Ray started on demand",
+    )
+    p.add_argument("--workers", type=_positive, default=2, help="Ray workers (with --ray)")
+    p.add_argument("--partitions", type=_positive, default=None, help="parts to build (with --ray)")
     p.set_defaults(run=cmd_build)
 
     p = _command(

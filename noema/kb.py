@@ -36,11 +36,12 @@ from noema.sentences import SentenceIndex, sentence_text
 from noema.snapshot import Snapshot, prepared, synced_index, with_reused_vectors
 from noema.sources import Source, as_documents
 
-__all__ = ["IngestReport", "KnowledgeBase", "Source"]
+__all__ = ["INGEST_BATCH", "IngestReport", "KnowledgeBase", "Source"]
 
 ProgressCallback = Callable[[int, int], None]
 
-_INGEST_BATCH = 256
+# Documents parsed and canonicalized together: a name's type votes are pooled over one batch.
+INGEST_BATCH = 256
 
 
 def _extract_batches(
@@ -52,12 +53,12 @@ def _extract_batches(
     total = len(documents)
     if isinstance(extractor, BatchExtractor):
         each = None if progress is None else (lambda n: progress(n, total))
-        yield from extractor.extract_batches(documents, _INGEST_BATCH, each)
+        yield from extractor.extract_batches(documents, INGEST_BATCH, each)
         return
-    for start in range(0, total, _INGEST_BATCH):
-        graph = extractor.extract(documents[start : start + _INGEST_BATCH])
+    for start in range(0, total, INGEST_BATCH):
+        graph = extractor.extract(documents[start : start + INGEST_BATCH])
         if progress is not None:
-            progress(min(start + _INGEST_BATCH, total), total)
+            progress(min(start + INGEST_BATCH, total), total)
         yield graph
 
 

@@ -1,0 +1,251 @@
+"""Build one knowledge base on a Ray cluster: partitions parsed and embedded by long-lived actors,
+merged in a tree into one canonical base.
+
+Needs the ``ray`` extra (``pip install "noema[ray]"``). Each actor loads the spaCy pipeline and the
+embedding model once and builds a partial knowledge base per partition (``ingest``, exactly as one
+process does); partial bases travel through Ray's object store as bundle bytes and are merged in
+pairs on the actors, level by level, so the driver only reads documents and receives the result.
+
+Partitions are runs of whole ingest batches (256 documents), so every document is parsed in the
+same batch, with the same type votes, as a one-process ``ingest`` would parse it. What may differ
+from a one-process build is said in :func:`build_on_ray`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from noema.errors import MissingResourceError
+from noema.graph import Document
+from noema.kb import INGEST_BATCH, KnowledgeBase
+from noema.sources import Source, as_documents
+
+__all__ = ["DistributedBuild", "FailedDocument", "build_on_ray", "partition"]
+
+# KnowledgeBase options that KnowledgeBase.from_bytes takes too
+_LOAD_OPTIONS = (
+    "embedder",
+    "embedding_model",
+    "extractor",
+    "search",
+    "similarity_threshold",
+    "spacy_model",
+)
+
+
+@dataclass(frozen=True)
+class FailedDocument:
+    """A document no worker could ingest, and why."""
+
+    partition: int
+    document_id: str
+    error: str
+
+
+@dataclass(frozen=True)
+class DistributedBuild:
+    """What :func:`build_on_ray` built and how long each stage took."""
+
+    knowledge_base: KnowledgeBase
+    partitions: int
+    workers: int
+    failed: tuple[FailedDocument, ...]
+    failed_partitions: tuple[int, ...]  # partitions of which no document could be ingested
+    build_seconds: float  # partitions parsed, canonicalized and embedded
+    merge_seconds: float  # the merge tree, after the last partition was built
+
+
+def partition(documents: Sequence[Document], partitions: int) -> list[list[Document]]:
+    """At most ``partitions`` consecutive runs of whole ingest batches, as even as batches allow.
+
+    Example:
+        >>> [len(p) for p in partition([Document(str(i)) for i in range(600)], 2)]
+        [512, 88]
+    """
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        raise ValueError(f"partitions must be an integer >= 1, got {partitions!r}")
+    batches = -(-len(documents) // INGEST_BATCH)
+    per_part = max(1, -(-batches // partitions)) * INGEST_BATCH
+    return [list(documents[i : i + per_part]) for i in range(0, len(documents), per_part)]
+
+
+class PartitionBuilder:
+    """One worker's models, loaded once; builds and merges partial knowledge bases as bytes."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = {k: v for k, v in options.items() if k not in ("embedder", "extractor")}
+        warm = KnowledgeBase(**options)
+        warm.embedder.embed(["warm up"])
+        warm.extractor.extract([Document("Warm up.")])
+        self.shared: dict[str, Any] = {"embedder": warm.embedder, "extractor": warm.extractor}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def build(self, number: int, documents: list[Document]) -> tuple[bytes | None, list[Any]]:
+        """The partial base of one partition as bundle bytes (``None`` when no document could
+        be ingested) and the documents that failed, with the error each gave alone."""
+        kb = KnowledgeBase(**self.options, **self.shared)
+        try:
+            kb.ingest(documents)
+            return kb.to_bytes(), []
+        except Exception:  # noqa: BLE001  one bad document must not cost the partition
+            pass
+        kb = KnowledgeBase(**self.options, **self.shared)
+        failed = []
+        for doc in documents:  # ingest leaves the base unchanged when a document fails
+            try:
+                kb.ingest([doc])
+            except Exception as exc:  # noqa: BLE001  reported to the driver, not raised
+                failed.append(FailedDocument(number, doc.id, f"{type(exc).__name__}: {exc}"))
+        return (kb.to_bytes() if len(failed) < len(documents) else None), failed
+
+    def merge(self, left: bytes, right: bytes) -> bytes:
+        """``right`` canonicalized into ``left`` (left holds the earlier documents)."""
+        kb = KnowledgeBase.from_bytes(left, **self.shared)
+        kb.merge(KnowledgeBase.from_bytes(right, **self.shared))
+        return kb.to_bytes()
+
+
+def build_on_ray(
+    sources: Source | Iterable[Source] | Any,
+    *,
+    workers: int = 2,
+    partitions: int | None = None,
+    address: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    max_retries: int = 3,
+    **options: Any,
+) -> DistributedBuild:
+    """Build a knowledge base from ``sources`` on Ray with ``workers`` actors.
+
+    Args:
+        sources: what :meth:`KnowledgeBase.ingest` takes (texts, documents, paths, JSONL files),
+            or a ``ray.data.Dataset`` whose rows have ``text`` and optionally ``id`` and
+            ``metadata``. The driver reads them into documents and ships each partition once.
+        workers: actors to start; each holds the spaCy pipeline and the embedding model once
+            and uses one CPU.
+        partitions: parts to build (default: ``workers``); more parts than workers balance
+            uneven partitions, at the cost of more merges.
+        address: a running Ray cluster (``"auto"``, ``"ray://head:10001"``); by default a
+            local Ray is started on demand and stopped afterwards. An already initialised Ray is
+            used as it is.
+        progress: called with one line per finished partition and merge level.
+        max_retries: how often Ray restarts a worker that died and retries its partition.
+        options: :class:`KnowledgeBase` options (``similarity_threshold``, ``spacy_model``,
+            ``embedding_model``, ``extractor``, ``embedder``...), sent to every worker.
+
+    The result holds the same documents, entities (names, types, aliases, mentions), facts and
+    merges as a one-process ``ingest`` of the same documents in the same order, whenever
+    canonicalization does not depend on the order names are met (exact-name merges never do).
+    Two things may differ:
+
+    - The merge log's grouping: where two parts meet, a merge is one record listing every
+      document of the later part that names the entity, where ``ingest`` writes one record per
+      document. Expanded to (canonical name, merged name, rule, document) the merges are the same.
+    - An embedding merge of a name close to two names that are not close to each other: the
+      first one met wins in both builds, but "first" is per part here. Entity ids of such names,
+      and with them the bundle's bytes, may then differ. ``benchmarks/distributed.py`` counts
+      such differences on real data.
+
+    A part with a document the extractor refuses is ingested document by document, so the good
+    ones arrive (parsed alone, their type votes are not pooled with the rest of their batch).
+
+    Raises:
+        MissingResourceError: Ray is not installed.
+    """
+    try:
+        import ray
+    except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
+        raise MissingResourceError(
+            'building on Ray needs the ray extra: pip install "noema[ray]"'
+        ) from exc
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    documents = _documents(sources, root)
+    parts = partition(documents, partitions or workers)
+    say = progress or (lambda line: None)
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(
+            address=address,
+            num_cpus=None if address else workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    try:
+        return _build(ray, parts, workers, max_retries, options, say)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _documents(sources: Any, root: str | os.PathLike[str] | None) -> list[Document]:
+    # recognised by its module, so ray.data (and pandas, which it needs) is imported only by a
+    # user who already has a dataset
+    if type(sources).__module__.startswith("ray.data"):
+        return [
+            Document(row["text"], id=row.get("id"), metadata=dict(row.get("metadata") or {}))
+            for row in sources.iter_rows()
+        ]
+    return as_documents(sources, root)
+
+
+def _build(
+    ray: Any,
+    parts: list[list[Document]],
+    workers: int,
+    max_retries: int,
+    options: dict[str, Any],
+    say: Callable[[str], None],
+) -> DistributedBuild:
+    start = time.perf_counter()
+    actor_class = ray.remote(num_cpus=1, max_restarts=max_retries, max_task_retries=max_retries)(
+        PartitionBuilder
+    )
+    actors = [actor_class.remote(options) for _ in range(min(workers, max(len(parts), 1)))]
+    results = []
+    for number, part in enumerate(parts):
+        actor = actors[number % len(actors)]
+        results.append(actor.build.options(num_returns=2).remote(number, part))
+    numbers = {ref: number for number, (_, ref) in enumerate(results)}
+    failed: list[FailedDocument] = []
+    pending = list(numbers)
+    while pending:  # reported as they finish; the bundles stay in the object store
+        done, pending = ray.wait(pending, num_returns=1)
+        failed.extend(ray.get(done[0]))
+        say(f"partition {numbers[done[0]] + 1}/{len(parts)} built")
+    lost = Counter(f.partition for f in failed)
+    empty = tuple(n for n, part in enumerate(parts) if lost[n] == len(part))
+    level = [bundle for n, (bundle, _) in enumerate(results) if n not in empty]
+    ray.wait(level, num_returns=len(level))
+    build_seconds = time.perf_counter() - start
+    depth = 0
+    while len(level) > 1:  # neighbours in pairs, so the earlier documents stay on the left
+        merged = [
+            actors[(i // 2) % len(actors)].merge.remote(level[i], level[i + 1])
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = merged + level[len(merged) * 2 :]
+        ray.wait(level, num_returns=len(level))
+        depth += 1
+        say(f"merge level {depth}: {len(level)} part(s) left")
+    merge_seconds = time.perf_counter() - start - build_seconds
+    load = {k: v for k, v in options.items() if k in _LOAD_OPTIONS}
+    kb = KnowledgeBase.from_bytes(ray.get(level[0]), **load) if level else KnowledgeBase(**options)
+    return DistributedBuild(
+        knowledge_base=kb,
+        partitions=len(parts),
+        workers=len(actors),
+        failed=tuple(failed),
+        failed_partitions=empty,
+        build_seconds=build_seconds,
+        merge_seconds=merge_seconds,
+    )

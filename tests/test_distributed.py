@@ -1,0 +1,167 @@
+"""The Ray build (issue 15): a local Ray with two workers, real models in every worker."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import ray
+import ray.cloudpickle
+
+import noema
+from noema.distributed import build_on_ray, partition
+
+# the workers unpickle this module's extractor by value: they cannot import the test module
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+_PEOPLE = ["Anna Holm", "Larry Page", "Sergey Brin", "Jensen Huang", "Lisa Su", "Satya Nadella"]
+_COMPANIES = ["Google", "Nvidia", "Microsoft", "Acme Robotics", "Blue Harbor Foods", "Tesla"]
+_CITIES = ["Oslo", "Tulsa", "Redmond", "Mountain View", "Austin", "Kyoto", "Lyon"]
+
+
+def corpus(n: int) -> list[noema.Document]:
+    """``n`` short documents whose names recur across partitions, so the merge has work."""
+    docs = []
+    for i in range(n):
+        person, company = _PEOPLE[i % 6], _COMPANIES[(i // 6) % 6]
+        city = _CITIES[i % 7]
+        text = (
+            f"{person} founded {company} in {1950 + i % 60}. "
+            f"{company} is headquartered in {city}. "
+            f"Unit {i} of {company} makes part {i}."
+        )
+        docs.append(noema.Document(text, id=f"d{i:04d}"))
+    return docs
+
+
+def summary(kb: noema.KnowledgeBase) -> dict[str, object]:
+    """The knowledge base by content: ids aside, what a build must reproduce."""
+    g = kb.graph
+    name = {e.id: e.name for e in g.entities.values()}
+    return {
+        "documents": sorted(g.documents),
+        "entities": sorted((e.name, e.type, tuple(sorted(e.aliases))) for e in g.entities.values()),
+        "facts": sorted(
+            (name[r.subject_id], r.predicate, name[r.object_id]) for r in g.relations.values()
+        ),
+        "mentions": sorted(
+            (name[e.id], m.document_id, m.start, m.end)
+            for e in g.entities.values()
+            for m in e.mentions
+        ),
+        # a merge at the tree's seams is one record for all the documents of that part
+        "merges": sorted(
+            {
+                (m.canonical_name, m.merged_name, m.rule, d)
+                for m in kb.merge_log
+                for d in m.document_ids
+            }
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def local_ray():  # type: ignore[no-untyped-def]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def test_partitions_are_runs_of_whole_ingest_batches() -> None:
+    docs = corpus(700)
+    parts = partition(docs, 2)
+    assert [len(p) for p in parts] == [512, 188]
+    assert [d for p in parts for d in p] == docs
+    assert [len(p) for p in partition(docs, 5)] == [256, 256, 188]  # no more parts than batches
+    with pytest.raises(ValueError, match="partitions must be"):
+        partition(docs, 0)
+
+
+def test_two_workers_build_the_same_knowledge_base_as_ingest(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    docs = corpus(300)
+    whole = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    whole.ingest(docs)
+    lines: list[str] = []
+    built = build_on_ray(docs, workers=2, progress=lines.append, embedder=embedder)
+    assert built.partitions == 2 and built.workers == 2 and built.failed == ()
+    assert summary(built.knowledge_base) == summary(whole)
+    question = "Who founded the company headquartered in Redmond?"
+    assert (
+        built.knowledge_base.retrieve(question, hops=2).text
+        == whole.retrieve(question, hops=2).text
+    )
+    assert sorted(lines[:2]) == ["partition 1/2 built", "partition 2/2 built"]
+    assert lines[2:] == ["merge level 1: 1 part(s) left"]
+
+
+class DiesOnce(noema.SpacyExtractor):
+    """The real extractor, whose worker process dies the first time it meets a marked document
+    (a file records that it did, so the retried task goes through)."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self.marker = marker
+
+    def extract_batches(self, documents, batch_size, progress=None):  # type: ignore[no-untyped-def]
+        if any("CRASH" in d.text for d in documents) and not os.path.exists(self.marker):
+            Path(self.marker).write_text("died")
+            os._exit(1)  # as a killed worker: no exception, no clean-up
+        return super().extract_batches(documents, batch_size, progress)
+
+
+class RefusesMarked:
+    """The real extractor behind a check that refuses every document that says BAD."""
+
+    def __init__(self) -> None:
+        self.inner = noema.SpacyExtractor()
+
+    def extract(self, documents):  # type: ignore[no-untyped-def]
+        if any("BAD" in d.text for d in documents):
+            raise ValueError("cannot read this document")
+        return self.inner.extract(documents)
+
+
+def test_a_killed_worker_is_restarted_and_every_document_arrives(  # type: ignore[no-untyped-def]
+    local_ray, tmp_path: Path, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    docs = corpus(300)
+    docs[280] = noema.Document("CRASH. " + docs[280].text, id=docs[280].id)
+    marker = tmp_path / "died"
+    built = build_on_ray(docs, workers=2, embedder=embedder, extractor=DiesOnce(str(marker)))
+    assert marker.read_text() == "died"  # a worker did die mid-partition
+    assert built.failed == () and sorted(built.knowledge_base.graph.documents) == sorted(
+        d.id for d in docs
+    )
+
+
+def test_bad_documents_and_a_partition_of_only_bad_ones_are_reported(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    docs = corpus(300)
+    docs = [noema.Document("BAD " + d.text, id=d.id) if i >= 256 else d for i, d in enumerate(docs)]
+    docs[3] = noema.Document("BAD " + docs[3].text, id=docs[3].id)
+    built = build_on_ray(docs, workers=2, embedder=embedder, extractor=RefusesMarked())
+    assert built.failed_partitions == (1,)
+    assert sorted(f.document_id for f in built.failed) == sorted(
+        [docs[3].id, *(d.id for d in docs[256:])]
+    )
+    assert {f.error for f in built.failed} == {"ValueError: cannot read this document"}
+    assert len(built.knowledge_base.graph.documents) == 255
+
+
+def test_cli_build_on_ray_writes_the_bundle_ingest_writes(  # type: ignore[no-untyped-def]
+    local_ray, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from noema.cli import main
+
+    docs = Path(__file__).parent.parent / "examples" / "docs"
+    assert main(["build", str(docs), "-o", str(tmp_path / "ray.noema"), "--ray"]) == 0
+    out, err = capsys.readouterr()
+    assert "on Ray (workers: 1, partitions: 1" in out and "partition 1/1 built" in err
+    assert main(["build", str(docs), "-o", str(tmp_path / "one.noema")]) == 0
+    # six documents are one part: the bundle is the one a single process writes, byte for byte
+    assert (tmp_path / "ray.noema").read_bytes() == (tmp_path / "one.noema").read_bytes()
