@@ -58,6 +58,7 @@ class DistributedBuild:
     failed_partitions: tuple[int, ...]  # partitions of which no document could be ingested
     build_seconds: float  # partitions parsed, canonicalized and embedded
     merge_seconds: float  # the merge tree, after the last partition was built
+    level_seconds: tuple[float, ...]  # each level of the merge tree, first (smallest parts) first
 
 
 def partition(documents: Sequence[Document], partitions: int) -> list[list[Document]]:
@@ -227,7 +228,7 @@ def _build(
     level = [bundle for n, (bundle, _) in enumerate(results) if n not in empty]
     ray.wait(level, num_returns=len(level))
     build_seconds = time.perf_counter() - start
-    depth = 0
+    levels: list[float] = []
     while len(level) > 1:  # neighbours in pairs, so the earlier documents stay on the left
         merged = [
             actors[(i // 2) % len(actors)].merge.remote(level[i], level[i + 1])
@@ -235,9 +236,9 @@ def _build(
         ]
         level = merged + level[len(merged) * 2 :]
         ray.wait(level, num_returns=len(level))
-        depth += 1
-        say(f"merge level {depth}: {len(level)} part(s) left")
-    merge_seconds = time.perf_counter() - start - build_seconds
+        levels.append(time.perf_counter() - start - build_seconds - sum(levels))
+        say(f"merge level {len(levels)}: {len(level)} part(s) left")
+    merge_seconds = sum(levels)
     load = {k: v for k, v in options.items() if k in _LOAD_OPTIONS}
     kb = KnowledgeBase.from_bytes(ray.get(level[0]), **load) if level else KnowledgeBase(**options)
     return DistributedBuild(
@@ -248,4 +249,5 @@ def _build(
         failed_partitions=empty,
         build_seconds=build_seconds,
         merge_seconds=merge_seconds,
+        level_seconds=tuple(levels),
     )
