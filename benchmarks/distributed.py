@@ -1,12 +1,17 @@
 """The Ray build beside a one-process ingest of the same Wikipedia paragraphs, same process.
 
     python benchmarks/distributed.py --paragraphs 10000 --runs 1:1 2:2 2:4
+    python benchmarks/distributed.py --hotpotqa 200
 
 Each run ``W:P`` builds on a local Ray with W workers (one CPU each) and P partitions; Ray is
 started once before the runs, so its start-up (a few seconds) is not in the figures. For each
 run: the time to build the partitions, each level of the merge tree, the whole call, and how the
 result compares with the one-process build (entities by name and type, facts by names, merges by
 name and document; see ``noema.distributed.build_on_ray`` for what may differ and why).
+
+``--hotpotqa N`` builds the pool of the first N HotpotQA dev questions (as benchmarks/hotpotqa.py
+does) in one process and on Ray with 2 workers, and retrieves every question from both at 100, 200
+and 400 tokens: answer recall of each, and how many contexts are identical.
 
 The last table projects a cluster of N machines from these measurements: the one-process ingest
 divided over N, plus the merge tree's levels, each level's merge timed here at the size it would
@@ -26,6 +31,7 @@ from _common import data_file, machine, print_table, timer  # noqa: E402
 
 import noema  # noqa: E402
 from noema.distributed import build_on_ray  # noqa: E402
+from noema.evaluate import answer_in_context  # noqa: E402
 
 
 def content(kb: noema.KnowledgeBase) -> dict[str, set[tuple[object, ...]]]:
@@ -62,7 +68,10 @@ def main() -> int:
     parser.add_argument("--paragraphs", type=int, default=10000)
     parser.add_argument("--runs", nargs="+", default=["1:1", "2:2", "2:4"], help="WORKERS:PARTS")
     parser.add_argument("--show", type=int, default=3, help="differences to print per kind")
+    parser.add_argument("--hotpotqa", type=int, default=0, help="compare retrieval on this pool")
     args = parser.parse_args()
+    if args.hotpotqa:
+        return hotpotqa(args.hotpotqa, args.show)
     import ray
 
     lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()[: args.paragraphs]
@@ -164,6 +173,44 @@ def main() -> int:
             "merge share",
         ],
         projected,
+    )
+    return 0
+
+
+def hotpotqa(n: int, show: int) -> int:
+    import hotpotqa as pool
+    import ray
+
+    questions, docs = pool.load(n)
+    embedder = noema.SentenceTransformerEmbedder()
+    single = noema.KnowledgeBase(embedder=embedder)
+    with timer() as single_time:
+        single.ingest(docs)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    with timer() as ray_time:
+        built = build_on_ray(docs, workers=2, embedder=embedder)
+    ray.shutdown()
+    kb = built.knowledge_base
+    print(
+        f"HotpotQA pool of {n} questions: {len(docs):,} paragraphs, {len(questions)} questions; "
+        f"one process {single_time[0]:.0f} s, Ray (2 workers, {built.partitions} partitions) "
+        f"{ray_time[0]:.0f} s; differences: {differences(content(single), content(kb), show)}"
+    )
+    rows = []
+    for budget in (100, 200, 400):
+        same = hits_single = hits_ray = 0
+        for q in questions:
+            a = single.retrieve(q.text, max_tokens=budget).text
+            b = kb.retrieve(q.text, max_tokens=budget).text
+            same += a == b
+            hits_single += answer_in_context(q.answers, a)
+            hits_ray += answer_in_context(q.answers, b)
+        k = len(questions)
+        rows.append(
+            [f"{budget}", f"{hits_single / k:.1%}", f"{hits_ray / k:.1%}", f"{same} of {k}"]
+        )
+    print_table(
+        ["tokens", "answer recall, one process", "answer recall, Ray", "identical contexts"], rows
     )
     return 0
 

@@ -55,6 +55,7 @@ from noema.errors import BundleError, GraphError
 from noema.facttext import FACT_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
+from noema.records import record_to_dict
 from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
 
 __all__ = [
@@ -169,7 +170,7 @@ def _members(
     if order:
         ordered.add(order, _rows(index, order))
     graph_data = graph.to_dict()
-    graph_data["merge_log"] = [_record_to_dict(r) for r in merge_log]
+    graph_data["merge_log"] = [record_to_dict(r) for r in merge_log]
     members = {
         "graph.json": _json_bytes(graph_data),
         "embeddings.bin": ordered.vector_bytes(),
@@ -416,18 +417,6 @@ def _json_bytes(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
         "utf-8"
     )
-
-
-def _record_to_dict(record: MergeRecord) -> dict[str, Any]:
-    return {
-        "entity_id": record.entity_id,
-        "canonical_name": record.canonical_name,
-        "merged_name": record.merged_name,
-        "type": record.type,
-        "rule": record.rule,
-        "similarity": record.similarity,
-        "document_ids": list(record.document_ids),
-    }
 
 
 def _record_from_dict(raw: Any) -> MergeRecord:

@@ -35,7 +35,7 @@ from noema.embed import Embedder, Vectors
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.names import initials, key_words, names_compatible, normalize_name
 
-__all__ = ["Canonicalizer", "MergeRecord", "MergeResult", "normalize_name"]
+__all__ = ["Canonicalizer", "IngestReport", "MergeRecord", "MergeResult", "normalize_name"]
 
 _DIGITS = re.compile(r"\d+")
 _MAX_SUBSET_WORDS = 10
@@ -352,3 +352,23 @@ class _Postings:
         else:  # the name its initials are
             found |= self._by_set.get((type_, frozenset([initials(words)])), set())
         return sorted(found)
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one :meth:`KnowledgeBase.ingest` call added."""
+
+    documents: int
+    skipped_documents: int
+    new_entities: int
+    new_relations: int
+    new_events: int
+    merges: tuple[MergeRecord, ...]
+
+    def __repr__(self) -> str:
+        # one line in a notebook or a log: the merges are counted, not listed (see ``merges``)
+        return (
+            f"IngestReport(documents={self.documents}, skipped_documents="
+            f"{self.skipped_documents}, new_entities={self.new_entities}, new_relations="
+            f"{self.new_relations}, new_events={self.new_events}, merges=<{len(self.merges)}>)"
+        )

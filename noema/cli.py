@@ -131,20 +131,23 @@ def _build_on_ray(
     return 0
 
 
+# `noema query` options that are retrieve() options of the same name
+_QUERY_OPTIONS = (
+    "top_k",
+    "hops",
+    "max_tokens",
+    "format",
+    "token_model",
+    "seeds",
+    "min_similarity",
+    "explain",
+)
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     kb = KnowledgeBase.load(args.bundle)
-    result = kb.retrieve(
-        args.question,
-        top_k=args.top_k,
-        hops=args.hops,
-        max_tokens=args.max_tokens,
-        format=args.format,
-        token_model=args.token_model,
-        seeds=args.seeds,
-        min_similarity=args.min_similarity,
-        filters=_filters(args),
-        explain=args.explain,
-    )
+    options = {name: getattr(args, name) for name in _QUERY_OPTIONS}
+    result = kb.retrieve(args.question, filters=_filters(args), **options)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0

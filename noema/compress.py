@@ -13,6 +13,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from noema.embed import Embedder
 from noema.extractor import Extractor
@@ -96,22 +97,20 @@ def compression_base(
         >>> compression_base(chunks) is compression_base(chunks)
         True
     """
-    settings = (similarity_threshold, spacy_model, embedding_model)
+    settings: dict[str, Any] = {
+        "similarity_threshold": similarity_threshold,
+        "spacy_model": spacy_model,
+        "embedding_model": embedding_model,
+    }
     key = None
     if extractor is None and embedder is None:
-        key = (*settings, *(_document_key(d) for d in documents))
+        key = (*settings.values(), *(_document_key(d) for d in documents))
         with _cache_lock:
             cached = _cache.get(key)
             if cached is not None:
                 _cache.move_to_end(key)
                 return cached
-    kb = KnowledgeBase(
-        similarity_threshold=similarity_threshold,
-        spacy_model=spacy_model,
-        embedding_model=embedding_model,
-        extractor=extractor,
-        embedder=embedder,
-    )
+    kb = KnowledgeBase(**settings, extractor=extractor, embedder=embedder)
     kb.ingest(list(documents))
     if key is not None:
         with _cache_lock:

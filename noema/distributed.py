@@ -1,7 +1,7 @@
 """Build one knowledge base on a Ray cluster: partitions parsed and embedded by long-lived actors,
 merged in a tree into one canonical base.
 
-Needs the ``ray`` extra (``pip install "noema[ray]"``). Each actor loads the spaCy pipeline and the
+Needs the ``ray`` extra (``pip install 'noema[ray]'``). Each actor loads the spaCy pipeline and the
 embedding model once and builds a partial knowledge base per partition (``ingest``, exactly as one
 process does); partial bases travel through Ray's object store as bundle bytes and are merged in
 pairs on the actors, level by level, so the driver only reads documents and receives the result.
@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from noema.errors import MissingResourceError
+from noema.extractor import INGEST_BATCH
 from noema.graph import Document
-from noema.kb import INGEST_BATCH, KnowledgeBase
+from noema.kb import KnowledgeBase
 from noema.sources import Source, as_documents
 
 __all__ = ["DistributedBuild", "FailedDocument", "build_on_ray", "partition"]
@@ -85,10 +86,9 @@ class PartitionBuilder:
         warm.extractor.extract([Document("Warm up.")])
         self.shared: dict[str, Any] = {"embedder": warm.embedder, "extractor": warm.extractor}
 
-    def pid(self) -> int:
-        return os.getpid()
-
-    def build(self, number: int, documents: list[Document]) -> tuple[bytes | None, list[Any]]:
+    def build(
+        self, number: int, documents: list[Document]
+    ) -> tuple[bytes | None, list[FailedDocument]]:
         """The partial base of one partition as bundle bytes (``None`` when no document could
         be ingested) and the documents that failed, with the error each gave alone."""
         kb = KnowledgeBase(**self.options, **self.shared)
@@ -98,7 +98,7 @@ class PartitionBuilder:
         except Exception:  # noqa: BLE001  one bad document must not cost the partition
             pass
         kb = KnowledgeBase(**self.options, **self.shared)
-        failed = []
+        failed: list[FailedDocument] = []
         for doc in documents:  # ingest leaves the base unchanged when a document fails
             try:
                 kb.ingest([doc])
@@ -163,9 +163,9 @@ def build_on_ray(
     """
     try:
         import ray
-    except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
+    except ImportError as exc:
         raise MissingResourceError(
-            'building on Ray needs the ray extra: pip install "noema[ray]"'
+            "building on Ray needs ray; install it with: pip install 'noema[ray]'"
         ) from exc
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
@@ -226,7 +226,8 @@ def _build(
     lost = Counter(f.partition for f in failed)
     empty = tuple(n for n, part in enumerate(parts) if lost[n] == len(part))
     level = [bundle for n, (bundle, _) in enumerate(results) if n not in empty]
-    ray.wait(level, num_returns=len(level))
+    if level:
+        ray.wait(level, num_returns=len(level))
     build_seconds = time.perf_counter() - start
     levels: list[float] = []
     while len(level) > 1:  # neighbours in pairs, so the earlier documents stay on the left

@@ -11,7 +11,10 @@ from typing import Protocol, runtime_checkable
 
 from noema.graph import Document, SemanticGraph
 
-__all__ = ["BatchExtractor", "Extractor"]
+__all__ = ["INGEST_BATCH", "BatchExtractor", "Extractor", "Progress", "extract_in_batches"]
+
+# Called with how many of the documents have been read so far.
+Progress = Callable[[int], None]
 
 
 @runtime_checkable
@@ -40,11 +43,32 @@ class BatchExtractor(Extractor, Protocol):
     """
 
     def extract_batches(
-        self,
-        documents: Sequence[Document],
-        batch_size: int,
-        progress: Callable[[int], None] | None = None,
+        self, documents: Sequence[Document], batch_size: int, progress: Progress | None = None
     ) -> Iterator[SemanticGraph]:
         """One graph per run of ``batch_size`` documents, in order, each what :meth:`extract`
         would give for that run; ``progress(n)`` once the first ``n`` documents are read."""
         ...
+
+
+# Documents parsed and canonicalized together: a name's type votes are pooled over one batch.
+INGEST_BATCH = 256
+
+
+def extract_in_batches(
+    extractor: Extractor,
+    documents: Sequence[Document],
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[SemanticGraph]:
+    """Graphs for consecutive batches of :data:`INGEST_BATCH` documents, as ingest reads them:
+    one ``extract_batches`` stream from a :class:`BatchExtractor` (progress as it reports it),
+    else one ``extract`` call per batch (progress per batch). ``progress(done, total)``."""
+    total = len(documents)
+    if isinstance(extractor, BatchExtractor):
+        each = None if progress is None else (lambda n: progress(n, total))
+        yield from extractor.extract_batches(documents, INGEST_BATCH, each)
+        return
+    for start in range(0, total, INGEST_BATCH):
+        graph = extractor.extract(documents[start : start + INGEST_BATCH])
+        if progress is not None:
+            progress(min(start + INGEST_BATCH, total), total)
+        yield graph

@@ -9,7 +9,7 @@ treat them alike through :meth:`SemanticGraph.fact` and their ``entity_ids``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, cast
@@ -30,8 +30,6 @@ from noema.records import (
     add_mentions,
     check_confidence,
     digest,
-    entity_to_dict,
-    event_to_dict,
     make_event_id,
     make_relation_id,
     normalize_predicate,
@@ -39,7 +37,7 @@ from noema.records import (
     read_event,
     read_relation,
     read_str,
-    relation_to_dict,
+    record_to_dict,
     surrogate_at,
     union_mentions,
     updated_mentions,
@@ -48,6 +46,7 @@ from noema.records import (
 __all__ = [
     "ENTITY_TYPES",
     "LINE_BREAKS",
+    "VALUE_TYPES",
     "Citation",
     "Document",
     "Entity",
@@ -56,13 +55,20 @@ __all__ = [
     "Fact",
     "Mention",
     "Relation",
-    "VALUE_TYPES",
     "SemanticGraph",
     "make_relation_id",
     "normalize_predicate",
 ]
 
 GRAPH_FORMAT_VERSION = 1
+
+
+def _label(text: str, what: str) -> str:
+    """``text`` normalized as a predicate or event label; refused when nothing is left."""
+    normalized = normalize_predicate(text)
+    if not normalized:
+        raise GraphError(f"{what} {text!r} has no letters or digits")
+    return normalized
 
 
 class SemanticGraph:
@@ -214,16 +220,10 @@ class SemanticGraph:
         """Add ``subject -predicate-> object`` (predicate normalized) and return its id."""
         self._require_entity(subject_id)
         self._require_entity(object_id)
-        normalized = normalize_predicate(predicate)
-        if not normalized:
-            raise GraphError(f"predicate {predicate!r} has no letters or digits")
+        normalized = _label(predicate, "predicate")
         relation_id = make_relation_id(subject_id, normalized, object_id)
-        return self._add_fact(
-            relation_id,
-            mentions,
-            confidence,
-            lambda ms, c: Relation(relation_id, subject_id, normalized, object_id, ms, c),
-        )
+        ms, c = tuple(mentions), check_confidence(confidence)
+        return self._add_fact(Relation(relation_id, subject_id, normalized, object_id, ms, c))
 
     def add_event(
         self,
@@ -240,39 +240,28 @@ class SemanticGraph:
             raise GraphError("an event needs at least one participant")
         for pid in participants:
             self._require_entity(pid)
-        normalized = normalize_predicate(label)
-        if not normalized:
-            raise GraphError(f"event label {label!r} has no letters or digits")
+        normalized = _label(label, "event label")
         event_id = make_event_id(normalized, participants, time)
-        return self._add_fact(
-            event_id,
-            mentions,
-            confidence,
-            lambda ms, c: Event(event_id, normalized, participants, time, ms, c),
-        )
+        ms, c = tuple(mentions), check_confidence(confidence)
+        return self._add_fact(Event(event_id, normalized, participants, time, ms, c))
 
-    def _add_fact(
-        self,
-        fact_id: str,
-        mentions: Sequence[Mention],
-        confidence: float,
-        make: Callable[[tuple[Mention, ...], float], Fact],
-    ) -> str:
-        """Store a new fact made by ``make(mentions, confidence)``, or give the stored one of
-        that id these mentions too (and the higher confidence)."""
-        existing = self._relations.get(fact_id) or self._events.get(fact_id)
+    def _add_fact(self, fact: Fact) -> str:
+        """Store a new fact (its mentions sorted), or give the stored one of that id these
+        mentions too (and the higher confidence). Only a new fact's mentions are sorted whole:
+        a fact repeated along a text gets its mentions appended (see add_mentions)."""
+        existing = self._relations.get(fact.id) or self._events.get(fact.id)
         if existing is not None:
-            self._store_of(existing)[fact_id] = replace(
+            self._store_of(existing)[fact.id] = replace(
                 existing,
-                mentions=add_mentions(existing.mentions, mentions),
-                confidence=max(existing.confidence, check_confidence(confidence)),
+                mentions=add_mentions(existing.mentions, fact.mentions),
+                confidence=max(existing.confidence, fact.confidence),
             )
-            return fact_id
-        fact = make(union_mentions(mentions), check_confidence(confidence))
-        self._store_of(fact)[fact_id] = fact
+            return fact.id
+        fact = replace(fact, mentions=union_mentions(fact.mentions))
+        self._store_of(fact)[fact.id] = fact
         for eid in fact.entity_ids:
-            self._facts_by_entity.setdefault(eid, {})[fact_id] = None
-        return fact_id
+            self._facts_by_entity.setdefault(eid, {})[fact.id] = None
+        return fact.id
 
     def _add_like(self, fact: Fact, entity_ids: Sequence[str], mentions: Sequence[Mention]) -> str:
         """A fact like ``fact`` (same predicate or label, time, confidence) between
@@ -459,9 +448,9 @@ class SemanticGraph:
                 {"id": d.id, "text": d.text, "metadata": dict(d.metadata)}
                 for d in self._documents.values()
             ],
-            "entities": [entity_to_dict(e) for e in self._entities.values()],
-            "relations": [relation_to_dict(r) for r in self._relations.values()],
-            "events": [event_to_dict(v) for v in self._events.values()],
+            "entities": [record_to_dict(e) for e in self._entities.values()],
+            "relations": [record_to_dict(r) for r in self._relations.values()],
+            "events": [record_to_dict(v) for v in self._events.values()],
         }
 
     def to_json(self) -> bytes:

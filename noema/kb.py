@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,13 @@ from noema.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
-from noema.canonical import Canonicalizer, MergeRecord
+from noema.canonical import Canonicalizer, IngestReport, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import ModelMismatchError
-from noema.extractor import BatchExtractor, Extractor
+from noema.extractor import Extractor, extract_in_batches
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.filters import FactFilter
-from noema.graph import Document, SemanticGraph
+from noema.graph import SemanticGraph
 from noema.index import SearchMode, VectorIndex, check_search_mode
 from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
@@ -36,50 +36,9 @@ from noema.sentences import SentenceIndex, sentence_text
 from noema.snapshot import Snapshot, prepared, synced_index, with_reused_vectors
 from noema.sources import Source, as_documents
 
-__all__ = ["INGEST_BATCH", "IngestReport", "KnowledgeBase", "Source"]
+__all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
 ProgressCallback = Callable[[int, int], None]
-
-# Documents parsed and canonicalized together: a name's type votes are pooled over one batch.
-INGEST_BATCH = 256
-
-
-def _extract_batches(
-    extractor: Extractor, documents: list[Document], progress: ProgressCallback | None
-) -> Iterator[SemanticGraph]:
-    """Graphs for consecutive batches of documents: one ``extract_batches`` stream (progress as
-    the extractor reports it) from a :class:`BatchExtractor`, else one ``extract`` call per batch
-    (progress per batch)."""
-    total = len(documents)
-    if isinstance(extractor, BatchExtractor):
-        each = None if progress is None else (lambda n: progress(n, total))
-        yield from extractor.extract_batches(documents, INGEST_BATCH, each)
-        return
-    for start in range(0, total, INGEST_BATCH):
-        graph = extractor.extract(documents[start : start + INGEST_BATCH])
-        if progress is not None:
-            progress(min(start + INGEST_BATCH, total), total)
-        yield graph
-
-
-@dataclass(frozen=True)
-class IngestReport:
-    """What one :meth:`KnowledgeBase.ingest` call added."""
-
-    documents: int
-    skipped_documents: int
-    new_entities: int
-    new_relations: int
-    new_events: int
-    merges: tuple[MergeRecord, ...]
-
-    def __repr__(self) -> str:
-        # one line in a notebook or a log: the merges are counted, not listed (see ``merges``)
-        return (
-            f"IngestReport(documents={self.documents}, skipped_documents="
-            f"{self.skipped_documents}, new_entities={self.new_entities}, new_relations="
-            f"{self.new_relations}, new_events={self.new_events}, merges=<{len(self.merges)}>)"
-        )
 
 
 class KnowledgeBase:
@@ -224,7 +183,7 @@ class KnowledgeBase:
             counts = [0, 0, 0]
             canonicalizer = self._canonicalizer
             try:
-                for parsed in _extract_batches(self.extractor, fresh, progress):
+                for parsed in extract_in_batches(self.extractor, fresh, progress):
                     result = canonicalizer.merge_into(graph, parsed)
                     merges.extend(result.merges)
                     counts[0] += len(result.new_entity_ids)
@@ -552,38 +511,24 @@ class KnowledgeBase:
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
         """
-        return cls._from_contents(
-            read_bundle(path),
-            str(path),
-            embedding_model=embedding_model,
-            embedder=embedder,
-            extractor=extractor,
-            spacy_model=spacy_model,
-            similarity_threshold=similarity_threshold,
-            search=search,
+        options = _LoadOptions(
+            embedding_model, embedder, extractor, spacy_model, similarity_threshold, search
         )
+        return cls._from_contents(read_bundle(path), str(path), options)
 
     @classmethod
     def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
         """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
-        return cls._from_contents(read_bundle_bytes(data), "<bytes>", **options)
+        return cls._from_contents(read_bundle_bytes(data), "<bytes>", _LoadOptions(**options))
 
     @classmethod
     def _from_contents(
-        cls,
-        contents: BundleContents,
-        name: str,
-        *,
-        embedding_model: str | None = None,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        spacy_model: str | None = None,
-        similarity_threshold: float | None = None,
-        search: SearchMode = "auto",
+        cls, contents: BundleContents, name: str, options: _LoadOptions
     ) -> KnowledgeBase:
         manifest = contents.manifest
         stored_model = manifest["embedding_model"]
-        asked = embedder.name if embedder is not None else embedding_model
+        embedder = options.embedder
+        asked = embedder.name if embedder is not None else options.embedding_model
         if asked is not None and asked != stored_model:
             raise ModelMismatchError(
                 f"{name!r} was built with embedding model {stored_model!r}, not {asked!r}; "
@@ -591,14 +536,14 @@ class KnowledgeBase:
             )
         threshold = manifest.get("similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD)
         kb = cls(
-            similarity_threshold=similarity_threshold
-            if similarity_threshold is not None
+            similarity_threshold=options.similarity_threshold
+            if options.similarity_threshold is not None
             else float(threshold),
-            spacy_model=spacy_model or DEFAULT_SPACY_MODEL,
+            spacy_model=options.spacy_model or DEFAULT_SPACY_MODEL,
             embedding_model=stored_model,
-            extractor=extractor,
+            extractor=options.extractor,
             embedder=embedder,
-            search=search,
+            search=options.search,
         )
         if contents.index.dimension != kb.embedder.dimension:
             raise ModelMismatchError(
@@ -616,9 +561,22 @@ class KnowledgeBase:
             index = contents.index if current else VectorIndex(contents.index.dimension)
             kb._publish(contents.graph, index, contents.sentences)
         kb._merge_log = list(contents.merge_log)
-        kb._spacy_model_name = None if spacy_model else manifest["spacy_model"]
+        kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb
+
+
+@dataclass(frozen=True)
+class _LoadOptions:
+    """What :meth:`KnowledgeBase.load` and :meth:`KnowledgeBase.from_bytes` take besides the
+    bundle (``from_bytes`` checks its keywords by building one)."""
+
+    embedding_model: str | None = None
+    embedder: Embedder | None = None
+    extractor: Extractor | None = None
+    spacy_model: str | None = None
+    similarity_threshold: float | None = None
+    search: SearchMode = "auto"
 
 
 def _unpickle(

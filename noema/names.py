@@ -14,33 +14,12 @@ __all__ = [
     "normalize_name",
 ]
 
-BUSINESS_SUFFIXES = frozenset(
-    [
-        "inc",
-        "incorporated",
-        "corp",
-        "corporation",
-        "co",
-        "company",
-        "ltd",
-        "limited",
-        "llc",
-        "plc",
-        "gmbh",
-        "ag",
-        "sa",
-        "nv",
-        "bv",
-        "lp",
-        "llp",
-        "srl",
-        "spa",
-        "pty",
-        "oy",
-        "ab",
-        "kg",
-    ]
-)
+# Words that end a company name ("Microsoft Corp"): not a name of their own.
+_SUFFIX_WORDS = """
+inc incorporated corp corporation co company ltd limited llc plc gmbh ag sa nv bv lp llp srl spa
+pty oy ab kg
+"""
+BUSINESS_SUFFIXES = frozenset(_SUFFIX_WORDS.split())
 _PUNCT = re.compile(r"[^\w\s]+")
 _WS = re.compile(r"\s+")
 

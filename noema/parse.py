@@ -34,7 +34,7 @@ of the name across the batch of documents votes, so one name gets one type and o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,7 +47,7 @@ from noema.entities import (
     pronouns_say_person,
     read_entities,
 )
-from noema.extractor import BatchExtractor, Extractor
+from noema.extractor import BatchExtractor, Extractor, Progress
 from noema.graph import Document, SemanticGraph, normalize_predicate
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 from noema.rules import CONFIDENCE, SentenceReader, main_kinds
@@ -123,10 +123,7 @@ class SpacyExtractor:
         return graphs[0] if graphs else SemanticGraph()
 
     def extract_batches(
-        self,
-        documents: Sequence[Document],
-        batch_size: int,
-        progress: Callable[[int], None] | None = None,
+        self, documents: Sequence[Document], batch_size: int, progress: Progress | None = None
     ) -> Iterator[SemanticGraph]:
         """What :meth:`extract` gives for each run of ``batch_size`` documents, in order;
         ``progress(n)`` is called each time the first ``n`` documents have been read.

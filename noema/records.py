@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from noema.errors import GraphError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "ENTITY_TYPES",
@@ -248,41 +251,22 @@ def read_float(value: Any) -> float:
     return float(value)
 
 
-def entity_to_dict(e: Entity) -> dict[str, Any]:
-    return {
-        "id": e.id,
-        "name": e.name,
-        "type": e.type,
-        "aliases": list(e.aliases),
-        "mentions": [mention_to_list(m) for m in e.mentions],
-        "confidence": e.confidence,
-    }
-
-
-def relation_to_dict(r: Relation) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "subject_id": r.subject_id,
-        "predicate": r.predicate,
-        "object_id": r.object_id,
-        "mentions": [mention_to_list(m) for m in r.mentions],
-        "confidence": r.confidence,
-    }
-
-
-def event_to_dict(v: Event) -> dict[str, Any]:
-    return {
-        "id": v.id,
-        "label": v.label,
-        "participant_ids": list(v.participant_ids),
-        "time": v.time,
-        "mentions": [mention_to_list(m) for m in v.mentions],
-        "confidence": v.confidence,
-    }
+def record_to_dict(record: DataclassInstance) -> dict[str, Any]:
+    """A frozen record's fields in order, as JSON holds them: tuples become lists and each
+    mention ``[document_id, start, end]``. Used for entities, relations, events and merges."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if f.name == "mentions":
+            value = [mention_to_list(m) for m in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
 
 
 def read_entity(e: Mapping[str, Any], shared: dict[str, str]) -> Entity:
-    """An entity from :func:`entity_to_dict` output, with the checks ``add_entity`` makes."""
+    """An entity from :func:`record_to_dict` output, with the checks ``add_entity`` makes."""
     eid = read_str(e["id"])
     if e["type"] not in ENTITY_TYPES:
         raise GraphError(f"entity {eid!r} has unknown type {e['type']!r}")
@@ -299,7 +283,7 @@ def read_entity(e: Mapping[str, Any], shared: dict[str, str]) -> Entity:
 def read_relation(
     r: Mapping[str, Any], shared: dict[str, str], entities: Mapping[str, Entity]
 ) -> Relation:
-    """A relation from :func:`relation_to_dict` output between ``entities`` (whose id strings
+    """A relation from :func:`record_to_dict` output between ``entities`` (whose id strings
     it shares), with the checks ``add_relation`` makes and its id checked against its content."""
     rid = read_str(r["id"])
     subject, obj = read_str(r["subject_id"]), read_str(r["object_id"])
@@ -322,7 +306,7 @@ def read_relation(
 def read_event(
     v: Mapping[str, Any], shared: dict[str, str], entities: Mapping[str, Entity]
 ) -> Event:
-    """An event from :func:`event_to_dict` output, checked as :func:`read_relation` checks."""
+    """An event from :func:`record_to_dict` output, checked as :func:`read_relation` checks."""
     vid = read_str(v["id"])
     label = _snake_case(v["label"], f"event {vid!r} has label")
     participants = tuple(read_str(p) for p in v["participant_ids"])

@@ -165,3 +165,16 @@ def test_cli_build_on_ray_writes_the_bundle_ingest_writes(  # type: ignore[no-un
     assert main(["build", str(docs), "-o", str(tmp_path / "one.noema")]) == 0
     # six documents are one part: the bundle is the one a single process writes, byte for byte
     assert (tmp_path / "ray.noema").read_bytes() == (tmp_path / "one.noema").read_bytes()
+
+
+def test_a_ray_dataset_is_read_as_documents(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    import ray.data
+
+    docs = corpus(12)
+    rows = [{"text": d.text, "id": d.id, "metadata": {"n": n}} for n, d in enumerate(docs)]
+    built = build_on_ray(ray.data.from_items(rows), workers=1, embedder=embedder)
+    graph = built.knowledge_base.graph
+    assert list(graph.documents) == [d.id for d in docs]
+    assert [dict(graph.documents[d.id].metadata) for d in docs] == [{"n": n} for n in range(12)]

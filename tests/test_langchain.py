@@ -1,8 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -224,14 +222,6 @@ def test_compressor_builds_a_chunk_set_once() -> None:
     assert noema.compression_base(list(chunks)) is first  # the next question reuses it
     changed = [noema.Document("Sundar Pichai is the CEO of Google.", id="c", metadata={"a": 1})]
     assert noema.compression_base(changed) is not first
-
-
-def test_missing_langchain_names_the_extra() -> None:
-    code = "import sys; sys.modules['langchain_core'] = None\ntry:\n    import noema_langchain\nexcept ImportError as e:\n    print(e)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert "pip install 'noema[langchain]'" in out
 
 
 def test_ingest_takes_langchain_documents_with_their_ids_and_metadata(make_kb) -> None:  # type: ignore[no-untyped-def]

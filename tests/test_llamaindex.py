@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -103,14 +101,6 @@ async def test_postprocessor_async() -> None:
     assert "Warsaw" in out[0].node.get_content() and len(out) == 1
 
 
-def test_missing_llamaindex_names_the_extra() -> None:
-    code = "import sys; sys.modules['llama_index.core'] = None\ntry:\n    import noema_llamaindex\nexcept ImportError as e:\n    print(e)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert "pip install 'noema[llamaindex]'" in out
-
-
 def test_ingest_and_from_documents_take_llamaindex_nodes(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
     from llama_index.core import Document as LlamaDocument
 
@@ -185,20 +175,11 @@ def test_similarity_top_k_and_metadata_filters(embedder, extractor) -> None:  # 
     )
 
     kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(
-        [
-            noema.Document(
-                "Larry Page founded Google. Google acquired YouTube.",
-                id="g",
-                metadata={"lang": "en"},
-            ),
-            noema.Document(
-                "Jensen Huang founded Nvidia. Nvidia acquired Mellanox.",
-                id="n",
-                metadata={"lang": "de"},
-            ),
-        ]
-    )
+    texts = {
+        ("g", "en"): "Larry Page founded Google. Google acquired YouTube.",
+        ("n", "de"): "Jensen Huang founded Nvidia. Nvidia acquired Mellanox.",
+    }
+    kb.ingest([noema.Document(t, id=i, metadata={"lang": lang}) for (i, lang), t in texts.items()])
     question = "Who founded the company?"
     everything = NoemaRetriever(kb, mode="per_fact", max_tokens=400).retrieve(question)
     assert len(everything) > 2

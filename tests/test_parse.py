@@ -215,7 +215,7 @@ def test_ingest_progress_counts_batches_of_another_extractor(
         def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
             return extractor.extract(documents)
 
-    monkeypatch.setattr(noema.kb, "INGEST_BATCH", 2)
+    monkeypatch.setattr(noema.extractor, "INGEST_BATCH", 2)
     seen: list[tuple[int, int]] = []
     make_kb(extractor=Plain()).ingest(
         [f"Company {n} acquired Firm {n}." for n in range(5)], progress=lambda *a: seen.append(a)

@@ -188,7 +188,7 @@ def test_failed_ingest_leaves_knowledge_base_unchanged(
                 raise RuntimeError("extractor failed")
             return extractor.extract(documents)
 
-    monkeypatch.setattr(noema.kb, "INGEST_BATCH", 1)
+    monkeypatch.setattr(noema.extractor, "INGEST_BATCH", 1)
     kb = make_kb(extractor=FailsInSecondBatch())
     kb.ingest(["Sundar Pichai is the CEO of Google."])
     before, keys = kb.graph.to_json(), dict(kb._canonicalizer._keys)
