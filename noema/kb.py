@@ -504,7 +504,7 @@ class KnowledgeBase:
         search: SearchMode = "auto",
     ) -> KnowledgeBase:
         """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
-        for the constructor; an approximate index saved in the bundle is reused too).
+        for the constructor; the approximate index of a large base is built again on load).
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
