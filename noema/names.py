@@ -64,21 +64,29 @@ def is_business_suffix(name: str) -> bool:
 
 _FILLER_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "at", "for", "de", "la"})
 # Words that make a different thing of the same name: "Northern Ireland" is not "Ireland", "New
-# York" is not "York", "Sea Hunters II" is not "Sea Hunters".
+# York" is not "York", "Sea Hunters II" is not "Sea Hunters". So do the kinds of place named after
+# another place: "Kansas City" and "Kansas State" are not "Kansas", "Oregon State University" is
+# not "University of Oregon", "Orange County" is not "Orange", though MiniLM puts each pair over
+# the default threshold (0.87, 0.96). Not "province": "Zhejiang Province" is Zhejiang.
 _QUALIFIERS = frozenset(
     ["north", "south", "east", "west", "northern", "southern", "eastern", "western", "central"]
     + ["upper", "lower", "new", "old", "greater", "little"]
+    + ["city", "state", "county"]
 )
 _NUMERALS = frozenset(["ii", "iii", "iv", "vi", "vii", "viii", "ix"])
+_CITY_OR_STATE = frozenset(["city", "state"])
 
 
 @lru_cache(maxsize=1 << 17)
 def _content_words(name: str) -> tuple[str, ...]:
     # "Institutes" and "Institute", "FECs" and "FEC" are one word here. Cached: canonicalization
     # compares each new name with every stored name sharing a word with it.
+    words = normalize_name(name).split()
+    if len(words) > 2 and words[0] in _CITY_OR_STATE and words[1] == "of":
+        words = words[2:]  # "City of Jacksonville" is Jacksonville, unlike "Kansas City"
     return tuple(
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-        for w in normalize_name(name).split()
+        for w in words
         if w not in _FILLER_WORDS
     )
 
@@ -132,8 +140,9 @@ def names_compatible(a: str, b: str) -> bool:
 
     Names that each have a word the other lacks are two things however close their embeddings:
     "Tim Curry" and "John Curry", "Eastern Roman Empire" and "Western Roman Empire". So are
-    names that differ by a qualifier ("Ireland", "Northern Ireland"), and places whose first part
-    differs ("Kingston, Jamaica" is in "Jamaica", not the same place).
+    names that differ by a qualifier ("Ireland", "Northern Ireland") or by a kind of place
+    ("Kansas", "Kansas City"), and places whose first part differs ("Kingston, Jamaica" is in
+    "Jamaica", not the same place).
 
     Example:
         >>> names_compatible("Evan Lysacek", "Evan Frank Lysacek"), names_compatible("U.S.", "United States")
