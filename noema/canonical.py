@@ -12,8 +12,8 @@ Two rules, in order, and only ever within one entity type:
    by rule 2, because their embeddings are close while the things are not the same. Nor do
    names that each have a word the other lacks ("Tim Curry", "John Curry"; "Eastern Roman
    Empire", "Western Roman Empire"), that differ by a qualifier ("Ireland", "Northern Ireland")
-   or a kind of place ("Kansas", "Kansas City"), or whose first parts differ ("Kingston, Jamaica", "Jamaica"); see
-   :func:`noema.names.names_compatible`. Rule 2 joins spellings of one name ("Knicks", "New
+   or a kind of place ("Kansas", "Kansas City"), or whose first parts differ ("Kingston,
+   Jamaica", "Jamaica"); see :func:`noema.names.names_compatible`. Rule 2 joins spellings of one name ("Knicks", "New
    York Knicks"; "U.S.", "United States"), and close embeddings of names sharing a word are not
    that. A name is compared with the name of the entity it would join, not only with the
    spelling that led there, so a chain of close names stops at the first conflict.
