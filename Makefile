@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck pytest browser clean
+.PHONY: install demo test lint typecheck pytest pytest-other-precision browser clean
 
 install: $(STAMP)
 
@@ -46,7 +46,17 @@ pytest: $(STAMP) browser
 	@echo "==> pytest"
 	$(PY) -m pytest -q
 
-test: lint typecheck pytest
+# The tests whose vectors or bundle bytes depend on the precision, once more in the precision
+# this CPU does not choose by itself (float32 on a CPU with bfloat16, bfloat16 elsewhere), so both
+# kinds of CPU are exercised on any machine.
+PRECISION_TESTS := tests/test_embed.py tests/test_bundle.py tests/test_distributed.py
+
+pytest-other-precision: $(STAMP)
+	@other=$$($(PY) -c "from noema.embed import resolved_precision as r; print('float32' if r('auto') == 'bfloat16' else 'bfloat16')"); \
+	  echo "==> pytest with NOEMA_PRECISION=$$other (the other kind of CPU)"; \
+	  NOEMA_PRECISION=$$other $(PY) -m pytest -q $(PRECISION_TESTS)
+
+test: lint typecheck pytest pytest-other-precision
 	@echo "==> all checks passed"
 
 clean:

@@ -3,7 +3,8 @@
     python benchmarks/distributed.py --paragraphs 10000 --runs 1:1 2:2 2:4
     python benchmarks/distributed.py --hotpotqa 200
 
-Each run ``W:P`` builds on a local Ray with W workers (one CPU each) and P partitions; Ray is
+Each run ``W:P`` builds on a local Ray with W workers and P partitions (``W:P:T``: T torch
+threads per worker; by default the driver's threads shared among the workers); Ray is
 started once before the runs, so its start-up (a few seconds) is not in the figures. For each
 run: the time to build the partitions, each level of the merge tree, the whole call, and how the
 result compares with the one-process build (entities by name and type, facts by names, merges by
@@ -66,7 +67,12 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--paragraphs", type=int, default=10000)
-    parser.add_argument("--runs", nargs="+", default=["1:1", "2:2", "2:4"], help="WORKERS:PARTS")
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        default=["1:1", "2:2", "2:4"],
+        help="WORKERS:PARTS[:THREADS per worker]",
+    )
     parser.add_argument("--show", type=int, default=3, help="differences to print per kind")
     parser.add_argument("--hotpotqa", type=int, default=0, help="compare retrieval on this pool")
     args = parser.parse_args()
@@ -106,13 +112,20 @@ def main() -> int:
     ]
     levels_by_parts: dict[int, tuple[float, ...]] = {}
     for run in args.runs:
-        workers, parts = (int(x) for x in run.split(":"))
+        workers, parts, *threads = (int(x) for x in run.split(":"))
         with timer() as total:
-            built = build_on_ray(docs, workers=workers, partitions=parts, embedder=embedder)
+            built = build_on_ray(
+                docs,
+                workers=workers,
+                partitions=parts,
+                embedder=embedder,
+                threads_per_worker=threads[0] if threads else None,
+            )
         levels_by_parts[built.partitions] = built.level_seconds
         rows.append(
             [
-                f"Ray, {workers} worker(s), {built.partitions} partition(s)",
+                f"Ray, {workers} worker(s), {built.partitions} partition(s)"
+                + (f", {threads[0]} thread(s) each" if threads else ""),
                 f"{built.build_seconds:.1f}",
                 " + ".join(f"{s:.1f}" for s in built.level_seconds) or "0",
                 f"{built.merge_seconds / total[0]:.0%}",

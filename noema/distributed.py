@@ -79,7 +79,13 @@ def partition(documents: Sequence[Document], partitions: int) -> list[list[Docum
 class PartitionBuilder:
     """One worker's models, loaded once; builds and merges partial knowledge bases as bytes."""
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    def __init__(self, options: dict[str, Any], threads: int) -> None:
+        import torch
+
+        # Ray starts an actor with one thread per CPU it reserves; the count is set here so a
+        # worker computes like a process with that many threads (bfloat16 kernels add up in an
+        # order that depends on it)
+        torch.set_num_threads(threads)
         self.options = {k: v for k, v in options.items() if k not in ("embedder", "extractor")}
         warm = KnowledgeBase(**options)
         warm.embedder.embed(["warm up"])
@@ -122,6 +128,7 @@ def build_on_ray(
     root: str | os.PathLike[str] | None = None,
     progress: Callable[[str], None] | None = None,
     max_retries: int = 3,
+    threads_per_worker: int | None = None,
     **options: Any,
 ) -> DistributedBuild:
     """Build a knowledge base from ``sources`` on Ray with ``workers`` actors.
@@ -131,7 +138,7 @@ def build_on_ray(
             or a ``ray.data.Dataset`` whose rows have ``text`` and optionally ``id`` and
             ``metadata``. The driver reads them into documents and ships each partition once.
         workers: actors to start; each holds the spaCy pipeline and the embedding model once
-            and uses one CPU.
+            and reserves ``threads_per_worker`` CPUs.
         partitions: parts to build (default: ``workers``); more parts than workers balance
             uneven partitions, at the cost of more merges.
         address: a running Ray cluster (``"auto"``, ``"ray://head:10001"``); by default a
@@ -139,6 +146,10 @@ def build_on_ray(
             used as it is.
         progress: called with one line per finished partition and merge level.
         max_retries: how often Ray restarts a worker that died and retries its partition.
+        threads_per_worker: torch threads (and Ray CPUs) per worker. By default, on a local
+            Ray (started here, or initialised by the caller without an address), this
+            process's torch thread count shared among the workers, within the CPUs Ray has:
+            one worker computes as this process does. On a cluster (``address``), 1.
         options: :class:`KnowledgeBase` options (``similarity_threshold``, ``spacy_model``,
             ``embedding_model``, ``extractor``, ``embedder``...), sent to every worker.
 
@@ -175,23 +186,39 @@ def build_on_ray(
         ) from exc
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    started_here = not ray.is_initialized()
+    threads = _threads(threads_per_worker, workers, address)
     documents = _documents(sources, root)
     parts = partition(documents, partitions or workers)
     say = progress or (lambda line: None)
-    started_here = not ray.is_initialized()
     if started_here:
         ray.init(
             address=address,
-            num_cpus=None if address else workers,
+            num_cpus=None if address else workers * threads,
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
         )
+    elif threads_per_worker is None and address is None:  # a Ray the caller started: its CPUs
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        threads = max(1, min(threads * workers, cpus) // workers)
     try:
-        return _build(ray, parts, workers, max_retries, options, say)
+        return _build(ray, parts, workers, threads, max_retries, options, say)
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _threads(asked: int | None, workers: int, address: str | None) -> int:
+    if asked is not None:
+        if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
+            raise ValueError(f"threads_per_worker must be an integer >= 1, got {asked!r}")
+        return asked
+    if address is not None:  # the driver cannot know the CPUs of the cluster's machines
+        return 1
+    import torch
+
+    return max(1, torch.get_num_threads() // workers)
 
 
 def _documents(sources: Any, root: str | os.PathLike[str] | None) -> list[Document]:
@@ -209,15 +236,17 @@ def _build(
     ray: Any,
     parts: list[list[Document]],
     workers: int,
+    threads: int,
     max_retries: int,
     options: dict[str, Any],
     say: Callable[[str], None],
 ) -> DistributedBuild:
     start = time.perf_counter()
-    actor_class = ray.remote(num_cpus=1, max_restarts=max_retries, max_task_retries=max_retries)(
-        PartitionBuilder
-    )
-    actors = [actor_class.remote(options) for _ in range(min(workers, max(len(parts), 1)))]
+    actor_class = ray.remote(
+        num_cpus=threads, max_restarts=max_retries, max_task_retries=max_retries
+    )(PartitionBuilder)
+    count = min(workers, max(len(parts), 1))
+    actors = [actor_class.remote(options, threads) for _ in range(count)]
     results = []
     for number, part in enumerate(parts):
         actor = actors[number % len(actors)]
