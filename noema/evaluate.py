@@ -17,7 +17,7 @@ import numpy as np
 
 from noema.embed import Embedder
 from noema.graph import Document
-from noema.index import VectorIndex
+from noema.index import VectorIndex, one_blas_thread
 from noema.kb import KnowledgeBase
 from noema.options import Format, RetrieveOptions
 from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
@@ -95,10 +95,9 @@ class ChunkRetriever:
 
     def retrieve(self, question: str, max_tokens: int) -> tuple[str, list[str]]:
         """The context within ``max_tokens`` and the document ids in rank order."""
-        ranked = [
-            doc_id
-            for doc_id, _ in self.index.search(self.embedder.embed([question])[0], len(self.index))
-        ]
+        with one_blas_thread():  # as KnowledgeBase.retrieve searches, so both are timed alike
+            query = self.embedder.embed([question])[0]
+            ranked = [doc_id for doc_id, _ in self.index.search(query, len(self.index))]
         return self.pack(ranked, max_tokens), ranked
 
     def pack(self, ranked: Sequence[str], max_tokens: int) -> str:

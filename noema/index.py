@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -20,7 +22,14 @@ import numpy as np
 from noema.embed import Vectors
 from noema.errors import BundleError
 
-__all__ = ["APPROXIMATE_FROM", "SEARCH_MODES", "SearchMode", "VectorIndex", "check_search_mode"]
+__all__ = [
+    "APPROXIMATE_FROM",
+    "SEARCH_MODES",
+    "SearchMode",
+    "VectorIndex",
+    "check_search_mode",
+    "one_blas_thread",
+]
 
 SearchMode = Literal["auto", "exact", "approximate"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
@@ -41,6 +50,18 @@ def check_search_mode(mode: object) -> SearchMode:
             f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
         )
     return mode  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """numpy's BLAS limited to one thread for the ``with`` block (searches of one query)."""
+    return _blas().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
 
 
 def _faiss() -> Any:

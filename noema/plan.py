@@ -22,12 +22,13 @@ year or a description shared by unrelated facts would join them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from noema.bridges import bridge_entity, bridge_query, entities_of, question_words
 from noema.embed import Vectors
 from noema.filters import FactFilter
 from noema.graph import VALUE_TYPES, SemanticGraph
@@ -37,7 +38,7 @@ from noema.sentences import Sentence, SentenceIndex
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
 
-Reason = Literal["seed", "sentence", "hop", "expansion"]
+Reason = Literal["seed", "sentence", "hop", "bridge", "expansion"]
 
 # How many of the best sentences hop to the documents their entities are about, and how many of
 # each such document's sentences come in (measured on HotpotQA and MuSiQue; see the README).
@@ -48,6 +49,13 @@ SENTENCE_CANDIDATES = 40
 # Fact seeds are placed after this many sentence units: the sentence vectors rank better than
 # the fact vectors, but the facts that match directly stay near the front.
 FACT_SEEDS_AFTER = 2
+# Bridge searches (R7): the units of the first search kept before any bridge (for the source
+# sentences; facts written as facts keep more, since a bridge sentence brings all its facts),
+# how many of the best sentences give a bridge, and the steps in all (the first search is 1).
+KEEP_FIRST = 2
+KEEP_FIRST_FACTS = 4
+BRIDGE_FROM = 2
+BRIDGE_STEPS = 3
 
 
 @dataclass(frozen=True)
@@ -66,13 +74,7 @@ class Step:
     hops: int
     path: tuple[str, ...]
     sentence: Sentence | None
-
-
-def entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
-    rel = graph.relations.get(fact_id)
-    if rel is not None:
-        return rel.subject_id, rel.object_id
-    return graph.events[fact_id].participant_ids
+    step: int = 1
 
 
 def _walkable(graph: SemanticGraph, entity_id: str) -> bool:
@@ -219,6 +221,7 @@ class _Planner:
         reason: Reason,
         seed: str | None = None,
         path: tuple[str, ...] = (),
+        step: int = 1,
     ) -> list[str]:
         """The sentence's allowed facts, most similar first; returns those added."""
         if sentence in self.shown:
@@ -237,12 +240,13 @@ class _Planner:
             added.append(fact_id)
             hops = 1 if reason == "hop" else 0
             self.steps.append(
-                Step(fact_id, reason, similarity, seed or fact_id, hops, path, sentence)
+                Step(fact_id, reason, similarity, seed or fact_id, hops, path, sentence, step)
             )
         return added
 
-    def hop_from(self, facts: Sequence[str], home: str) -> None:
-        """Documents about the entities of ``facts`` bring their best sentences in."""
+    def hop_from(self, facts: Sequence[str], home: str) -> Iterator[None]:
+        """Documents about the entities of ``facts`` bring their best sentences in; yields
+        after each sentence that added facts."""
         for fact_id in facts:
             for eid in entities_of(self.graph, fact_id):
                 if not _walkable(self.graph, eid):
@@ -255,12 +259,15 @@ class _Planner:
                     scores = self.sentences.similarities(candidates, self.q)
                     best = sorted(candidates, key=lambda s: -scores[s])[:HOP_SENTENCES]
                     for sentence in best:
-                        self.add_sentence(sentence, scores[sentence], "hop", fact_id, (eid,))
+                        if self.add_sentence(sentence, scores[sentence], "hop", fact_id, (eid,)):
+                            yield
 
-    def add_fact(self, step: Step) -> None:
-        if step.fact_id not in self.chosen:
-            self.chosen.add(step.fact_id)
-            self.steps.append(step)
+    def add_fact(self, step: Step) -> bool:
+        if step.fact_id in self.chosen:
+            return False
+        self.chosen.add(step.fact_id)
+        self.steps.append(step)
+        return True
 
 
 def plan_graph(
@@ -272,40 +279,60 @@ def plan_graph(
     hops: int,
     fact_filter: FactFilter | None,
     min_similarity: float | None = None,
+    *,
+    question: str = "",
+    embed: Callable[[Sequence[str]], Vectors] | None = None,
+    steps: int | None = None,
+    keep_first: int | None = None,
 ) -> Iterator[Step]:
-    """Sentence seeds with narrow hops, the fact seeds, then the walk (see the module docstring).
+    """Sentence seeds with narrow hops, bridge searches, the fact seeds, then the walk (see the
+    module docstring).
 
-    Steps come lazily: packing stops at the budget, and the walk, the costly part, only runs when
-    the budget reaches past the sentence seeds."""
+    Steps come lazily: packing stops at the budget, so the bridge searches run only when the
+    budget reaches past the first sentences, and the walk, the costly part, only past all of
+    them. Without ``embed`` (or with ``steps=1``) there are no bridge searches. ``keep_first``
+    units (sentences or fact seeds) of the first search come before any bridge."""
+    steps = BRIDGE_STEPS if steps is None else steps
+    keep_first = KEEP_FIRST if keep_first is None else keep_first
     planner = _Planner(graph, index, sentences, q, fact_filter)
     hits = sentences.search(q, SENTENCE_CANDIDATES)
     if min_similarity is not None:
         hits = [(s, score) for s, score in hits if score >= min_similarity]
-    seed_sentences = _best_sentences(graph, sentences, [f for f, _ in matches], q)
-    fact_seeds = [Step(f, "seed", s, f, 0, (), seed_sentences.get(f)) for f, s in matches]
-    units = 0
+    best: list[tuple[Sentence, list[str]]] = []  # the first search's sentences and their facts
+    first = _first_search(planner, hits, _fact_seeds(graph, sentences, matches, q), hops, best)
     emitted = 0
-    for sentence, score in hits:
-        if units == FACT_SEEDS_AFTER:
-            for step in fact_seeds:
-                planner.add_fact(step)
-        added = planner.add_sentence(sentence, score, "sentence")
-        if not added:
-            continue
-        if hops > 0 and units < HOP_FROM:
-            planner.hop_from(added, sentence.document_id)
-        units += 1
+    for kept, _ in enumerate(first, start=1):
         yield from planner.steps[emitted:]
         emitted = len(planner.steps)
-    for step in fact_seeds:  # fewer sentence units than FACT_SEEDS_AFTER
-        planner.add_fact(step)
-    yield from planner.steps[emitted:]
-    emitted = len(planner.steps)
+        if kept == keep_first:
+            break
+    rotation: list[_Ranking] = [_Ranking(first, 1)]
+    bridges = None
+    if embed is not None and steps > 1 and question:
+        bridges = _Bridges(planner, question, embed, min_similarity)
+        # from the question's best sentences, whether or not the stream has reached them
+        opening = [
+            (s, [f for f in planner.sentences.facts[s] if planner.allowed(f)]) for s, _ in hits
+        ]
+        opening = [(s, facts) for s, facts in opening if facts]
+        rotation += bridges.search(opening[:BRIDGE_FROM], step=2)
+    while rotation:  # one unit from each search in turn
+        # the best sentence of a bridge search gives the next step's bridge
+        following: dict[int, list[tuple[Sentence, list[str]]]] = {}
+        for ranking in list(rotation):
+            unit = ranking.next_unit()
+            if unit is False:
+                rotation.remove(ranking)
+                continue
+            if isinstance(unit, tuple) and ranking.units == 1 and ranking.step < steps:
+                following.setdefault(ranking.step + 1, []).append(unit)
+            yield from planner.steps[emitted:]
+            emitted = len(planner.steps)
+        if bridges is not None:
+            for step, openings in following.items():
+                rotation += bridges.search(openings, step=step)
     # the walk starts from the fact seeds and the facts of as many of the best sentences
-    first_sentences = list(
-        dict.fromkeys(s.sentence for s in planner.steps if s.reason == "sentence")
-    )
-    walk_from = set(first_sentences[: len(matches)])
+    walk_from = {s for s, _ in best[: len(matches)]}
     seeds = [
         (step.fact_id, entities_of(graph, step.fact_id))
         for step in planner.steps
@@ -314,9 +341,107 @@ def plan_graph(
     walked = [
         w for w in _walk(graph, index, q, seeds, hops, fact_filter) if w[0] not in planner.chosen
     ]
-    best = _best_sentences(graph, sentences, [w[0] for w in walked], q)
+    shown = _best_sentences(graph, sentences, [w[0] for w in walked], q)
     for fact_id, distance, seed, path, similarity in walked:
         planner.add_fact(
-            Step(fact_id, "expansion", similarity, seed, distance, path, best.get(fact_id))
+            Step(fact_id, "expansion", similarity, seed, distance, path, shown.get(fact_id))
         )
     yield from planner.steps[emitted:]
+
+
+def _fact_seeds(
+    graph: SemanticGraph,
+    sentences: SentenceIndex,
+    matches: Sequence[tuple[str, float]],
+    q: Vectors,
+) -> list[Step]:
+    seed_sentences = _best_sentences(graph, sentences, [f for f, _ in matches], q)
+    return [Step(f, "seed", s, f, 0, (), seed_sentences.get(f)) for f, s in matches]
+
+
+def _first_search(
+    planner: _Planner,
+    hits: Sequence[tuple[Sentence, float]],
+    fact_seeds: Sequence[Step],
+    hops: int,
+    best: list[tuple[Sentence, list[str]]],
+) -> Iterator[None]:
+    """Step 1: the question's sentences best first, a narrow hop after each of the first
+    ``HOP_FROM``, the fact seeds after ``FACT_SEEDS_AFTER``; yields after each sentence or
+    fact seed added, and appends each sentence of the search with its facts to ``best``."""
+    for sentence, score in hits:
+        if len(best) == FACT_SEEDS_AFTER:
+            for step in fact_seeds:
+                if planner.add_fact(step):
+                    yield
+        added = planner.add_sentence(sentence, score, "sentence")
+        if not added:
+            continue
+        best.append((sentence, added))
+        yield
+        if hops > 0 and len(best) <= HOP_FROM:
+            yield from planner.hop_from(added, sentence.document_id)
+    for step in fact_seeds:  # fewer sentence units than FACT_SEEDS_AFTER
+        if planner.add_fact(step):
+            yield
+
+
+class _Ranking:
+    """One search of the rotation, taken a unit (a sentence's facts, or a fact) at a time."""
+
+    def __init__(self, units: Iterator[tuple[Sentence, list[str]] | None], step: int) -> None:
+        self.source, self.step, self.units = units, step, 0
+
+    def next_unit(self) -> tuple[Sentence, list[str]] | None | Literal[False]:
+        """The next unit (a sentence and its facts, or ``None`` for a unit without one);
+        ``False`` once the search is used up."""
+        for unit in self.source:
+            self.units += 1
+            return unit
+        return False
+
+
+class _Bridges:
+    """Further searches from the question with the bridge entity of earlier evidence."""
+
+    def __init__(
+        self,
+        planner: _Planner,
+        question: str,
+        embed: Callable[[Sequence[str]], Vectors],
+        floor: float | None,
+    ) -> None:
+        self.planner, self.question, self.embed, self.floor = planner, question, embed, floor
+        self.words = question_words(question)
+        self.used: set[str] = set()
+
+    def search(self, units: Sequence[tuple[Sentence, list[str]]], step: int) -> list[_Ranking]:
+        """One ranking per unit that names a bridge; the queries are embedded in one batch."""
+        graph, sentences = self.planner.graph, self.planner.sentences
+        chosen: list[tuple[str, str]] = []
+        for _, facts in units:
+            found = bridge_entity(graph, facts, self.words, sentences.topics, self.used)
+            if found is not None:
+                self.used.add(found[0])
+                chosen.append(found)
+        if not chosen:
+            return []
+        vectors = self.embed([bridge_query(graph, self.question, e) for e, _ in chosen])
+        return [
+            _Ranking(self._units(vector, step, entity_id, fact_id), step)
+            for (entity_id, fact_id), vector in zip(chosen, vectors, strict=True)
+        ]
+
+    def _units(
+        self, vector: Vectors, step: int, entity_id: str, fact_id: str
+    ) -> Iterator[tuple[Sentence, list[str]]]:
+        hits = self.planner.sentences.search(vector, SENTENCE_CANDIDATES)
+        if self.floor is not None:  # the floor is on similarity to the question itself
+            to_question = self.planner.sentences.similarities([s for s, _ in hits], self.planner.q)
+            hits = [(s, score) for s, score in hits if to_question[s] >= self.floor]
+        for sentence, score in hits:
+            added = self.planner.add_sentence(
+                sentence, score, "bridge", fact_id, (entity_id,), step
+            )
+            if added:
+                yield sentence, added

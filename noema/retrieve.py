@@ -7,7 +7,7 @@ exactly the three original steps), and packed under the budget in :mod:`noema.pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -18,7 +18,7 @@ from noema.index import VectorIndex
 from noema.notation import parse_notation
 from noema.options import Format, RetrieveOptions
 from noema.pack import pack
-from noema.plan import Reason, Step, plan_graph, plan_vector
+from noema.plan import KEEP_FIRST, KEEP_FIRST_FACTS, Reason, Step, plan_graph, plan_vector
 from noema.sentences import Sentence, SentenceIndex
 
 __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
@@ -125,8 +125,11 @@ def retrieve_facts(
     question: str = "",
     fact_filter: FactFilter | None = None,
     explain: bool = False,
+    embed: Callable[[Sequence[str]], Vectors] | None = None,
 ) -> RetrievalResult:
     """Seeds, expansion and packing over the graph's indexes (see :mod:`noema.plan`).
+
+    ``embed`` embeds the bridge searches of ``seeds="graph"``; without it there are none.
 
     ``sentences`` is needed for ``options.seeds == "graph"``; with ``"vector"`` it only chooses
     which source sentence ``format="sentences"`` shows for a fact.
@@ -140,7 +143,19 @@ def retrieve_facts(
     if options.seeds == "graph":
         if sentences is None:
             raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
-        steps = plan_graph(graph, index, sentences, query, hits, options.hops, fact_filter, floor)
+        steps = plan_graph(
+            graph,
+            index,
+            sentences,
+            query,
+            hits,
+            options.hops,
+            fact_filter,
+            floor,
+            question=question,
+            embed=embed,
+            keep_first=KEEP_FIRST if options.format == "sentences" else KEEP_FIRST_FACTS,
+        )
     else:
         steps = plan_vector(graph, index, sentences, query, hits, options.hops, fact_filter)
     if explain:
@@ -198,18 +213,24 @@ class FactExplanation:
         fact_id: the relation or event.
         reason: ``"seed"`` (a vector-search hit over the fact vectors), ``"sentence"`` (a fact
             of a source sentence close to the question), ``"hop"`` (a fact of a sentence of the
-            document about an entity of a better-ranked sentence) or ``"expansion"`` (reached by
-            the graph walk).
+            document about an entity of a better-ranked sentence), ``"bridge"`` (a fact of a
+            sentence found by a further search: the question with the name of a bridge entity
+            of earlier evidence) or ``"expansion"`` (reached by the graph walk).
         order: its place in the packing order, from 0.
         included: True when it is in the text; False when the budget cut it.
-        similarity: cosine similarity to the question of what chose it: the fact's own vector
-            for seeds and expansion facts, its sentence's vector for sentence and hop facts;
-            ``None`` when no vector was compared.
+        similarity: cosine similarity of what chose it to the query that found it: the fact's
+            own vector for seeds and expansion facts, its sentence's vector for sentence, hop
+            and bridge facts (for a bridge, to the bridge search's query); ``None`` when no
+            vector was compared.
         seed_id: the seed it was reached from (itself for a seed or sentence fact; for a hop,
-            the fact whose entity led to the document).
+            the fact whose entity led to the document; for a bridge, the fact of the earlier
+            evidence that names the bridge entity).
         hops: relation edges walked from that seed's entities (0 for seeds, 1 for a hop).
         path: entity ids walked, from an entity of the seed to the fact's nearer entity (for a
-            hop, the entity the document is about).
+            hop, the entity the document is about; for a bridge, the bridge entity).
+        step: the search that found it: 1 for the question's own search (and the seeds, hops
+            and walk that follow from it), 2 for a search with a bridge of step 1's evidence,
+            3 for one with a bridge of step 2's.
     """
 
     fact_id: str
@@ -220,6 +241,7 @@ class FactExplanation:
     seed_id: str
     hops: int
     path: tuple[str, ...]
+    step: int = 1
 
 
 def _explain(steps: list[Step], result: RetrievalResult) -> tuple[FactExplanation, ...]:
@@ -234,6 +256,7 @@ def _explain(steps: list[Step], result: RetrievalResult) -> tuple[FactExplanatio
             seed_id=step.seed_id,
             hops=step.hops,
             path=step.path,
+            step=step.step,
         )
         for order, step in enumerate(steps)
     )

@@ -1,0 +1,83 @@
+"""Bridge entities: which entity of the evidence found so far the next search should add.
+
+A multi-hop question ("Who founded the company that acquired LinkedIn?") names only the first
+hop. The sentence that answers it ("Microsoft acquired LinkedIn in 2016.") names the bridge,
+"Microsoft", and a second search for the question together with that name finds what the
+question asks about it ("Bill Gates and Paul Allen founded Microsoft."), without an LLM.
+
+The bridge of a sentence is one entity of its facts that the question does not name (the
+question's own names bring nothing new), that can be walked through (no dates, amounts or
+descriptions), preferring entities some document is about, then the rarer ones (fewer facts:
+a name every document mentions says little), then the first in the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from noema.graph import VALUE_TYPES, SemanticGraph
+from noema.names import is_description, normalize_name
+
+__all__ = ["bridge_entity", "bridge_query", "entities_of", "question_words"]
+
+
+def entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
+    """The entities a relation or an event joins."""
+    rel = graph.relations.get(fact_id)
+    if rel is not None:
+        return rel.subject_id, rel.object_id
+    return graph.events[fact_id].participant_ids
+
+
+def question_words(question: str) -> str:
+    """The question normalized as names are, padded so a name is matched as whole words."""
+    return f" {normalize_name(question)} "
+
+
+def _named_in(question: str, names: Sequence[str]) -> bool:
+    for name in names:
+        key = normalize_name(name)
+        if key and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", question):
+            return True
+    return False
+
+
+def bridge_entity(
+    graph: SemanticGraph,
+    fact_ids: Sequence[str],
+    question: str,
+    topics: Mapping[str, Sequence[str]],
+    used: Collection[str],
+) -> tuple[str, str] | None:
+    """The bridge among the entities of ``fact_ids`` (the facts of one sentence), with the fact
+    it came from: ``(entity id, fact id)``; ``None`` when no entity qualifies.
+
+    ``question`` is :func:`question_words` of the question; ``used`` are bridges already taken.
+    """
+    candidates: dict[str, tuple[int, int, int, str]] = {}
+    for fact_id in fact_ids:
+        for entity_id in entities_of(graph, fact_id):
+            if entity_id in candidates or entity_id in used:
+                continue
+            entity = graph.entities[entity_id]
+            if entity.type in VALUE_TYPES or is_description(entity.name):
+                continue
+            if _named_in(question, (entity.name, *entity.aliases)):
+                continue
+            rank = (
+                0 if entity_id in topics else 1,
+                len(graph.facts_of(entity_id)),
+                len(candidates),
+                fact_id,
+            )
+            candidates[entity_id] = rank
+    if not candidates:
+        return None
+    best = min(candidates, key=lambda e: candidates[e])
+    return best, candidates[best][3]
+
+
+def bridge_query(graph: SemanticGraph, question: str, entity_id: str) -> str:
+    """The text of the next search: the question with the bridge's name after it."""
+    return f"{question} {graph.entities[entity_id].name}"

@@ -1,0 +1,189 @@
+"""Two-hop questions over a few short documents without titles, at the default call.
+
+Each case is a few documents in which the answer sits one bridge entity away from what the
+question names, beside a case of the same shape with other names; all cases are ingested into
+one knowledge base of 40 documents, so every question has distractors that share its words
+("founded", "acquired", "born"). The default ``retrieve()`` must put the answer in the context
+in every format (issue 26, R7). Without the bridge searches "Who founded the company that
+acquired Brightloop Labs?" misses Helena Castro in notation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+import noema
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    documents: tuple[str, ...]
+    question: str
+    answer: str
+
+
+CASES = [
+    Case(
+        "linkedin",
+        (
+            "Microsoft acquired LinkedIn in 2016 for 26 billion dollars.",
+            "Bill Gates and Paul Allen founded Microsoft in 1975.",
+            "Jeff Bezos founded Amazon in 1994.",
+            "Amazon acquired Whole Foods in 2017.",
+            "Google acquired YouTube in 2006.",
+            "Larry Page and Sergey Brin founded Google.",
+            "LinkedIn is a professional social network with many users.",
+        ),
+        "Who founded the company that acquired LinkedIn?",
+        "Paul Allen",
+    ),
+    Case(
+        "ceo-birthplace",
+        (
+            "Mara Lindqvist is the chief executive officer of Veltrix Robotics.",
+            "Mara Lindqvist was born in Uppsala.",
+            "Veltrix Robotics builds warehouse robots for logistics firms.",
+            "Tomas Berg was born in Malmo.",
+            "Tomas Berg is the chief executive officer of Nordhavn Shipping.",
+            "Nordhavn Shipping operates container ships in the Baltic Sea.",
+        ),
+        "Where was the CEO of Veltrix Robotics born?",
+        "Uppsala",
+    ),
+    Case(
+        "acquirer-founder",
+        (
+            "Orrin Aerospace acquired Brightloop Labs in 2021.",
+            "Helena Castro founded Orrin Aerospace in 1998.",
+            "Brightloop Labs makes battery sensors for drones.",
+            "Quill Dynamics acquired Ferrovia Systems in 2019.",
+            "Victor Osei founded Quill Dynamics.",
+        ),
+        "Who founded the company that acquired Brightloop Labs?",
+        "Helena Castro",
+    ),
+    Case(
+        "author-nationality",
+        (
+            "The Silent Harbor is a novel written by Ingrid Solberg.",
+            "Ingrid Solberg is a Norwegian writer born in Bergen.",
+            "The Glass Orchard is a novel written by Pablo Ferreira.",
+            "Pablo Ferreira is a Brazilian poet.",
+        ),
+        "In which city was the author of The Silent Harbor born?",
+        "Bergen",
+    ),
+    Case(
+        "director-school",
+        (
+            "The film Northern Lights was directed by Samuel Okafor.",
+            "Samuel Okafor studied at the University of Toronto.",
+            "The film Desert Wind was directed by Lena Hartmann.",
+            "Lena Hartmann studied at the University of Vienna.",
+        ),
+        "Where did the director of Northern Lights study?",
+        "University of Toronto",
+    ),
+    Case(
+        "headquarters-country",
+        (
+            "Castellan Foods is headquartered in Lyon.",
+            "Lyon is a city in France.",
+            "Marrow Brewing is headquartered in Porto.",
+            "Porto is a city in Portugal.",
+        ),
+        "In which country is the city where Castellan Foods is headquartered?",
+        "France",
+    ),
+    Case(
+        "spouse-employer",
+        (
+            "Eleanor Finch is married to David Moreau.",
+            "David Moreau works for Kestrel Bank.",
+            "Julia Park is married to Ahmed Nasser.",
+            "Ahmed Nasser works for Solace Insurance.",
+        ),
+        "Which company does the husband of Eleanor Finch work for?",
+        "Kestrel Bank",
+    ),
+    Case(
+        "band-founder-birthplace",
+        (
+            "The Velvet Comets were formed by guitarist Rory Quinlan.",
+            "Rory Quinlan was born in Galway.",
+            "The Iron Pines were formed by drummer Anika Brandt.",
+            "Anika Brandt was born in Hamburg.",
+        ),
+        "Where was the founder of the Velvet Comets born?",
+        "Galway",
+    ),
+    Case(
+        "river-mouth-country",
+        (
+            "The Tavon River flows into Lake Serin.",
+            "Lake Serin lies in Armenia.",
+            "The Kelso River flows into Lake Dunmore.",
+            "Lake Dunmore lies in Scotland.",
+        ),
+        "In which country is the lake that the Tavon River flows into?",
+        "Armenia",
+    ),
+    Case(
+        "parent-company-ceo",
+        (
+            "Harbor Analytics is a subsidiary of Granite Holdings.",
+            "Priya Raman is the CEO of Granite Holdings.",
+            "Summit Media is a subsidiary of Beacon Group.",
+            "Oliver Grant is the CEO of Beacon Group.",
+        ),
+        "Who is the CEO of the parent company of Harbor Analytics?",
+        "Priya Raman",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def pool(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> noema.KnowledgeBase:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest([text for case in CASES for text in case.documents])
+    return kb
+
+
+@pytest.mark.parametrize("format", ["notation", "natural_language", "sentences"])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_the_default_call_reaches_the_second_hop(
+    pool: noema.KnowledgeBase, case: Case, format: str
+) -> None:
+    result = pool.retrieve(case.question, format=format)  # type: ignore[arg-type]
+    assert case.answer in result.text, result.text
+
+
+def test_explain_names_the_bridge_and_its_step(pool: noema.KnowledgeBase) -> None:
+    kb = pool
+    result = kb.retrieve("Who founded the company that acquired LinkedIn?", explain=True)
+    assert result.explanation is not None
+    bridged = [e for e in result.explanation if e.reason == "bridge"]
+    assert bridged, [e.reason for e in result.explanation]
+    # the bridge is an entity of the evidence (Microsoft acquired LinkedIn), named on the path
+    names = {kb.graph.entities[e.path[0]].name for e in bridged}
+    assert "Microsoft" in names
+    assert all(e.step >= 2 for e in bridged)
+    assert all(e.step == 1 for e in result.explanation if e.reason in ("sentence", "seed"))
+    seeds = {e.seed_id for e in bridged if kb.graph.entities[e.path[0]].name == "Microsoft"}
+    for seed in seeds:  # the fact the bridge came from names it
+        fact = kb.graph.relations.get(seed) or kb.graph.events[seed]
+        ids = fact.entity_ids
+        assert any(kb.graph.entities[i].name == "Microsoft" for i in ids)
+
+
+def test_vector_seeds_stay_the_three_steps(pool: noema.KnowledgeBase) -> None:
+    result = pool.retrieve(
+        "Who founded the company that acquired LinkedIn?", seeds="vector", explain=True
+    )
+    assert result.explanation is not None
+    assert {e.reason for e in result.explanation} <= {"seed", "expansion"}
