@@ -160,6 +160,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             "seed": f"seed, similarity {step.similarity}",
             "sentence": f"its sentence is a seed, similarity {step.similarity}",
             "hop": f"hop from {step.seed_id} to the document about {step.path[-1] if step.path else '?'}, similarity {step.similarity}",
+            "bridge": f"step {step.step}: a search with the bridge {step.path[-1] if step.path else '?'} named by {step.seed_id}, similarity {step.similarity}",
             "expansion": f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}",
         }[step.reason]
         print(

@@ -290,7 +290,7 @@ def plan_graph(
 
     Steps come lazily: packing stops at the budget, so the bridge searches run only when the
     budget reaches past the first sentences, and the walk, the costly part, only past all of
-    them. Without ``embed`` (or with ``steps=1``) there are no bridge searches. ``keep_first``
+    them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches. ``keep_first``
     units (sentences or fact seeds) of the first search come before any bridge."""
     steps = BRIDGE_STEPS if steps is None else steps
     keep_first = KEEP_FIRST if keep_first is None else keep_first
@@ -308,7 +308,7 @@ def plan_graph(
             break
     rotation: list[_Ranking] = [_Ranking(first, 1)]
     bridges = None
-    if embed is not None and steps > 1 and question:
+    if embed is not None and steps > 1 and question and hops > 0:  # hops=0: the evidence only
         bridges = _Bridges(planner, question, embed, min_similarity)
         # from the question's best sentences, whether or not the stream has reached them
         opening = [

@@ -33,6 +33,18 @@ class CountingEmbedder:
         return self.inner.embed(texts)
 
     @property
+    def asked(self) -> list[list[str]]:
+        """The calls without the bridge searches' queries (the last question and a name), which
+        a retrieval embeds after its question."""
+        kept: list[list[str]] = []
+        for call in self.calls:
+            last = kept[-1][0] if kept and len(kept[-1]) == 1 else None
+            if last is not None and all(t.startswith(last + " ") for t in call):
+                continue
+            kept.append(call)
+        return kept
+
+    @property
     def texts_embedded(self) -> int:
         return sum(len(c) for c in self.calls)
 

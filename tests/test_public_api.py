@@ -61,7 +61,8 @@ LAYERS = {
     "view": _uses("notation"),
     "filters": _uses("graph"),
     "sentences": _uses("embed errors graph index names"),
-    "plan": _uses("embed filters graph index names sentences"),
+    "bridges": _uses("graph names"),
+    "plan": _uses("bridges embed filters graph index names sentences"),
     "pack": _uses("graph notation options resources sentences"),
     "retrieve": _uses(
         "embed filters graph index notation options pack plan resources sentences view"

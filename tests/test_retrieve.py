@@ -136,7 +136,7 @@ def test_writes_embed_only_new_facts_and_reads_embed_only_the_question(
     counting.calls.clear()
     kb.retrieve("Who runs Google?")
     kb.retrieve("Who founded Google?", format="sentences")
-    assert counting.calls == [["Who runs Google?"], ["Who founded Google?"]]
+    assert counting.asked == [["Who runs Google?"], ["Who founded Google?"]]
 
 
 def test_retrieve_never_syncs_the_index_with_the_graph(

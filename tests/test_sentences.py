@@ -81,7 +81,7 @@ def test_rebuild_embeds_only_new_sentences(
     ]
     counting.calls.clear()
     kb.retrieve("Who founded Nvidia?")
-    assert counting.calls == [["Who founded Nvidia?"]]
+    assert counting.asked == [["Who founded Nvidia?"]]
 
 
 def test_changed_document_text_is_embedded_again(
@@ -114,7 +114,7 @@ def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
     assert loaded.retrieve("Who founded Google?", format="sentences").text == (
         "# a\nLarry Page founded Google."
     )
-    assert counting.calls == [["Who founded Google?"]]  # facts and sentences came from the bundle
+    assert counting.asked == [["Who founded Google?"]]  # facts and sentences came from the bundle
 
     # the same bundle as an older Noema wrote it: no sidecar member; it is rebuilt on load
     old = tmp_path / "old.noema"
