@@ -19,7 +19,14 @@ from collections.abc import Collection, Mapping, Sequence
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.names import is_description, normalize_name
 
-__all__ = ["bridge_entity", "bridge_query", "entities_of", "question_words"]
+__all__ = ["bridge_entity", "bridge_query", "entities_of", "question_words", "walkable"]
+
+
+def walkable(graph: SemanticGraph, entity_id: str) -> bool:
+    """Dates, amounts and descriptions ("American rock band") are shared by unrelated things:
+    walking, hopping or bridging through them would join everything."""
+    entity = graph.entities[entity_id]
+    return entity.type not in VALUE_TYPES and not is_description(entity.name)
 
 
 def entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
@@ -58,11 +65,9 @@ def bridge_entity(
     candidates: dict[str, tuple[int, int, int, str]] = {}
     for fact_id in fact_ids:
         for entity_id in entities_of(graph, fact_id):
-            if entity_id in candidates or entity_id in used:
+            if entity_id in candidates or entity_id in used or not walkable(graph, entity_id):
                 continue
             entity = graph.entities[entity_id]
-            if entity.type in VALUE_TYPES or is_description(entity.name):
-                continue
             if _named_in(question, (entity.name, *entity.aliases)):
                 continue
             rank = (

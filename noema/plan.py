@@ -14,7 +14,10 @@ Two strategies (``RetrieveOptions.seeds``):
     few, a *narrow hop*: an entity of that sentence that another document is about brings that
     document's sentences most similar to the question, which is how the second paragraph of a
     bridge question ("the company that acquired X") is reached. The fact seeds follow the first
-    sentences, then the rest of the sentence ranking, then the walk of ``hops`` edges as above.
+    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): the
+    question with a bridge entity of each of the best sentences, and then of each such search's
+    best sentence, their sentences taken in turn with the rest of the first search's. The walk
+    of ``hops`` edges as above comes last.
 
 Dates, amounts and descriptions ("American rock band") are never walked or hopped through: a
 year or a description shared by unrelated facts would join them.
@@ -28,12 +31,11 @@ from typing import Literal
 
 import numpy as np
 
-from noema.bridges import bridge_entity, bridge_query, entities_of, question_words
+from noema.bridges import bridge_entity, bridge_query, entities_of, question_words, walkable
 from noema.embed import Vectors
 from noema.filters import FactFilter
-from noema.graph import VALUE_TYPES, SemanticGraph
+from noema.graph import SemanticGraph
 from noema.index import VectorIndex
-from noema.names import is_description
 from noema.sentences import Sentence, SentenceIndex
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
@@ -75,13 +77,6 @@ class Step:
     path: tuple[str, ...]
     sentence: Sentence | None
     step: int = 1
-
-
-def _walkable(graph: SemanticGraph, entity_id: str) -> bool:
-    """Dates, amounts and descriptions ("American rock band") are shared by unrelated things:
-    walking through them would join everything."""
-    entity = graph.entities[entity_id]
-    return entity.type not in VALUE_TYPES and not is_description(entity.name)
 
 
 def _fact_similarities(index: VectorIndex, facts: Iterable[str], q: Vectors) -> dict[str, float]:
@@ -137,7 +132,7 @@ def _walk(
     for step in range(hops):
         following: list[str] = []
         for eid in frontier:
-            if not _walkable(graph, eid):
+            if not walkable(graph, eid):
                 continue
             for fact_id in graph.facts_of(eid):
                 if fact_filter is not None and not fact_filter.allows(graph, fact_id):
@@ -249,7 +244,7 @@ class _Planner:
         after each sentence that added facts."""
         for fact_id in facts:
             for eid in entities_of(self.graph, fact_id):
-                if not _walkable(self.graph, eid):
+                if not walkable(self.graph, eid):
                     continue
                 for document_id in self.sentences.topics.get(eid, ()):
                     if document_id == home or document_id in self.hopped:
@@ -290,8 +285,8 @@ def plan_graph(
 
     Steps come lazily: packing stops at the budget, so the bridge searches run only when the
     budget reaches past the first sentences, and the walk, the costly part, only past all of
-    them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches. ``keep_first``
-    units (sentences or fact seeds) of the first search come before any bridge."""
+    them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches.
+    ``keep_first`` units (sentences or fact seeds) of the first search come before any bridge."""
     steps = BRIDGE_STEPS if steps is None else steps
     keep_first = KEEP_FIRST if keep_first is None else keep_first
     planner = _Planner(graph, index, sentences, q, fact_filter)
