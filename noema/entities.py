@@ -49,6 +49,8 @@ _LABELS = {
     "CARDINAL": "OTHER",
 }
 PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
+# The types a short name of a person is never completed from.
+PLACE_OR_ORG = frozenset({"GPE", "LOC", "ORG"})
 THING_PRONOUNS = frozenset({"it", "its"})
 
 
@@ -152,7 +154,9 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
             names.claim(spacy_doc[previous[0].end : ent.end], previous[1])
             continue
-        full = _full_name(names, name)
+        # a place or an organisation named like a person is not that person (spec: "a person
+        # named Washington never merges with the city"), whoever the document named before
+        full = None if type_ in PLACE_OR_ORG else _full_name(names, name)
         if full is not None:
             name, type_ = full, "PERSON"
         previous = (ent, name)
@@ -223,8 +227,8 @@ def _within_line(span: Any) -> Any:
 
 def _full_name(names: NameTable, name: str) -> str | None:
     """ "Holm" after "Anna Holm" in the same document means Anna Holm: a one-word name that is
-    the last word of exactly one person named earlier in the document (whatever NER labelled
-    the short form)."""
+    the last word of exactly one person named earlier in the document (unless NER labelled the
+    short form a place or an organisation: see ``read_entities``)."""
     if " " in name or not name[:1].isupper():
         return None
     matches = [

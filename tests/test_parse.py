@@ -363,3 +363,20 @@ def test_a_surname_alone_means_the_person_named_before(extractor: SpacyExtractor
     found = facts(extractor, text)
     assert ("Anna Holm", "ceo_of", "Acme Robotics") in found
     assert ("David Kim", "work_at", "Bluefin Analytics") in found
+
+
+def test_a_place_named_like_the_person_before_stays_a_place(extractor: SpacyExtractor) -> None:
+    # the spec's guarantee binds the surname rule too: the city is never George Washington
+    text = (
+        "George Washington led the Continental Army. The city of Washington was named after "
+        "him. Washington is the capital of the United States."
+    )
+    doc = Document(text)
+    g = extractor.extract([doc])
+    places = [text.index("city of Washington") + 8, text.index("Washington is the capital")]
+    for entity in g.entities.values():
+        starts = {m.start for m in entity.mentions}
+        if entity.type == "PERSON":
+            assert not starts & set(places), (entity.name, entity.mentions)
+    place = [e for e in g.entities.values() if e.name == "Washington"]
+    assert [e.type for e in place] == ["GPE"]
