@@ -23,6 +23,7 @@ from noema.errors import (
     NotationError,
 )
 from noema.extractor import BatchExtractor, Extractor
+from noema.filters import check_filters
 from noema.graph import (
     ENTITY_TYPES,
     Citation,
@@ -44,9 +45,14 @@ from noema.notation import (
     encode_graph,
     parse_notation,
 )
-from noema.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
+from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.parse import RelationPattern, SpacyExtractor
-from noema.resources import count_tokens, get_encoding
+from noema.resources import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_SPACY_MODEL,
+    count_tokens,
+    get_encoding,
+)
 from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
 from noema.roundtrip import RoundTripReport, check_round_trip
 
@@ -54,7 +60,9 @@ __all__ = [
     "BatchExtractor",
     "BundleError",
     "Citation",
+    "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_SIMILARITY_THRESHOLD",
+    "DEFAULT_SPACY_MODEL",
     "Document",
     "ENTITY_TYPES",
     "Embedder",
@@ -63,6 +71,7 @@ __all__ = [
     "Extractor",
     "FactExplanation",
     "FactMatch",
+    "Format",
     "GraphError",
     "IngestReport",
     "KnowledgeBase",
@@ -81,10 +90,12 @@ __all__ = [
     "RetrievalResult",
     "RetrieveOptions",
     "RoundTripReport",
+    "SeedStrategy",
     "SemanticGraph",
     "SentenceTransformerEmbedder",
     "SpacyExtractor",
     "__version__",
+    "check_filters",
     "check_round_trip",
     "compress",
     "compression_base",

@@ -9,7 +9,7 @@ from typing import Any
 
 from noema.graph import ENTITY_TYPES, SemanticGraph
 
-__all__ = ["FILTER_FIELDS", "FactFilter"]
+__all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
 
 FILTER_FIELDS = {
     "entity_types": "list of entity types; every entity of the fact must have one of them",
@@ -109,3 +109,20 @@ class FactFilter:
                 for key, value in self.metadata
             )
         return True
+
+
+def check_filters(filters: Mapping[str, Any] | None) -> None:
+    """Check a ``filters=`` mapping as :meth:`noema.KnowledgeBase.retrieve` would, before any
+    retrieval: for adapters and servers that take filters once and use them on every call.
+
+    Raises:
+        ValueError: an unknown field or a value of the wrong type, naming the valid fields.
+
+    Example:
+        >>> check_filters({"metadata": {"lang": "en"}})
+        >>> check_filters({"lang": "en"})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown filter field 'lang'; valid fields are entity_types: list of entity types; every entity of the fact must have one of them; predicates: list of predicates (or event labels) the fact must have; document_ids: list of document ids; the fact must be mentioned in one of them; metadata: mapping of document metadata key -> value; the fact must be mentioned in a matching document
+    """
+    FactFilter.parse(filters)

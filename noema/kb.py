@@ -28,7 +28,7 @@ from noema.graph import SemanticGraph
 from noema.index import SearchMode, VectorIndex, check_search_mode, one_blas_thread
 from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
-from noema.pack import first_sentence, render_facts
+from noema.pack import first_sentence, render_facts, split_blocks
 from noema.parse import SpacyExtractor
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
@@ -351,6 +351,27 @@ class KnowledgeBase:
             #1 -found-> #2
         """
         return render_facts(self._snapshot.graph, fact_ids, format)
+
+    def render_blocks(
+        self, result: RetrievalResult, k: int, max_tokens: int | None = None
+    ) -> list[tuple[list[str], str, int]]:
+        """A retrieval's facts as at most ``k`` self-contained texts of consecutive facts, in
+        its format, together within ``max_tokens`` (default: the result's own token count,
+        which the budget bounded): what the adapters' block mode returns when asked for ``k``
+        Documents or nodes. Each text repeats the entity lines it needs, so a split holds a few
+        facts fewer. Each item is the text's fact ids, the text and its token count.
+
+        Example:
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Larry Page founded Google. Google acquired YouTube."])
+            >>> result = kb.retrieve("Who founded Google?", max_tokens=100)
+            >>> [len(facts) for facts, _, _ in kb.render_blocks(result, 2, 100)]
+            [1, 1]
+        """
+        budget = result.token_count if max_tokens is None else max_tokens
+        return split_blocks(
+            self._snapshot.graph, result.fact_ids, k, budget, result.format, result.token_model
+        )
 
     # -- retrieve ------------------------------------------------------------------------------
     def retrieve(

@@ -65,6 +65,30 @@ def render_facts(graph: SemanticGraph, fact_ids: Sequence[str], format: Format) 
     return _render_prefix(graph, chosen, format)
 
 
+def split_blocks(
+    graph: SemanticGraph,
+    fact_ids: Sequence[str],
+    k: int,
+    max_tokens: int,
+    format: Format,
+    token_model: str,
+) -> list[tuple[list[str], str, int]]:
+    """The facts, in order, as at most ``k`` self-contained texts of consecutive facts (the
+    first ones fuller), together within ``max_tokens``: each text repeats the entity lines it
+    needs, so facts are dropped from the end until the texts fit. Each item is the text's
+    facts, the text and its token count."""
+    facts = list(fact_ids)
+    while facts:
+        size = -(-len(facts) // k)  # ceil: k groups at most
+        groups = [facts[n : n + size] for n in range(0, len(facts), size)]
+        texts = [render_facts(graph, g, format) for g in groups]
+        counts = [count_tokens(t, token_model) for t in texts]
+        if sum(counts) <= max_tokens:
+            return list(zip(groups, texts, counts, strict=True))
+        facts.pop()
+    return []
+
+
 def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
     fact = graph.relations.get(fact_id) or graph.events[fact_id]
     for m in fact.mentions:

@@ -85,6 +85,37 @@ class RetrievalResult:
         chosen = self.fact_ids if fact_ids is None else fact_ids
         return sorted({c.document_id for f in chosen for c in self.citations.get(f, ())})
 
+    def similarities(self) -> dict[str, float]:
+        """Each fact's cosine similarity to the question: its own vector hit, else (with
+        ``explain=True``) the similarity of the sentence or fact that chose it."""
+        similarity = {m.relation_id: m.similarity for m in self.fact_matches}
+        similarity.update(
+            {e.fact_id: e.similarity for e in self.explanation or () if e.similarity is not None}
+        )
+        return similarity
+
+    def scores(self) -> list[float]:
+        """A score per fact of :attr:`fact_ids`, falling in their (packing) order: each fact's
+        similarity capped by those of the facts above it, so a score cutoff keeps a prefix of the
+        ranking and never drops a fact ranked above one it keeps. A fact without a similarity
+        takes the score above it (0.0 for the first).
+
+        Example:
+            >>> RetrievalResult("", "", fact_ids=("a", "b"), fact_matches=(
+            ...     FactMatch("a", 0.5), FactMatch("b", 0.7))).scores()
+            [0.5, 0.5]
+        """
+        similarity = self.similarities()
+        scores: list[float] = []
+        for fact_id in self.fact_ids:
+            above = scores[-1] if scores else None
+            own = similarity.get(fact_id)
+            if own is None:
+                scores.append(0.0 if above is None else above)
+            else:
+                scores.append(own if above is None else min(above, own))
+        return scores
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (citations and explanation as plain dicts).
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+
 from langchain_core.documents import Document
 
 import noema
@@ -30,18 +33,26 @@ def block_document(
         sources = list(dict.fromkeys(source_of(graph, d) for d in data["source_ids"]))
         metadata["sources"] = sources
         metadata["source"] = sources[0] if sources else ""
-    return Document(page_content=result.text, metadata=metadata)
+    return Document(
+        id=block_id(result, result.fact_ids), page_content=result.text, metadata=metadata
+    )
+
+
+def block_id(result: noema.RetrievalResult, fact_ids: Sequence[str]) -> str:
+    """A block's id: the same facts in the same format are the same Document, whatever the
+    question (so retrievers that merge results by id, such as an ensemble, see it once)."""
+    key = "\x1f".join((result.format, *fact_ids))
+    return f"noema-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
 def fact_documents(
     kb: noema.KnowledgeBase, result: noema.RetrievalResult, k: int | None
 ) -> list[Document]:
-    """One self-contained notation block per fact, in priority order."""
-    similarity = {m.relation_id: m.similarity for m in result.fact_matches}
-    # with explain=True every fact has the similarity of what chose it (fact or sentence vector)
-    similarity.update(
-        {e.fact_id: e.similarity for e in result.explanation or () if e.similarity is not None}
-    )
+    """One self-contained notation block per fact, in priority order; ``metadata["score"]``
+    falls in that order (:meth:`noema.RetrievalResult.scores`), ``metadata["similarity"]`` is
+    the fact's own similarity to the question."""
+    similarity = result.similarities()
+    scores = result.scores()
     citations = result.to_dict()["citations"]
     chosen = result.fact_ids if k is None else result.fact_ids[:k]
     documents = []
@@ -55,6 +66,7 @@ def fact_documents(
                     **_original_metadata(kb.graph, result.source_ids([fact_id])),
                     "fact_id": fact_id,
                     "rank": rank,
+                    "score": scores[rank - 1],
                     "similarity": similarity.get(fact_id),
                     "token_count": noema.count_tokens(text, result.token_model),
                     "source_ids": result.source_ids([fact_id]),
@@ -79,25 +91,15 @@ def split_block(
     kb: noema.KnowledgeBase, result: noema.RetrievalResult, k: int, max_tokens: int
 ) -> list[Document]:
     """The budgeted block as at most ``k`` Documents of consecutive facts (priority order), each
-    self-contained (its own ``#n`` ids), together within ``max_tokens``: each block repeats the
-    entity lines it needs, so facts are dropped from the end until the blocks fit."""
-    facts = list(result.fact_ids)
+    self-contained (its own ``#n`` ids), together within ``max_tokens``
+    (:meth:`noema.KnowledgeBase.render_blocks`)."""
     citations = result.to_dict()["citations"]
-    while facts:
-        size = -(-len(facts) // k)  # ceil: k groups at most, the first ones fuller
-        groups = [facts[n : n + size] for n in range(0, len(facts), size)]
-        texts = [kb.render_facts(g, result.format) for g in groups]
-        counts = [noema.count_tokens(t, result.token_model) for t in texts]
-        if sum(counts) <= max_tokens:
-            break
-        facts.pop()
-    else:
-        return []
     documents = []
-    for rank, (group, text, count) in enumerate(zip(groups, texts, counts, strict=True), start=1):
+    for rank, (group, text, count) in enumerate(kb.render_blocks(result, k, max_tokens), start=1):
         sources = result.source_ids(group)
         documents.append(
             Document(
+                id=block_id(result, group),
                 page_content=text,
                 metadata={
                     **_original_metadata(kb.graph, sources),

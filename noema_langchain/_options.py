@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 import noema
 
 
 class RetrieveFields(BaseModel):
     """Every :class:`noema.RetrieveOptions` option as a field with the same default, checked
-    when the object is built (a bad value raises ``ValueError`` naming the option)."""
+    when the object is built (a bad value raises ``ValueError`` naming the option). A field
+    that is not an option or another field of the class raises too: a misspelled option
+    (``max_token=50``) or a vector store's (``search_type="mmr"``) must not be ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
     top_k: int = noema.RetrieveOptions.top_k
     hops: int = noema.RetrieveOptions.hops
     max_tokens: int = noema.RetrieveOptions.max_tokens
-    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
+    format: noema.Format = noema.RetrieveOptions.format
     token_model: str = noema.RetrieveOptions.token_model
-    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
+    seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
 
     @model_validator(mode="after")

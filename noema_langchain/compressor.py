@@ -38,8 +38,8 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
     """
 
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
-    spacy_model: str = "en_core_web_sm"
-    embedding_model: str = "all-MiniLM-L6-v2"
+    spacy_model: str = noema.DEFAULT_SPACY_MODEL
+    embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None

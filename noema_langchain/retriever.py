@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -38,7 +38,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         '#1 Larry Page :PERSON\\n#2 Google :ORG\\n#1 -found-> #2'
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
     _bundle_path: str | None = PrivateAttr(default=None)
 
     knowledge_base: noema.KnowledgeBase = Field(
@@ -49,6 +49,11 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     search_kwargs: dict[str, Any] = Field(
         default_factory=dict,
         description="retrieve options applied to every call, as LangChain retrievers take them",
+    )
+    filters: dict[str, Any] | None = Field(
+        default=None,
+        description="Noema's filter mapping (entity_types, predicates, document_ids, metadata) "
+        "applied to every call",
     )
 
     def __init__(self, knowledge_base: Any = None, /, **data: Any) -> None:
@@ -79,6 +84,12 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         if self._bundle_path is None:
             return self.to_json_not_implemented()
         return super().to_json()
+
+    @field_validator("filters")
+    @classmethod
+    def _check_filters(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        noema.check_filters(value)
+        return value
 
     @field_validator("knowledge_base", mode="before")
     @classmethod
@@ -142,8 +153,11 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
 
     def _documents(self, query: str, k: int | None, overrides: dict[str, Any]) -> list[Document]:
         """Per-call options (``invoke(q, hops=0)``) and ``search_kwargs`` override the fields;
-        ``k`` caps the facts in per-fact mode, as LangChain's retrievers do."""
+        ``k`` caps the facts in per-fact mode, as LangChain's retrievers do. ``filters`` (Noema's
+        mapping) replaces the field's; ``filter`` (document metadata, as a vector store's
+        retriever takes it) adds to the metadata condition."""
         calls = {**self.search_kwargs, **overrides}
+        filters = _filters(calls.pop("filters", self.filters), calls.pop("filter", None))
         if k is None:
             k = calls.pop("k", None)
         else:
@@ -153,7 +167,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         k = self.k if k is None else k
         per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve_with(
-            query, self._options(k if per_fact else None, calls), explain=per_fact
+            query, self._options(k if per_fact else None, calls), filters=filters, explain=per_fact
         )
         if self.mode == "per_fact":
             return fact_documents(self.knowledge_base, result, k)
@@ -182,3 +196,20 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     ) -> list[Document]:
         # parsing the question and searching run in a worker thread: the event loop keeps going
         return await asyncio.to_thread(self._documents, query, k, kwargs)
+
+
+def _filters(filters: Any, metadata: Any) -> dict[str, Any] | None:
+    """Noema's filter mapping with LangChain's ``filter`` (document metadata key -> value) added
+    to its metadata condition; both are checked when the retrieval parses them."""
+    if metadata is None:
+        return filters  # type: ignore[no-any-return]
+    if not isinstance(metadata, Mapping):
+        raise ValueError(
+            "filter must be a dict of document metadata key -> value (Noema's own filter "
+            f"fields go in filters=), got {metadata!r}"
+        )
+    if filters is not None and not isinstance(filters, Mapping):
+        raise ValueError(f"filters must be a dict, got {type(filters).__name__}")
+    combined = dict(filters or {})
+    combined["metadata"] = {**combined.get("metadata", {}), **metadata}
+    return combined

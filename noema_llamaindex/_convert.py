@@ -84,22 +84,44 @@ def block_node(
 
 
 def fact_nodes(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[NodeWithScore]:
-    """One self-contained block per fact, in priority order; seeds carry their similarity."""
-    similarity = {m.relation_id: m.similarity for m in result.fact_matches}
-    # with explain=True every fact has the similarity of what chose it (fact or sentence vector)
-    similarity.update(
-        {e.fact_id: e.similarity for e in result.explanation or () if e.similarity is not None}
-    )
+    """One self-contained block per fact, in priority order. A node's score falls in that order
+    (:meth:`noema.RetrievalResult.scores`), so a similarity cutoff keeps a prefix of the
+    ranking; ``metadata["similarity"]`` is the fact's own similarity to the question."""
+    similarity = result.similarities()
     citations = result.to_dict()["citations"]
     nodes = []
-    for rank, fact_id in enumerate(result.fact_ids, start=1):
+    for rank, (fact_id, score) in enumerate(zip(result.fact_ids, result.scores(), strict=True), 1):
         text = kb.render_fact(fact_id, result.format)
         metadata = {
             "fact_id": fact_id,
             "rank": rank,
+            "similarity": similarity.get(fact_id),
             "source_ids": result.source_ids([fact_id]),
             "citations": citations[fact_id],
         }
         source = _source(kb.graph, result, [fact_id])
-        nodes.append(_node(text, fact_id, metadata, similarity.get(fact_id), source))
+        nodes.append(_node(text, fact_id, metadata, score, source))
+    return nodes
+
+
+def block_nodes(
+    kb: noema.KnowledgeBase, result: noema.RetrievalResult, k: int
+) -> list[NodeWithScore]:
+    """The budgeted block as at most ``k`` self-contained nodes of consecutive facts, together
+    within the result's tokens (:meth:`noema.KnowledgeBase.render_blocks`); each scored by the
+    rank-consistent score of its first fact, so the scores fall in node order."""
+    score = dict(zip(result.fact_ids, result.scores(), strict=True))
+    citations = result.to_dict()["citations"]
+    nodes = []
+    for rank, (group, text, count) in enumerate(kb.render_blocks(result, k), start=1):
+        digest = hashlib.sha256("\x1f".join((result.format, *group)).encode()).hexdigest()[:16]
+        metadata = {
+            "block": rank,
+            "fact_ids": group,
+            "token_count": count,
+            "source_ids": result.source_ids(group),
+            "citations": {f: citations[f] for f in group},
+        }
+        source = _source(kb.graph, result, group)
+        nodes.append(_node(text, f"noema-{digest}", metadata, score[group[0]], source))
     return nodes

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
@@ -38,13 +37,13 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     top_k: int = noema.RetrieveOptions.top_k
     hops: int = noema.RetrieveOptions.hops
     max_tokens: int = noema.RetrieveOptions.max_tokens
-    format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format
+    format: noema.Format = noema.RetrieveOptions.format
     token_model: str = noema.RetrieveOptions.token_model
-    seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds
+    seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
-    spacy_model: str = "en_core_web_sm"
-    embedding_model: str = "all-MiniLM-L6-v2"
+    spacy_model: str = noema.DEFAULT_SPACY_MODEL
+    embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL
 
     @classmethod
     def class_name(cls) -> str:

@@ -18,7 +18,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 import noema
-from noema_llamaindex._convert import block_node, fact_nodes
+from noema_llamaindex._convert import block_node, block_nodes, fact_nodes
 
 
 class NoemaRetriever(BaseRetriever):
@@ -26,7 +26,9 @@ class NoemaRetriever(BaseRetriever):
 
     ``mode="block"`` (default) gives one node with the whole budgeted block; ``mode="per_fact"``
     one node per fact, in priority order, with the fact id as node id. ``similarity_top_k`` caps
-    the per-fact nodes (``top_k`` is Noema's number of vector seeds, not a count of nodes).
+    the per-fact nodes, and in block mode splits the block into at most that many
+    self-contained nodes of consecutive facts, together within ``max_tokens`` (``top_k`` is
+    Noema's number of vector seeds, not a count of nodes). Node scores fall in node order.
     ``filters`` takes LlamaIndex ``MetadataFilters`` (equality filters joined by AND: documents
     whose metadata match) or Noema's own filter mapping.
 
@@ -44,9 +46,9 @@ class NoemaRetriever(BaseRetriever):
         top_k: int = noema.RetrieveOptions.top_k,
         hops: int = noema.RetrieveOptions.hops,
         max_tokens: int = noema.RetrieveOptions.max_tokens,
-        format: Literal["notation", "natural_language", "sentences"] = noema.RetrieveOptions.format,
+        format: noema.Format = noema.RetrieveOptions.format,
         token_model: str = noema.RetrieveOptions.token_model,
-        seeds: Literal["graph", "vector"] = noema.RetrieveOptions.seeds,
+        seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds,
         min_similarity: float | None = noema.RetrieveOptions.min_similarity,
         mode: Literal["block", "per_fact"] = "block",
         similarity_top_k: int | None = None,
@@ -93,7 +95,11 @@ class NoemaRetriever(BaseRetriever):
         )
         if self.mode == "per_fact":
             return fact_nodes(self.knowledge_base, result)[: self.similarity_top_k]
-        return [block_node(result, graph=self.knowledge_base.graph)] if result.text else []
+        if not result.text:
+            return []
+        if self.similarity_top_k is not None and self.similarity_top_k > 1:
+            return block_nodes(self.knowledge_base, result, self.similarity_top_k)
+        return [block_node(result, graph=self.knowledge_base.graph)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # the search runs in a worker thread so the event loop is not blocked

@@ -1,0 +1,208 @@
+"""What LangChain and LlamaIndex users expect of both adapters alike (issue 29): one source of
+truth for the options, unknown fields refused, filters, stable ids, scores in result order."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from typing import Any, get_args
+
+import pytest
+from langchain_core.documents import Document
+from llama_index.core.postprocessor import SimilarityPostprocessor
+from llama_index.core.schema import NodeWithScore
+
+import noema
+import noema_langchain
+import noema_llamaindex
+from noema.options import option_names
+
+QUESTION = "Who founded the company that acquired YouTube?"
+
+
+def _accepted(hint: Any) -> set[object]:
+    """The values a ``Literal`` (possibly inside ``Optional``) accepts, or the hint itself."""
+    if typing.get_origin(hint) is typing.Literal:
+        return set(get_args(hint))
+    return {hint}
+
+
+def _core() -> dict[str, tuple[object, set[object]]]:
+    hints = typing.get_type_hints(noema.RetrieveOptions)
+    return {
+        f.name: (f.default, _accepted(hints[f.name]))
+        for f in dataclasses.fields(noema.RetrieveOptions)
+    }
+
+
+def _pydantic_options(model: type[Any]) -> dict[str, tuple[object, set[object]]]:
+    return {
+        name: (model.model_fields[name].default, _accepted(model.model_fields[name].annotation))
+        for name in option_names()
+        if name in model.model_fields
+    }
+
+
+def _signature_options(function: Any) -> dict[str, tuple[object, set[object]]]:
+    hints = typing.get_type_hints(function)
+    parameters = inspect.signature(function).parameters
+    return {
+        name: (parameters[name].default, _accepted(hints[name]))
+        for name in option_names()
+        if name in parameters
+    }
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        lambda: _pydantic_options(noema_langchain.NoemaRetriever),
+        lambda: _pydantic_options(noema_langchain.NoemaContextCompressor),
+        lambda: _pydantic_options(noema_llamaindex.NoemaNodePostprocessor),
+        lambda: _signature_options(noema_llamaindex.NoemaRetriever.__init__),
+    ],
+    ids=[
+        "langchain-retriever",
+        "langchain-compressor",
+        "llamaindex-postprocessor",
+        "llamaindex-retriever",
+    ],
+)
+def test_every_adapter_takes_every_option_with_the_core_default_and_values(options: Any) -> None:
+    assert options() == _core()
+
+
+def test_the_option_types_and_default_models_are_exported() -> None:
+    assert set(get_args(noema.Format)) == {"notation", "natural_language", "sentences"}
+    assert set(get_args(noema.SeedStrategy)) == {"graph", "vector"}
+    assert noema.DEFAULT_SPACY_MODEL == "en_core_web_sm"
+    assert noema.DEFAULT_EMBEDDING_MODEL == "all-MiniLM-L6-v2"
+    for model in ("spacy_model", "embedding_model"):
+        default = getattr(noema, f"DEFAULT_{model.upper()}")
+        assert noema_langchain.NoemaContextCompressor.model_fields[model].default == default
+        assert noema_llamaindex.NoemaNodePostprocessor.model_fields[model].default == default
+        assert inspect.signature(noema.KnowledgeBase).parameters[model].default == default
+
+
+@pytest.mark.parametrize(
+    "field", [{"filter": {"lang": "en"}}, {"search_type": "mmr"}, {"max_token": 50}]
+)
+def test_langchain_unknown_constructor_fields_raise(
+    company_kb: noema.KnowledgeBase, field: dict[str, Any]
+) -> None:
+    with pytest.raises(ValueError, match=next(iter(field))):
+        noema_langchain.NoemaRetriever(company_kb, **field)
+    with pytest.raises(ValueError, match=next(iter(field))):
+        noema_langchain.NoemaContextCompressor(**field)
+
+
+@pytest.fixture(scope="module")
+def two_language_kb(embedder: Any, extractor: Any) -> noema.KnowledgeBase:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(
+        [
+            noema.Document(
+                "Larry Page founded Google. Google acquired YouTube.",
+                id="g",
+                metadata={"lang": "en"},
+            ),
+            noema.Document(
+                "Jensen Huang founded Nvidia. Nvidia acquired Mellanox.",
+                id="n",
+                metadata={"lang": "de"},
+            ),
+        ]
+    )
+    return kb
+
+
+def _text(documents: list[Document]) -> str:
+    return " ".join(d.page_content for d in documents)
+
+
+@pytest.mark.parametrize("mode", ["block", "per_fact"])
+def test_langchain_filters_in_every_place_a_user_puts_them(
+    two_language_kb: noema.KnowledgeBase, mode: str
+) -> None:
+    question = "Who founded the company?"
+    retriever = noema_langchain.NoemaRetriever(two_language_kb, mode=mode, max_tokens=400)
+    assert "Nvidia" in _text(retriever.invoke(question))
+    english = [
+        retriever.invoke(question, filters={"metadata": {"lang": "en"}}),
+        retriever.invoke(question, filter={"lang": "en"}),
+        noema_langchain.NoemaRetriever(
+            two_language_kb, mode=mode, max_tokens=400, search_kwargs={"filter": {"lang": "en"}}
+        ).invoke(question),
+        noema_langchain.NoemaRetriever(
+            two_language_kb, mode=mode, max_tokens=400, filters={"document_ids": ["g"]}
+        ).invoke(question),
+    ]
+    for documents in english:
+        assert "Google" in _text(documents) and "Nvidia" not in _text(documents)
+    with pytest.raises(ValueError, match="unknown filter field 'lang'"):
+        retriever.invoke(question, filters={"lang": "en"})
+    with pytest.raises(ValueError, match="filter"):
+        noema_langchain.NoemaRetriever(two_language_kb, filters={"lang": "en"})
+    with pytest.raises(ValueError, match="filter must be a dict"):
+        retriever.invoke(question, filter="lang=en")
+
+
+def test_langchain_block_documents_have_a_stable_id_and_citations(
+    company_kb: noema.KnowledgeBase,
+) -> None:
+    retriever = noema_langchain.NoemaRetriever(company_kb)
+    (first,) = retriever.invoke(QUESTION)
+    (again,) = noema_langchain.NoemaRetriever(company_kb).invoke(QUESTION)
+    assert first.id is not None and first.id == again.id
+    (other,) = retriever.invoke("Where is Nvidia headquartered?")
+    assert other.id != first.id
+    assert set(first.metadata["citations"]) == set(first.metadata["fact_ids"])
+    parts = retriever.invoke(QUESTION, k=2)
+    assert len({d.id for d in parts}) == 2 and all(d.id for d in parts)
+
+
+def test_llamaindex_block_mode_similarity_top_k_splits_the_block(
+    company_kb: noema.KnowledgeBase,
+) -> None:
+    whole = noema_llamaindex.NoemaRetriever(company_kb, max_tokens=120).retrieve(QUESTION)
+    parts = noema_llamaindex.NoemaRetriever(
+        company_kb, max_tokens=120, similarity_top_k=2
+    ).retrieve(QUESTION)
+    assert len(whole) == 1 and len(parts) == 2
+    assert sum(p.node.metadata["token_count"] for p in parts) <= 120
+    facts = [f for p in parts for f in p.node.metadata["fact_ids"]]
+    assert facts == whole[0].node.metadata["fact_ids"][: len(facts)]
+    for part in parts:
+        assert part.node.get_content().startswith("#1 ")  # self-contained
+    assert parts[0].score is not None and parts[1].score is not None
+    assert parts[0].score >= parts[1].score
+
+
+def _scores_fall(scores: list[float]) -> bool:
+    return all(a >= b for a, b in zip(scores, scores[1:], strict=False))
+
+
+def test_per_fact_scores_fall_in_result_order(company_kb: noema.KnowledgeBase) -> None:
+    nodes = noema_llamaindex.NoemaRetriever(company_kb, mode="per_fact", hops=2).retrieve(QUESTION)
+    raw = [n.node.metadata["similarity"] for n in nodes]
+    assert not _scores_fall(raw), "the case needs facts packed out of similarity order"
+    scores = [n.score for n in nodes]
+    assert all(isinstance(s, float) for s in scores) and _scores_fall(scores)  # type: ignore[arg-type]
+    # a cutoff keeps a prefix of the ranking, never a fact ranked below one it drops
+    for cutoff in sorted(set(scores)):  # type: ignore[type-var]
+        kept = SimilarityPostprocessor(similarity_cutoff=cutoff).postprocess_nodes(nodes)
+        assert [n.node.node_id for n in kept] == [n.node.node_id for n in nodes[: len(kept)]]
+    documents = noema_langchain.NoemaRetriever(company_kb, mode="per_fact", hops=2).invoke(QUESTION)
+    assert [d.metadata["score"] for d in documents] == scores
+    assert [d.metadata["similarity"] for d in documents] == raw
+
+
+def test_nodes_with_score_carry_the_rank_consistent_score(company_kb: noema.KnowledgeBase) -> None:
+    nodes: list[NodeWithScore] = noema_llamaindex.NoemaRetriever(
+        company_kb, mode="per_fact"
+    ).retrieve(QUESTION)
+    running = float("inf")
+    for node in nodes:
+        running = min(running, node.node.metadata["similarity"])
+        assert node.score == running
