@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from noema._version import __version__
 from noema.errors import NoemaError
 from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
+from noema.filters import check_filters
 from noema.graph import Document
 from noema.kb import KnowledgeBase
 from noema.notation import decode, encode_graph
@@ -46,6 +48,21 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
     return value
+
+
+def _output(path: str) -> str:
+    """An output path whose directory exists, checked before any work (a build parses and
+    embeds for minutes first); the directory is not made, so a typo does not make one."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise CommandError(f"{path}: the directory {str(parent)!r} does not exist; create it first")
+    return path
+
+
+def _question(text: str) -> str:
+    if not text.strip():
+        raise CommandError("question is empty; ask something to retrieve facts for")
+    return text
 
 
 def _warn(message: str) -> None:
@@ -82,6 +99,7 @@ def _add_root(parser: argparse.ArgumentParser) -> None:
 
 # -- commands ------------------------------------------------------------------------------------
 def cmd_build(args: argparse.Namespace) -> int:
+    _output(args.output)
     documents = list(read_documents(args.paths, on_skip=_warn, root=args.root))
     if not documents:
         raise CommandError("no documents to build from")
@@ -131,23 +149,14 @@ def _build_on_ray(
     return 0
 
 
-# `noema query` options that are retrieve() options of the same name
-_QUERY_OPTIONS = (
-    "top_k",
-    "hops",
-    "max_tokens",
-    "format",
-    "token_model",
-    "seeds",
-    "min_similarity",
-    "explain",
-)
-
-
 def cmd_query(args: argparse.Namespace) -> int:
+    # options first: a bad one is reported at once, not after the bundle and models load
+    options = RetrieveOptions.of(vars(args))
+    filters = _filters(args)
+    check_filters(filters)
+    question = _question(args.question)
     kb = KnowledgeBase.load(args.bundle)
-    options = {name: getattr(args, name) for name in _QUERY_OPTIONS}
-    result = kb.retrieve(args.question, filters=_filters(args), **options)
+    result = kb.retrieve_with(question, options, filters=filters, explain=args.explain)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0
@@ -195,17 +204,15 @@ def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    _output(args.output)
+    options = RetrieveOptions.of(vars(args))
+    question = None if args.question is None else _question(args.question)
     kb = KnowledgeBase.load(args.bundle)
     if args.graphml:
         Path(args.output).write_text(to_graphml(kb.graph), encoding="utf-8")
         print(f"Wrote {args.output} (GraphML, {len(kb.graph.entities)} nodes)")
         return 0
-    if args.question:
-        body = kb.retrieve(
-            args.question, top_k=args.top_k, hops=args.hops, max_tokens=args.max_tokens
-        ).to_html()
-    else:
-        body = kb.to_html()
+    body = kb.to_html() if question is None else kb.retrieve_with(question, options).to_html()
     page = f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>noema</title></head><body>{body}</body></html>'
     Path(args.output).write_text(page, encoding="utf-8")
     print(f"Wrote {args.output}")
@@ -296,6 +303,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    _output(args.output)
     kb = KnowledgeBase.load(args.bundles[0])
     for path in args.bundles[1:]:
         report = kb.merge(KnowledgeBase.load(path))
@@ -563,6 +571,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
+    except BrokenPipeError:
+        # the reader went away (`noema notation kb.noema | head`): stop quietly, as Unix tools
+        # do, with the status of a process ended by SIGPIPE; stdout goes to /dev/null so the
+        # interpreter's last flush does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (NoemaError, CommandError, ValueError, OSError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol, get_args, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from noema.resources import DEFAULT_EMBEDDING_MODEL, load_embedding_model
+from noema.resources import DEFAULT_EMBEDDING_MODEL, embedding_dimension, load_embedding_model
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors"]
 
@@ -82,13 +82,9 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
-        """Length of each vector, read from the model."""
-        model = load_embedding_model(self.name)
-        get = (
-            getattr(model, "get_embedding_dimension", None)
-            or model.get_sentence_embedding_dimension
-        )
-        return int(get())
+        """Length of each vector, read from the model's files when they say it (without loading
+        the model), else from the model."""
+        return embedding_dimension(self.name)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts``; repeated texts are embedded once."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_TOKEN_MODEL",
     "LoadedSpacyModel",
     "count_tokens",
+    "embedding_dimension",
     "get_encoding",
     "load_embedding_model",
     "load_spacy_model",
@@ -139,6 +141,53 @@ def load_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> Any:
     """Load a sentence-transformers model once per process, on the CPU unless one is configured."""
     with _lock:
         return _load_embedding_model(resolve_embedding_model(name), name)
+
+
+def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL) -> int:
+    """The length of a model's vectors, read from its files when they say it (a local
+    sentence-transformers directory: the pooling and dense layers' configs), else from the
+    loaded model. Opening a bundle checks this, and loading torch and the model for it cost
+    about 7 s that a command which embeds nothing (``noema info``) should not pay.
+
+    Example:
+        >>> embedding_dimension("all-MiniLM-L6-v2")
+        384
+    """
+    dimension = _dimension_from_files(Path(resolve_embedding_model(name)))
+    if dimension is not None:
+        return dimension
+    model = load_embedding_model(name)
+    get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(get())
+
+
+def _dimension_from_files(path: Path) -> int | None:
+    """What a sentence-transformers directory's last sizing layer gives: a Dense layer's
+    ``out_features``, or the Pooling layer's width times its pooling modes; None when the files
+    do not say (another layer type, a hub name, unreadable files)."""
+    try:
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+        dimension = None
+        for module in modules:
+            kind = str(module["type"]).rsplit(".", 1)[-1]
+            config_path = path / str(module["path"]) / "config.json"
+            if kind == "Transformer":
+                continue
+            if kind == "Normalize":
+                continue
+            config = json.loads(config_path.read_text(encoding="utf-8"))
+            if kind == "Pooling":
+                modes = sum(
+                    1 for k, v in config.items() if k.startswith("pooling_mode_") and v is True
+                )
+                dimension = int(config["word_embedding_dimension"]) * modes
+            elif kind == "Dense":
+                dimension = int(config["out_features"])
+            else:
+                return None
+        return dimension or None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @lru_cache(maxsize=4)

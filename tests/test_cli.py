@@ -325,3 +325,95 @@ def test_build_shows_progress_per_document(tmp_path: Path, monkeypatch: pytest.M
     shown = [f"{n}/{total}" for n in range(1, total + 1) if f"] {n}/{total}" in terminal.text]
     assert shown == [f"{n}/{total}" for n in range(1, total + 1)]
     assert "embedding the new facts and sentences" in terminal.text
+
+
+# -- issue 29: a CLI that feels instant, quiet in pipes, careful with paths ----------------------
+_HEAVY = ("torch", "sentence_transformers", "transformers", "spacy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "{bundle}"],
+        ["info", "{bundle}", "--json"],
+        ["notation", "{bundle}"],
+        ["validate", "{bundle}"],
+        ["show", "{bundle}", "-o", "{tmp}/kb.html"],
+        ["show", "{bundle}", "--graphml", "-o", "{tmp}/kb.graphml"],
+    ],
+)
+def test_commands_that_embed_nothing_load_no_model(
+    bundle: Path, tmp_path: Path, argv: list[str]
+) -> None:
+    # noema info took 7.7 s: opening a bundle loaded torch and the embedding model to read the
+    # vectors' dimension, which the model's files say
+    argv = [a.replace("{bundle}", str(bundle)).replace("{tmp}", str(tmp_path)) for a in argv]
+    program = (
+        "import sys; from noema.cli import main; code = main(sys.argv[1:]); "
+        f"print('LOADED', [m for m in {_HEAVY!r} if m in sys.modules], file=sys.stderr); "
+        "sys.exit(code)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, *argv], capture_output=True, text=True, check=True
+    )
+    assert "LOADED []" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["query", "{missing}", "q", "--max-tokens", "0"], "max_tokens must be"),
+        (["query", "{missing}", "q", "--type", "PLANET"], "unknown entity type 'PLANET'"),
+        (["query", "{missing}", "  "], "question is empty"),
+        (
+            ["query", "{missing}", "q", "--format", "notation", "--min-similarity", "2"],
+            "min_similarity",
+        ),
+        (["show", "{missing}", "-o", "{tmp}/x.html", "--question", "q", "--hops", "-1"], "hops"),
+        (["build", "{missing}", "-o", "{tmp}/no/such/dir/kb.noema"], "no/such/dir"),
+        (["merge", "{missing}", "-o", "{tmp}/no/such/dir/kb.noema"], "no/such/dir"),
+        (["show", "{missing}", "-o", "{tmp}/no/such/dir/kb.html"], "no/such/dir"),
+    ],
+)
+def test_options_and_output_paths_are_checked_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    # the bundle does not exist: the option's own error must come first, before opening anything
+    missing = str(tmp_path / "missing.noema")
+    argv = [a.replace("{missing}", missing).replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "no").exists()  # no directory was made
+
+
+def test_output_into_a_missing_directory_is_refused(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "no" / "such" / "dir" / "kb.noema"
+    assert main(["merge", str(bundle), "-o", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert "directory" in err and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_closed_pipe_ends_quietly(bundle: Path) -> None:
+    # `noema notation kb | noema decode - | head` ended in "Error: [Errno 32] Broken pipe"
+    notation = subprocess.run(
+        [sys.executable, "-m", "noema", "notation", str(bundle)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    decoder = subprocess.Popen(
+        [sys.executable, "-m", "noema", "decode", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert decoder.stdout is not None and decoder.stdin is not None
+    decoder.stdout.close()  # the reader (head) has gone before the decoder writes
+    _, err = decoder.communicate(notation)
+    assert err == ""
+    assert decoder.returncode == 141  # what a Unix tool killed by SIGPIPE reports in a shell

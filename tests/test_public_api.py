@@ -80,7 +80,7 @@ LAYERS = {
     "evaluate": _uses("embed graph index kb options resources"),
     "export": _uses("graph"),
     "cli": _uses(
-        "_version distributed errors evaluate export graph kb notation options roundtrip sources"
+        "_version distributed errors evaluate export filters graph kb notation options roundtrip sources"
     ),
 }
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -92,3 +93,65 @@ def test_a_directory_without_a_model_is_a_missing_resource(tmp_path: Path) -> No
     # ValueError ("Unrecognized model"), which callers catching Noema's errors would miss
     with pytest.raises(MissingResourceError, match="could not be loaded"):
         noema.SentenceTransformerEmbedder(str(tmp_path)).embed(["x"])
+
+
+def test_the_embedding_dimension_read_from_the_files_is_the_models(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    from noema.resources import embedding_dimension, load_embedding_model
+
+    model = load_embedding_model("all-MiniLM-L6-v2")
+    assert embedding_dimension("all-MiniLM-L6-v2") == model.get_sentence_embedding_dimension()
+
+
+def test_the_embedding_dimension_follows_pooling_modes_and_dense_layers(tmp_path: Path) -> None:
+    from noema.resources import _dimension_from_files
+
+    def write(modules: list[tuple[str, str, dict[str, object]]]) -> Path:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        listing = []
+        for n, (kind, path, config) in enumerate(modules):
+            listing.append(
+                {
+                    "idx": n,
+                    "name": str(n),
+                    "path": path,
+                    "type": f"sentence_transformers.models.{kind}",
+                }
+            )
+            if config:
+                (folder / path).mkdir(exist_ok=True)
+                (folder / path / "config.json").write_text(json.dumps(config))
+        (folder / "modules.json").write_text(json.dumps(listing))
+        return folder
+
+    pooling = {"word_embedding_dimension": 384, "pooling_mode_mean_tokens": True}
+    two_modes = {**pooling, "pooling_mode_cls_token": True}
+    dense = {"in_features": 384, "out_features": 128}
+    assert (
+        _dimension_from_files(write([("Transformer", "", {}), ("Pooling", "1_Pooling", pooling)]))
+        == 384
+    )
+    assert (
+        _dimension_from_files(write([("Transformer", "", {}), ("Pooling", "1_P", two_modes)]))
+        == 768
+    )
+    assert (
+        _dimension_from_files(
+            write(
+                [
+                    ("Transformer", "", {}),
+                    ("Pooling", "1_P", pooling),
+                    ("Dense", "2_D", dense),
+                    ("Normalize", "3_N", {}),
+                ]
+            )
+        )
+        == 128
+    )
+    # a layer it does not know, or no files at all: load the model instead
+    assert (
+        _dimension_from_files(write([("Transformer", "", {}), ("Custom", "1_C", {"x": 1})])) is None
+    )
+    assert _dimension_from_files(tmp_path / "nothing") is None
