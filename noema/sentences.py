@@ -65,11 +65,17 @@ def document_title(graph: SemanticGraph, document_id: str) -> str:
 
 
 def document_heading(graph: SemanticGraph, document_id: str) -> str:
-    """What ``format="sentences"`` writes above a document's sentences: its title, else its id
-    unless that is a generated ``doc_`` hash, which would tell a reader nothing."""
+    """What ``format="sentences"`` writes above a document's sentences: its title, else the
+    ``file_name`` a LlamaIndex reader records (a few tokens, where the ``file:`` path id takes
+    dozens), else its id unless that is a generated ``doc_`` hash, which would tell a reader
+    nothing."""
     title = document_title(graph, document_id)
     if title:
         return title
+    doc = graph.documents.get(document_id)
+    name = doc.metadata.get("file_name") if doc is not None and doc.metadata else None
+    if isinstance(name, str) and name.strip():
+        return " ".join(name.split())
     return "" if document_id.startswith("doc_") else " ".join(document_id.split())
 
 

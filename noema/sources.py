@@ -147,8 +147,10 @@ def as_documents(
 ) -> list[Document]:
     """What :meth:`noema.KnowledgeBase.ingest` was given, as documents, checked before anything
     changes: text, :class:`Document`, paths (files read as :func:`read_documents` reads them,
-    ids relative to ``root``), LangChain ``Document`` and LlamaIndex ``Document``/``TextNode``."""
-    documents = [doc for s in _as_list(sources) for doc in _as_documents(s, root)]
+    ids relative to ``root``), LangChain ``Document`` and LlamaIndex ``Document``/``TextNode``
+    (a reader's document, with a random id and its file in the metadata, is identified by the
+    file: see :func:`_file_identity`)."""
+    documents = _numbered([item for s in _as_list(sources) for item in _as_documents(s, root)])
     _check_documents(documents)
     return documents
 
@@ -159,36 +161,98 @@ def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
             "ingest() got a dict; pass noema.Document(text, id=..., metadata=...) for a document "
             "with metadata"
         )
-    if isinstance(sources, (str, Document, os.PathLike)) or _framework_document(sources):
+    if (
+        isinstance(sources, (str, Document, os.PathLike))
+        or _framework_document(sources)[0] is not None
+    ):
         return [sources]  # type: ignore[list-item]
     return list(sources)
 
 
-def _framework_document(source: object) -> Document | None:
+# A converted source, and whether its id was made from the file it was read from.
+_Converted = tuple[Document, bool]
+
+
+def _framework_document(
+    source: object, root: str | os.PathLike[str] | None = None
+) -> tuple[Document | None, bool]:
     """A LangChain ``Document`` or a LlamaIndex ``Document``/``TextNode`` as a Noema document,
     with its id and metadata; recognised by shape, so neither framework is imported."""
     page = getattr(source, "page_content", None)
     if isinstance(page, str):  # LangChain
         doc_id = getattr(source, "id", None)
         metadata = dict(getattr(source, "metadata", None) or {})
-        return Document(page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata)
+        return Document(
+            page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata
+        ), False
     node_id = getattr(source, "node_id", None)
     text = getattr(source, "text", None)
     if isinstance(node_id, str) and isinstance(text, str):  # LlamaIndex
-        return Document(text, id=node_id, metadata=dict(getattr(source, "metadata", None) or {}))
-    return None
+        metadata = dict(getattr(source, "metadata", None) or {})
+        return _file_identity(Document(text, id=node_id, metadata=metadata), root)
+    return None, False
 
 
-def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) -> list[Document]:
+# The ids LlamaIndex makes up when a reader does not set one (uuid4).
+_RANDOM_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _file_identity(doc: Document, root: str | os.PathLike[str] | None) -> _Converted:
+    """A LlamaIndex document or node read from a file (``file_path`` or ``file_name`` in its
+    metadata, as ``SimpleDirectoryReader`` sets them) is identified by the file, not by its
+    random id: the same file is the same document however often it is read, with the id
+    :func:`read_documents` gives it (and ``#page=`` for a page). A Markdown file's first heading
+    becomes its ``title``, as :func:`read_documents` does. An id the user chose is kept."""
+    metadata = doc.metadata or {}
+    file_path, file_name = metadata.get("file_path"), metadata.get("file_name")
+    if not _RANDOM_ID.fullmatch(doc.id):
+        return doc, False
+    if isinstance(file_path, str) and file_path:
+        base = Path(root).resolve() if root is not None else None
+        identity = document_id(Path(file_path), base)
+        suffix = Path(file_path).suffix.lower()
+    elif isinstance(file_name, str) and file_name:
+        identity, suffix = f"file:{file_name}", Path(file_name).suffix.lower()
+    else:
+        return doc, False
+    page = metadata.get("page_label")
+    if isinstance(page, (str, int)) and not isinstance(page, bool):
+        identity += f"#page={page}"
+    updated = dict(metadata)
+    heading = _HEADING.search(doc.text) if suffix in (".md", ".markdown") else None
+    if heading and "title" not in updated:
+        updated["title"] = heading.group(1)
+    return Document(doc.text, id=identity, metadata=updated), True
+
+
+def _numbered(converted: list[_Converted]) -> list[Document]:
+    """Ids made from a file that gave several different texts in one call (a splitter's chunks)
+    numbered in order, ``#1``, ``#2``...: the same chunks of the same file get the same ids."""
+    texts: dict[str, set[str]] = {}
+    for doc, from_file in converted:
+        if from_file:
+            texts.setdefault(doc.id, set()).add(doc.text)
+    shared = {i for i, t in texts.items() if len(t) > 1}
+    seen: dict[str, int] = {}
+    documents = []
+    for doc, from_file in converted:
+        if from_file and doc.id in shared:
+            seen[doc.id] = seen.get(doc.id, 0) + 1
+            doc = Document(doc.text, id=f"{doc.id}#{seen[doc.id]}", metadata=doc.metadata)
+        documents.append(doc)
+    return documents
+
+
+def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) -> list[_Converted]:
     if isinstance(source, Document):
-        return [source]
+        return [(source, False)]
     if isinstance(source, str):
-        return [Document(source)]
+        return [(Document(source), False)]
     if isinstance(source, os.PathLike):
-        return list(read_documents([source], on_skip=_warn_skip, root=root))
-    converted = _framework_document(source)
+        return [(d, False) for d in read_documents([source], on_skip=_warn_skip, root=root)]
+    converted, from_file = _framework_document(source, root)
     if converted is not None:
-        return [converted]
+        return [(converted, from_file)]
     raise TypeError(
         "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
         f"Documents/TextNodes, not {type(source).__name__}"

@@ -19,6 +19,10 @@ def _node(
     score: float | None,
     source: tuple[str, dict[str, Any]] | None = None,
 ) -> NodeWithScore:
+    if source is not None:
+        # the source document's own metadata (a reader's file_name...) on every node, as the
+        # LangChain adapter's Documents have it; Noema's fields win a clash
+        metadata = {**source[1], **metadata}
     keys = list(metadata)
     node = TextNode(
         text=text,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,60 @@ def test_every_per_fact_node_has_a_score_llamaindex_tools_can_use(
     assert all(isinstance(n.score, float) for n in fused)
     kept = SimilarityPostprocessor(similarity_cutoff=0.3).postprocess_nodes(nodes)
     assert [n.node.node_id for n in kept] == [n.node.node_id for n in nodes if n.score >= 0.3]
+
+
+def test_reader_documents_get_a_stable_identity_title_and_metadata(
+    embedder, extractor, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    # issue 29 item 5: SimpleDirectoryReader gives random ids, so ingesting a folder twice
+    # doubled the knowledge base and format="sentences" headed each document with its UUID
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.node_parser import SentenceSplitter
+
+    folder = Path(__file__).parent.parent / "examples" / "docs"
+    (tmp_path / "notes.txt").write_text("Ada Lovelace wrote the first computer program.")
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(SimpleDirectoryReader(str(folder)).load_data())
+    first = sorted(kb.graph.documents)
+    kb.ingest(SimpleDirectoryReader(str(folder)).load_data())  # new random ids, the same files
+    assert sorted(kb.graph.documents) == first and len(first) == len(list(folder.glob("*.md")))
+    google = kb.graph.documents[f"file:{(folder / 'google.md').resolve().as_posix()}"]
+    assert google.metadata["title"] == "Google" and google.metadata["file_name"] == "google.md"
+
+    kb.ingest(SimpleDirectoryReader(str(tmp_path)).load_data())
+    text = kb.retrieve("Who wrote the first computer program?", format="sentences").text
+    assert "notes.txt" in text and "file:" not in text  # the file's name heads its sentences
+    for line in text.splitlines():
+        assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", line), line
+
+    retriever = NoemaRetriever(kb, mode="per_fact")
+    for hit in retriever.retrieve("Who is the CEO of Google?"):
+        assert hit.node.metadata["file_name"].endswith((".md", ".txt"))
+        assert "file_name" not in hit.node.get_content(metadata_mode=MetadataMode.LLM)
+    (block,) = NoemaRetriever(kb).retrieve("Who is the CEO of Google?")
+    assert block.node.metadata["file_name"] == "google.md"
+
+    # chunks of one file: one document each, the same ones the next time
+    def chunks() -> list[TextNode]:
+        splitter = SentenceSplitter(chunk_size=64, chunk_overlap=0)
+        return splitter.get_nodes_from_documents(SimpleDirectoryReader(str(folder)).load_data())  # type: ignore[return-value]
+
+    chunked = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    chunked.ingest(chunks())
+    once = sorted(chunked.graph.documents)
+    chunked.ingest(chunks())
+    assert sorted(chunked.graph.documents) == once and len(once) > len(first)
+
+
+def test_an_id_the_user_chose_is_kept(embedder, extractor) -> None:  # type: ignore[no-untyped-def]
+    from llama_index.core import Document as LlamaDocument
+
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(
+        [
+            LlamaDocument(
+                text="Larry Page founded Google.", id_="mine", metadata={"file_path": "/x/g.md"}
+            )
+        ]
+    )
+    assert list(kb.graph.documents) == ["mine"]
