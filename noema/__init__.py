@@ -55,6 +55,7 @@ from noema.resources import (
 )
 from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
 from noema.roundtrip import RoundTripReport, check_round_trip
+from noema.warmup import load_models
 
 __all__ = [
     "BatchExtractor",
@@ -103,6 +104,7 @@ __all__ = [
     "decode",
     "encode_graph",
     "get_encoding",
+    "load_models",
     "normalize_name",
     "normalize_predicate",
     "parse_notation",

@@ -22,6 +22,7 @@ from noema.kb import KnowledgeBase
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult
+from noema.sources import Source, as_documents
 
 __all__ = ["compress", "compression_base"]
 
@@ -33,7 +34,7 @@ _cache_lock = threading.Lock()
 
 
 def compress(
-    documents: Sequence[Document],
+    documents: Sequence[Source],
     question: str,
     *,
     top_k: int = RetrieveOptions.top_k,
@@ -62,6 +63,8 @@ def compress(
         >>> result = compress(chunks, "Who runs Google?", max_tokens=50)
         >>> sorted({c.document_id for cs in result.citations.values() for c in cs})
         ['c1', 'c2']
+        >>> compress(["Larry Page founded Google."], "Who founded Google?").text.splitlines()[-1]
+        '#1 -found-> #2'
     """
     if options is None:
         options = RetrieveOptions.of(locals())  # this call's option arguments, by name
@@ -77,7 +80,7 @@ def compress(
 
 
 def compression_base(
-    documents: Sequence[Document],
+    documents: Sequence[Source],
     *,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     spacy_model: str = DEFAULT_SPACY_MODEL,
@@ -86,6 +89,8 @@ def compression_base(
     embedder: Embedder | None = None,
 ) -> KnowledgeBase:
     """A knowledge base of ``documents``, built once for the same documents and settings.
+    ``documents`` are what :meth:`noema.KnowledgeBase.ingest` takes: strings, :class:`Document`,
+    LangChain or LlamaIndex documents.
 
     The models are loaded once per process and shared. With the default extractor and embedder
     the last :data:`CACHED_BASES` bases are kept, keyed by every document's id, text and metadata
@@ -102,16 +107,17 @@ def compression_base(
         "spacy_model": spacy_model,
         "embedding_model": embedding_model,
     }
+    chunks = as_documents(list(documents))
     key = None
     if extractor is None and embedder is None:
-        key = (*settings.values(), *(_document_key(d) for d in documents))
+        key = (*settings.values(), *(_document_key(d) for d in chunks))
         with _cache_lock:
             cached = _cache.get(key)
             if cached is not None:
                 _cache.move_to_end(key)
                 return cached
     kb = KnowledgeBase(**settings, extractor=extractor, embedder=embedder)
-    kb.ingest(list(documents))
+    kb.ingest(chunks)
     if key is not None:
         with _cache_lock:
             _cache[key] = kb

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
@@ -21,7 +22,8 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     ``metadata["source_metadata"]`` their metadata by node id, ``metadata["citations"]`` maps each
     fact to its source node and span, and its SOURCE relationship is the first contributing
     node's. It needs the query; without one it raises ``ValueError``. The knowledge base of a set
-    of nodes is kept for the next query over the same nodes.
+    of nodes is kept for the next query over the same nodes. The spaCy pipeline and the
+    embedding model load when the postprocessor is built (once per process).
 
     Example:
         >>> from llama_index.core import SimpleDirectoryReader
@@ -44,6 +46,12 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = noema.DEFAULT_SPACY_MODEL
     embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL
+
+    def model_post_init(self, context: Any, /) -> None:
+        # the models load here, once per process, so the first query costs what parsing and
+        # embedding its nodes cost
+        super().model_post_init(context)
+        noema.load_models(self.spacy_model, self.embedding_model)
 
     @classmethod
     def class_name(cls) -> str:

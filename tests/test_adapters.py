@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import subprocess
+import sys
 import typing
 from typing import Any, get_args
 
@@ -206,3 +208,35 @@ def test_nodes_with_score_carry_the_rank_consistent_score(company_kb: noema.Know
     for node in nodes:
         running = min(running, node.node.metadata["similarity"])
         assert node.score == running
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        "from noema_langchain import NoemaContextCompressor as C; C(max_tokens=60)",
+        "from noema_llamaindex import NoemaNodePostprocessor as C; C(max_tokens=60)",
+    ],
+)
+def test_compressors_load_their_models_when_built(build: str) -> None:
+    # a first compression of 6 short chunks took 9 s, 7 of them loading the models: they load
+    # when the compressor is built, so a call costs its parsing and embedding
+    program = (
+        f"{build}\n"
+        "from noema.resources import _load_embedding_model, _load_spacy_model\n"
+        "print('EMBEDDER', _load_embedding_model.cache_info().currsize)\n"
+        "print('SPACY', _load_spacy_model.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    ).stdout
+    assert "EMBEDDER 1" in out and "SPACY 1" in out
+
+
+def test_compress_takes_plain_strings() -> None:
+    # noema.compress(["plain text"], q) raised AttributeError; strings work as in ingest
+    result = noema.compress(
+        ["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."], "Who runs Google?"
+    )
+    assert "-ceo_of->" in result.text
+    documents = {c.document_id for cs in result.citations.values() for c in cs}
+    assert documents and all(d.startswith("doc_") for d in documents)

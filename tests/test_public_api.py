@@ -16,7 +16,7 @@ KnowledgeBase Mention MergeRecord MissingResourceError ModelMismatchError NoemaE
 NotationEntity NotationError NotationEvent NotationRelation ParsedNotation Relation
 RelationPattern RetrievalResult RetrieveOptions RoundTripReport SeedStrategy SemanticGraph
 SentenceTransformerEmbedder SpacyExtractor __version__ check_filters check_round_trip compress
-compression_base count_tokens decode encode_graph get_encoding normalize_name
+compression_base count_tokens decode encode_graph get_encoding load_models normalize_name
 normalize_predicate parse_notation
 """.split()  # noqa: SIM905  (a word list reads as the pin it is)
 
@@ -76,9 +76,10 @@ LAYERS = {
         options pack parse resources retrieve sentences snapshot sources view"""
     ),
     "distributed": _uses("errors extractor graph kb sources"),
-    "compress": _uses("embed extractor graph kb options resources retrieve"),
+    "compress": _uses("embed extractor graph kb options resources retrieve sources"),
     "evaluate": _uses("embed graph index kb options resources"),
     "export": _uses("graph"),
+    "warmup": _uses("graph kb resources"),
     "cli": _uses(
         "_version distributed errors evaluate export filters graph kb notation options roundtrip sources"
     ),
