@@ -9,6 +9,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
 from noema_langchain import NoemaContextCompressor
 
@@ -29,10 +30,15 @@ class AllChunks(BaseRetriever):
 # before Microsoft's own headquarters sentence, and the answer is cut)
 compressor = NoemaContextCompressor()
 
+# ContextualCompressionRetriever lives in langchain-classic; with langchain-core alone, the
+# retriever and the compressor compose as a chain
+compressed = {"chunks": AllChunks(), "question": RunnablePassthrough()} | RunnableLambda(
+    lambda x: compressor.compress_documents(x["chunks"], x["question"])
+)
+
 if __name__ == "__main__":
     question = "Where is the company that acquired GitHub headquartered?"
-    chunks = AllChunks().invoke(question)
-    (context,) = compressor.compress_documents(chunks, question)
+    (context,) = compressed.invoke(question)
     print(context.page_content)
     print(
         f"\n{context.metadata['tokens_before']} tokens of chunks -> {context.metadata['token_count']} tokens of notation"

@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
 from noema.filters import check_filters
 from noema.graph import Document
-from noema.kb import KnowledgeBase
+from noema.kb import IngestReport, KnowledgeBase
 from noema.notation import decode, encode_graph
 from noema.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
@@ -69,24 +71,61 @@ def _warn(message: str) -> None:
     print(f"Warning: {message}", file=sys.stderr)
 
 
-def _progress_bar(label: str, then: str = "") -> Any:
-    """A progress callback drawing on stderr, or None when stderr is not a terminal; ``then`` is
-    printed once the bar is full (the stage that follows, which has no bar of its own)."""
-    if not sys.stderr.isatty():
-        return None
+class _Progress:
+    """A stage's progress on stderr, as a ``(done, total)`` callback: a tqdm bar on a terminal;
+    elsewhere (CI logs, a notebook's subprocess) a plain line when the stage starts, every
+    ``every`` seconds and when it ends, since a bar redrawn with carriage returns is noise
+    in a log."""
 
-    def draw(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    def __init__(self, label: str, unit: str, every: float = 10.0) -> None:
+        self.label, self.unit, self.every = label, unit, every
+        self.bar: Any = None
+        self.last = 0.0
+        self.printed: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            self._draw(done, total)
+            return
+        now = time.monotonic()
+        ended = done >= total
+        if (done, total) == self.printed or (
+            self.printed and not ended and now - self.last < self.every
+        ):
+            return
+        self.last, self.printed = now, (done, total)
+        share = f" ({100 * done // total}%)" if total else ""
+        print(f"{self.label}: {done}/{total} {self.unit}{share}", file=sys.stderr, flush=True)
+
+    def _draw(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                desc=self.label,
+                unit=f" {self.unit}",
+                file=sys.stderr,
+                # a terminal that reports no size (some pseudo-terminals) gets 80x24: tqdm
+                # itself would hide its bar there
+                ncols=shutil.get_terminal_size().columns,
+                nrows=shutil.get_terminal_size().lines,
+            )
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
         if done >= total:
-            sys.stderr.write(f"\n{then}\n" if then else "\n")
-        sys.stderr.flush()
-
-    return draw
+            self.bar.close()
+            self.bar = None
 
 
-_PARSING = ("parsing", "embedding the new facts and sentences...")
+def _ingest(kb: KnowledgeBase, documents: list[Document]) -> IngestReport:
+    """``kb.ingest`` with the parsing and the embedding progress on stderr."""
+    return kb.ingest(
+        documents,
+        progress=_Progress("parsing", "documents"),
+        embed_progress=_Progress("embedding facts and sentences", "texts"),
+    )
 
 
 def _add_root(parser: argparse.ArgumentParser) -> None:
@@ -111,7 +150,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.ray is not None:
         return _build_on_ray(args, documents, options)
     kb = KnowledgeBase(**options, n_process=args.n_process)
-    report = kb.ingest(documents, progress=_progress_bar(*_PARSING))
+    report = _ingest(kb, documents)
     kb.save(args.output)
     g = kb.graph
     print(
@@ -332,7 +371,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if not documents:
             raise CommandError("no documents to evaluate on")
         kb = KnowledgeBase(embedding_model=args.embedding_model, spacy_model=args.spacy_model)
-        kb.ingest(documents, progress=_progress_bar(*_PARSING))
+        _ingest(kb, documents)
     rows = evaluate(
         kb,
         documents,
@@ -340,7 +379,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         budgets=args.budgets,
         top_k=args.top_k,
         hops=args.hops,
-        progress=_progress_bar("retrieving"),
+        progress=_Progress("retrieving", "questions"),
     )
     if args.json:
         print(json.dumps([row.__dict__ for row in rows], indent=2))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
@@ -14,11 +15,44 @@ import numpy.typing as npt
 
 from noema.resources import DEFAULT_EMBEDDING_MODEL, embedding_dimension, load_embedding_model
 
-__all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors"]
+__all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors", "embedding_progress"]
 
 Vectors = npt.NDArray[np.float32]
 Precision = Literal["auto", "float32", "bfloat16"]
 PRECISIONS: tuple[str, ...] = get_args(Precision)
+
+
+# Texts per model.encode call: progress is reported between calls (about 1 s of work each).
+EMBED_GROUP = 512
+
+
+class _Counter:
+    """Texts embedded so far and texts known to embed, across the calls of one stage."""
+
+    def __init__(self, callback: Callable[[int, int], None]) -> None:
+        self.callback = callback
+        self.done = 0
+        self.total = 0
+
+
+_PROGRESS: ContextVar[_Counter | None] = ContextVar("noema_embedding_progress", default=None)
+
+
+@contextmanager
+def embedding_progress(callback: Callable[[int, int], None] | None) -> Iterator[None]:
+    """While active (in this thread or task), :class:`SentenceTransformerEmbedder` calls
+    ``callback(done, total)`` as it embeds: texts embedded so far and texts known so far, a
+    total that grows when one embedding call follows another (facts, then sentences). Other
+    embedders report nothing. A context variable, not an attribute, because one embedder is
+    shared by every knowledge base and thread of a process."""
+    if callback is None:
+        yield
+        return
+    token = _PROGRESS.set(_Counter(callback))
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
 
 
 @runtime_checkable
@@ -93,14 +127,29 @@ class SentenceTransformerEmbedder:
         unique = list(dict.fromkeys(texts))
         model = load_embedding_model(self.name)
         bfloat16 = _uses_bfloat16(model, self.precision)
-        with self._lock, _bfloat16_autocast() if bfloat16 else nullcontext():
-            vectors = model.encode(
-                unique,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=False,
-                show_progress_bar=False,
-            ).astype(np.float32, copy=False)
+        # longest first, as the model batches them (least padding), in groups of whole batches
+        # so progress can be told between groups; the groups are the same with or without a
+        # progress callback, so the vectors are too
+        order = sorted(range(len(unique)), key=lambda n: -len(unique[n]))
+        counter = _PROGRESS.get()
+        if counter is not None:
+            counter.total += len(unique)
+            counter.callback(counter.done, counter.total)
+        group = max(EMBED_GROUP // self.batch_size, 1) * self.batch_size
+        vectors = np.empty((len(unique), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), group):
+            chosen = order[start : start + group]
+            with self._lock, _bfloat16_autocast() if bfloat16 else nullcontext():
+                vectors[chosen] = model.encode(
+                    [unique[n] for n in chosen],
+                    batch_size=self.batch_size,
+                    convert_to_numpy=True,
+                    normalize_embeddings=False,
+                    show_progress_bar=False,
+                ).astype(np.float32, copy=False)
+            if counter is not None:
+                counter.done += len(chosen)
+                counter.callback(counter.done, counter.total)
         # normalized here, in float32, whatever precision the model ran in (in bfloat16 the
         # model's own normalization would leave norms a little off 1)
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

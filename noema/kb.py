@@ -19,7 +19,7 @@ from noema.bundle import (
     write_bundle,
 )
 from noema.canonical import Canonicalizer, IngestReport, MergeRecord
-from noema.embed import Embedder, SentenceTransformerEmbedder
+from noema.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
 from noema.errors import ModelMismatchError
 from noema.extractor import Extractor, extract_in_batches
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
@@ -147,6 +147,7 @@ class KnowledgeBase:
         *,
         progress: ProgressCallback | None = None,
         root: str | os.PathLike[str] | None = None,
+        embed_progress: ProgressCallback | None = None,
     ) -> IngestReport:
         """Parse, canonicalize against what is stored, and add the facts of ``sources``.
 
@@ -155,7 +156,9 @@ class KnowledgeBase:
         ``Document``/``TextNode`` (their ids and metadata are kept). A document already stored with the same id
         and text is skipped. ``progress(done, total)`` is called as documents are parsed: after each
         document with the built-in extractor, after each batch of 256 with another; embedding the
-        new facts and sentences follows the last call.
+        new facts and sentences follows the last call, and ``embed_progress(done, total)`` is
+        called as it goes (texts embedded and texts known so far; the total grows when the
+        sentences follow the facts; only the built-in embedder reports).
         A file's id is its path relative to ``root`` when given (``"google.md"``), else
         ``"file:"`` and its resolved path, so the same file is one document however it is named.
 
@@ -189,7 +192,8 @@ class KnowledgeBase:
                     counts[0] += len(result.new_entity_ids)
                     counts[1] += len(result.new_relation_ids)
                     counts[2] += len(result.new_event_ids)
-                self._publish(graph)
+                with embedding_progress(embed_progress):
+                    self._publish(graph)
             except BaseException:
                 # the graph copy is dropped; the names filed from it must go too, or the next
                 # ingest would merge by an alias the stored graph never got

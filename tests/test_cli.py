@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -316,15 +317,30 @@ class _Terminal:
         pass
 
 
-def test_build_shows_progress_per_document(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # issue 16 item 10: progress came per 256 documents, so 20 showed only "20/20" at the end
+def test_build_shows_progress_bars_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["build", str(EXAMPLES), "-o", str(tmp_path / "kb.noema")]) == 0
     total = len(list(EXAMPLES.glob("*.md")))
-    shown = [f"{n}/{total}" for n in range(1, total + 1) if f"] {n}/{total}" in terminal.text]
-    assert shown == [f"{n}/{total}" for n in range(1, total + 1)]
-    assert "embedding the new facts and sentences" in terminal.text
+    assert re.search(rf"parsing: 100%\S* {total}/{total} ", terminal.text), terminal.text
+    embedded = re.search(r"embedding facts and sentences: 100%\S* (\d+)/(\d+) ", terminal.text)
+    assert embedded and embedded.group(1) == embedded.group(2) and int(embedded.group(1)) > total
+
+
+def test_build_prints_plain_progress_lines_in_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 29 item 11: on a non-terminal nothing was printed for minutes, and the embedding
+    # stage had no progress at all
+    assert main(["build", str(EXAMPLES), "-o", str(tmp_path / "kb.noema")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    total = len(list(EXAMPLES.glob("*.md")))
+    assert f"parsing: {total}/{total} documents (100%)" in lines
+    embedding = [line for line in lines if line.startswith("embedding facts and sentences: ")]
+    assert embedding and embedding[-1].endswith("(100%)")
+    assert all("\r" not in line for line in lines)
 
 
 # -- issue 29: a CLI that feels instant, quiet in pipes, careful with paths ----------------------

@@ -46,3 +46,32 @@ def test_auto_is_one_of_the_two(
 def test_unknown_precision_is_refused() -> None:
     with pytest.raises(ValueError, match="precision must be one of 'auto', 'float32', 'bfloat16'"):
         noema.SentenceTransformerEmbedder(precision="int8")  # type: ignore[arg-type]
+
+
+def test_embedding_reports_progress_without_changing_the_vectors(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    from noema.embed import EMBED_GROUP, embedding_progress
+
+    texts = [
+        f"Company number {n} was founded" + " in a year" * (n % 7) for n in range(EMBED_GROUP + 40)
+    ]
+    seen: list[tuple[int, int]] = []
+    with embedding_progress(lambda done, total: seen.append((done, total))):
+        reported = embedder.embed(texts)
+    assert seen == [(0, len(texts)), (EMBED_GROUP, len(texts)), (len(texts), len(texts))]
+    assert np.array_equal(reported, embedder.embed(texts))
+
+
+def test_ingest_reports_the_embedding_stage(
+    embedder: noema.SentenceTransformerEmbedder, extractor
+) -> None:  # type: ignore[no-untyped-def]
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    seen: list[tuple[int, int]] = []
+    kb.ingest(
+        ["Larry Page founded Google.", "Jensen Huang founded Nvidia."],
+        embed_progress=lambda done, total: seen.append((done, total)),
+    )
+    # the facts, then the sentences: the total grows, and the stage ends with everything done
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] >= len(kb.graph.relations) + 2
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
