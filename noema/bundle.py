@@ -38,9 +38,10 @@ from __future__ import annotations
 import glob
 import hashlib
 import io
-import json
 import os
+import stat
 import tempfile
+import threading
 import time
 import zipfile
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ from noema.errors import BundleError, GraphError
 from noema.facttext import FACT_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
-from noema.records import record_to_dict
+from noema.records import json_bytes, record_to_dict
 from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
 
 __all__ = [
@@ -123,9 +124,13 @@ def write_bundle(
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(target)
+    mode = _file_mode(target)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            # mkstemp makes the file 0600: other users and services would lose access to a
+            # bundle at every save
+            os.fchmod(handle.fileno(), mode)
             _zip(handle, manifest, members)
             handle.flush()
             os.fsync(handle.fileno())
@@ -134,6 +139,22 @@ def write_bundle(
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return manifest
+
+
+_umask_lock = threading.Lock()
+
+
+def _file_mode(target: Path) -> int:
+    """The permissions the written bundle gets: those of the file it replaces, else what
+    ``open()`` would give a new file (0666 less the umask)."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        pass
+    with _umask_lock:  # the umask can only be read by setting it
+        umask = os.umask(0o077)
+        os.umask(umask)
+    return 0o666 & ~umask
 
 
 def bundle_bytes(
@@ -414,9 +435,10 @@ def _load_json(blob: bytes, member: str, name: str) -> dict[str, Any]:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
-        "utf-8"
-    )
+    try:
+        return json_bytes(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise BundleError(f"the knowledge base cannot be written as JSON: {exc}") from exc
 
 
 def _record_from_dict(raw: Any) -> MergeRecord:

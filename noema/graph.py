@@ -30,6 +30,7 @@ from noema.records import (
     add_mentions,
     check_confidence,
     digest,
+    json_bytes,
     make_event_id,
     make_relation_id,
     normalize_predicate,
@@ -489,6 +490,10 @@ class SemanticGraph:
             metadata = d["metadata"]
             if not isinstance(metadata, dict):
                 raise GraphError(f"document {d['id']!r} metadata is not an object")
+            try:  # what the writer could not write again is refused here, not at the next save
+                json_bytes(metadata)
+            except (TypeError, ValueError) as exc:
+                raise GraphError(f"document {d['id']!r} metadata cannot be saved: {exc}") from None
             doc_id = shared.setdefault(read_str(d["id"]), d["id"])
             g._documents[doc_id] = Document(read_str(d["text"]), doc_id, metadata)
         for e in data["entities"]:

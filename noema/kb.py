@@ -30,6 +30,7 @@ from noema.notation import encode_graph
 from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
 from noema.pack import first_sentence, render_facts, split_blocks
 from noema.parse import SpacyExtractor
+from noema.records import surrogate_at
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
 from noema.sentences import SentenceIndex, sentence_text
@@ -437,6 +438,12 @@ class KnowledgeBase:
             raise TypeError(f"question must be a string, got {type(question).__name__}")
         if not question.strip():
             raise ValueError("question is empty; ask something to retrieve facts for")
+        at = surrogate_at(question)
+        if at is not None:  # the tokenizer would fail with a TypeError that says nothing
+            raise ValueError(
+                f"question holds a lone surrogate at index {at}, which is not valid Unicode "
+                "(bytes that were not UTF-8?); decode it with errors='replace'"
+            )
         fact_filter = FactFilter.parse(filters)
         snapshot = self._snapshot
         graph, index = snapshot.graph, snapshot.index

@@ -10,6 +10,7 @@ let code that does not care which kind of fact it holds treat both alike.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -58,6 +59,40 @@ def surrogate_at(text: str) -> int | None:
     except UnicodeEncodeError as exc:
         return exc.start
     return None
+
+
+# How deep metadata may nest: the bundle writer (Python's json) and reader (orjson, 1,024 levels)
+# have different limits, and what one accepts the other must too.
+MAX_JSON_DEPTH = 64
+
+
+def json_bytes(value: Any) -> bytes:
+    """``value`` as the bundle writer writes JSON: UTF-8, sorted keys, no NaN or infinity.
+
+    Raises:
+        ValueError: what no bundle can hold: NaN or infinite numbers, lone surrogates, nesting
+            deeper than :data:`MAX_JSON_DEPTH`, or a value that is not JSON (``TypeError``).
+    """
+    _check_depth(value)
+    return json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+
+
+def _check_depth(value: Any) -> None:
+    """Iteratively, so a hostile depth cannot exhaust the stack while being checked."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def one_line(value: Any, what: str) -> str:

@@ -17,6 +17,7 @@ from typing import Union
 
 from noema.errors import NoemaError
 from noema.graph import Document
+from noema.records import json_bytes
 
 __all__ = [
     "JSONL_SUFFIXES",
@@ -79,14 +80,22 @@ def read_documents(
 
 
 def document_id(path: Path, root: Path | None) -> str:
-    """The id of the document a text file holds (see :func:`read_documents`)."""
+    """The id of the document a text file holds (see :func:`read_documents`). A file name that
+    is not UTF-8 (``caf\\xe9.txt``) has its bad bytes written as ``\\xe9``: the id must be text
+    a bundle can hold."""
     resolved = path.resolve()
     if root is None:
-        return f"file:{resolved.as_posix()}"
+        return f"file:{_text_path(resolved.as_posix())}"
     try:
-        return resolved.relative_to(root).as_posix()
+        return _text_path(resolved.relative_to(root).as_posix())
     except ValueError:
         raise NoemaError(f"{str(path)!r} is not inside the root folder {str(root)!r}") from None
+
+
+def _text_path(path: str) -> str:
+    """A path as valid Unicode: bytes of a non-UTF-8 file name (which Python keeps as lone
+    surrogates) as ``\\xNN``, the same every time the file is read."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _read_file(path: Path, on_skip: SkipCallback, root: Path | None) -> Iterator[Document]:
@@ -109,7 +118,7 @@ def _read_file(path: Path, on_skip: SkipCallback, root: Path | None) -> Iterator
     if not text.strip():
         on_skip(f"{path}: skipped, empty")
         return
-    metadata = {"source": str(path)}
+    metadata = {"source": _text_path(str(path))}
     heading = _HEADING.search(text) if path.suffix.lower() in (".md", ".markdown") else None
     if heading:
         metadata["title"] = heading.group(1)
@@ -122,7 +131,10 @@ def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Docume
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+        except _NotFinite:
+            on_skip(f"{path}:{number}: skipped, holds NaN or an infinite number (no bundle can)")
+            continue
         except (ValueError, RecursionError):
             on_skip(f"{path}:{number}: skipped, not JSON (or nested too deeply)")
             continue
@@ -133,9 +145,24 @@ def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Docume
             on_skip(f"{path}:{number}: skipped, empty text")
             continue
         metadata = {k: v for k, v in record.items() if k not in ("text", "id")}
-        metadata.setdefault("source", f"{path}:{number}")
+        metadata.setdefault("source", f"{_text_path(str(path))}:{number}")
         doc_id = record.get("id")
         yield Document(record["text"], id="" if doc_id is None else str(doc_id), metadata=metadata)
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> float:
+    raise _NotFinite(name)  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _NotFinite(text)  # 1e400
+    return value
 
 
 # -- what ingest() takes -------------------------------------------------------------------------
@@ -271,12 +298,23 @@ def _check_documents(documents: Sequence[Document]) -> None:
             )
         for key, value in (doc.metadata or {}).items():
             try:
-                json.dumps(value, allow_nan=False)
-            except (TypeError, ValueError) as exc:
+                json_bytes({key: value})
+            except TypeError as exc:
                 raise TypeError(
                     f"metadata {key!r} of document {doc.id!r} is not JSON "
                     f"({type(value).__name__}): bundles store metadata as JSON; convert it first"
                 ) from exc
+            except ValueError as exc:
+                raise ValueError(
+                    f"metadata {key!r} of document {doc.id!r} cannot be saved in a bundle: {exc}"
+                ) from None
+        try:
+            json_bytes(doc.id)
+        except ValueError:
+            raise ValueError(
+                f"document id {doc.id!r} is not valid Unicode (a lone surrogate); give the "
+                "document an id a file can hold"
+            ) from None
 
 
 def _warn_skip(message: str) -> None:

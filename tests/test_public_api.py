@@ -51,7 +51,7 @@ LAYERS = {
     "resources": _uses("errors"),
     "notation": _uses("errors graph"),
     "roundtrip": _uses("errors graph notation"),
-    "sources": _uses("errors graph"),
+    "sources": _uses("errors graph records"),
     "embed": _uses("resources"),
     "extractor": _uses("graph"),
     "entities": _uses("graph names"),
@@ -73,7 +73,7 @@ LAYERS = {
     "snapshot": _uses("embed facttext graph index sentences"),
     "kb": _uses(
         """_version bundle canonical embed errors extractor facttext filters graph index notation
-        options pack parse resources retrieve sentences snapshot sources view"""
+        options pack parse records resources retrieve sentences snapshot sources view"""
     ),
     "distributed": _uses("errors extractor graph kb sources"),
     "compress": _uses("embed extractor graph kb options resources retrieve sources"),

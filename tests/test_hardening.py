@@ -1,0 +1,193 @@
+"""Issue 30: what ingest or load accepts can be saved, bad input is one clear error, and a save
+keeps the bundle's permissions."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import noema
+from noema import KnowledgeBase
+from noema.cli import main
+from tests.test_bundle import rewrite
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.fixture(scope="module")
+def small_kb(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> KnowledgeBase:
+    kb = KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(
+        [noema.Document("Larry Page founded Google.", id="g", metadata={"deep": "PLACEHOLDER"})]
+    )
+    return kb
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_save_keeps_the_mode_of_the_file_it_replaces(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    # save() left every bundle at 0600 (mkstemp's mode): other users lost access after a save
+    target = tmp_path / "kb.noema"
+    old = os.umask(0o022)
+    try:
+        small_kb.save(target)
+        assert _mode(target) == 0o644  # a new file: what open() gives under the umask
+        target.chmod(0o640)
+        small_kb.save(target)
+        assert _mode(target) == 0o640
+    finally:
+        os.umask(old)
+
+
+def test_a_file_name_that_is_not_utf8_is_saved(
+    make_kb: Callable[..., KnowledgeBase], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it ingested, then every save, to_bytes and pickle raised UnicodeEncodeError
+    name = os.fsdecode(b"caf\xe9.txt")  # what Python makes of the byte: a lone surrogate
+    (tmp_path / name).write_text("Larry Page founded Google.", encoding="utf-8")
+    kb = make_kb()
+    kb.ingest(Path(tmp_path / name))
+    (doc_id,) = kb.graph.documents
+    assert doc_id.endswith("caf\\xe9.txt")
+    kb.save(tmp_path / "kb.noema")
+    assert list(KnowledgeBase.load(tmp_path / "kb.noema").graph.documents) == [doc_id]
+    assert main(["build", str(tmp_path), "-o", str(tmp_path / "cli.noema")]) == 0
+    assert "1 documents" in capsys.readouterr().out
+
+
+def _deep_bundle(small_kb: KnowledgeBase, tmp_path: Path) -> Path:
+    small_kb.save(tmp_path / "plain.noema")
+
+    def deepen(members: dict[str, bytes]) -> None:
+        members["graph.json"] = members["graph.json"].replace(b'"PLACEHOLDER"', DEEP.encode())
+
+    return rewrite(tmp_path / "plain.noema", tmp_path / "deep.noema", deepen, fix_manifest=True)
+
+
+def test_a_bundle_whose_metadata_could_not_be_saved_again_is_refused_on_load(
+    small_kb: KnowledgeBase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it loaded (orjson reads 1,024 levels), and the next save raised RecursionError
+    deep = _deep_bundle(small_kb, tmp_path)
+    with pytest.raises(noema.BundleError, match="nested deeper than 64 levels"):
+        KnowledgeBase.load(deep)
+    assert (
+        main(["merge", str(deep), str(tmp_path / "plain.noema"), "-o", str(tmp_path / "m.noema")])
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "64 levels" in err
+
+
+def test_ingest_refuses_metadata_a_bundle_cannot_hold(
+    make_kb: Callable[..., KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    deep: object = "leaf"
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(ValueError, match="'nested'.*64 levels"):
+        kb.ingest([noema.Document("Larry Page founded Google.", metadata={"nested": deep})])
+    with pytest.raises(ValueError, match="'who'"):
+        kb.ingest([noema.Document("Larry Page founded Google.", metadata={"who": "caf\udce9"})])
+    with pytest.raises(ValueError, match="document id"):
+        kb.ingest([noema.Document("Larry Page founded Google.", id="caf\udce9")])
+    assert not kb.graph.documents
+
+
+# text with lone surrogates too (hypothesis leaves them out by default): Python strings hold them
+_TEXT = st.text(st.characters(categories=["Cs", "Lu", "Ll", "Nd", "Zs", "Po", "Cc"]), max_size=8)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | _TEXT,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(metadata=st.dictionaries(_TEXT, _JSON, max_size=3), doc_id=_TEXT)
+def test_whatever_ingest_accepts_save_can_write(
+    embedder: noema.SentenceTransformerEmbedder, metadata: dict[str, object], doc_id: str
+) -> None:
+    # with a blank extractor (no facts): the property is about documents reaching the bundle
+    kb = KnowledgeBase(embedder=embedder, extractor=_NoFacts())
+    try:
+        kb.ingest([noema.Document("Some text.", id=doc_id, metadata=metadata)])
+    except (TypeError, ValueError):
+        return  # refused at the boundary: nothing to save
+    data = kb.to_bytes()
+    assert (
+        KnowledgeBase.from_bytes(
+            data, embedder=embedder, extractor=_NoFacts()
+        ).graph.documents.keys()
+        == kb.graph.documents.keys()
+    )
+
+
+class _NoFacts:
+    """An extractor that finds nothing: the documents alone reach the graph (a stand-in, for a
+    test about what the bundle can hold, not about extraction)."""
+
+    def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
+        graph = noema.SemanticGraph()
+        for doc in documents:
+            graph.add_document(doc)
+        return graph
+
+
+def test_jsonl_records_with_nan_or_infinity_are_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the whole build aborted with a TypeError
+    (tmp_path / "r.jsonl").write_text(
+        '{"text": "Larry Page founded Google.", "score": NaN}\n'
+        '{"text": "Jensen Huang founded Nvidia.", "n": 1e400}\n'
+        '{"text": "Sundar Pichai is the CEO of Google."}\n'
+    )
+    assert main(["build", str(tmp_path / "r.jsonl"), "-o", str(tmp_path / "kb.noema")]) == 0
+    out, err = capsys.readouterr()
+    assert "1 documents" in out
+    assert "r.jsonl:1: skipped, holds NaN" in err and "r.jsonl:2: skipped, holds NaN" in err
+
+
+def test_a_question_that_is_not_unicode_is_one_clear_error(
+    company_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match="lone surrogate at index 3"):
+        company_kb.retrieve("Caf\udce9?")
+    company_kb.save(tmp_path / "kb.noema")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "noema",
+            "query",
+            str(tmp_path / "kb.noema"),
+            os.fsdecode(b"Caf\xe9"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert (
+        result.stderr.startswith("Error: question holds a lone surrogate")
+        and result.stderr.count("\n") == 1
+    )
