@@ -157,6 +157,7 @@ def test_every_command_has_help_with_an_example() -> None:
         "eval",
         "merge",
         "show",
+        "serve",
     }
     for name, command in commands.items():
         assert "Example:" in command.format_help(), name

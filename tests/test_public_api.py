@@ -80,8 +80,9 @@ LAYERS = {
     "evaluate": _uses("embed graph index kb options resources"),
     "export": _uses("graph"),
     "warmup": _uses("graph kb resources"),
+    "serve": _uses("errors filters kb names options retrieve sources"),
     "cli": _uses(
-        "_version distributed errors evaluate export filters graph kb notation options roundtrip sources"
+        "_version distributed errors evaluate export filters graph kb notation options roundtrip serve sources warmup"
     ),
 }
 

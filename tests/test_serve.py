@@ -1,0 +1,262 @@
+"""``noema serve``: the MCP SDK's own client drives the server over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+import noema
+from noema.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
+TWO_HOPS = "Who founded the company that acquired LinkedIn?"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+@pytest.fixture(scope="module")
+def bundle(
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: noema.SentenceTransformerEmbedder,
+    extractor: noema.SpacyExtractor,
+) -> Path:
+    path = tmp_path_factory.mktemp("serve") / "kb.noema"
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(sorted(EXAMPLES.glob("*.md")), root=EXAMPLES)
+    kb.save(path)
+    return path
+
+
+def _stdio(bundle: Path, *extra: str) -> Client:
+    command = [sys.executable, "-m", "noema", "serve", str(bundle), *extra]
+    return Client(StdioServerParameters(command=command[0], args=command[1:], env=ENV))
+
+
+def _citations(result: noema.RetrievalResult) -> list[dict[str, Any]]:
+    return [
+        {
+            "fact_id": f,
+            "citations": [
+                {"document_id": c.document_id, "start": c.start, "end": c.end, "sentence": c.text}
+                for c in result.citations[f]
+            ],
+        }
+        for f in result.fact_ids
+    ]
+
+
+async def _same_as_the_library(client: Client, bundle: Path) -> None:
+    kb = noema.KnowledgeBase.load(bundle)
+    for arguments in (
+        {"question": TWO_HOPS},
+        {"question": TWO_HOPS, "format": "notation", "max_tokens": 120, "hops": 2},
+    ):
+        reply = await client.call_tool("retrieve", arguments)
+        expected = kb.retrieve(
+            TWO_HOPS,
+            format=arguments.get("format", "sentences"),
+            max_tokens=arguments.get("max_tokens", 200),
+            hops=arguments.get("hops", 1),
+        )
+        assert not reply.is_error
+        if "format" not in arguments:  # the default call reaches the second hop
+            assert "Bill Gates" in expected.text
+        assert reply.content[0].text == expected.text  # type: ignore[union-attr]
+        content = reply.structured_content
+        assert content is not None
+        assert content["text"] == expected.text and content["token_count"] == expected.token_count
+        assert content["facts"] == _citations(expected)
+
+
+async def test_stdio_serves_what_the_library_retrieves_and_changes_nothing(bundle: Path) -> None:
+    before = bundle.read_bytes()
+    async with _stdio(bundle) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == {"retrieve", "explain", "entity", "documents"}  # no ingest
+        assert "question" in tools["retrieve"].input_schema["properties"]
+        assert tools["retrieve"].output_schema is not None
+        await _same_as_the_library(client, bundle)
+
+        explained = (await client.call_tool("explain", {"question": TWO_HOPS})).structured_content
+        assert explained is not None
+        reasons = {e["reason"] for e in explained["explanation"] if e["included"]}
+        assert reasons and reasons <= {"seed", "sentence", "hop", "bridge", "expansion"}
+
+        google = (await client.call_tool("entity", {"name": "google"})).structured_content
+        assert google is not None and google["name"] == "Google" and google["type"] == "ORG"
+        assert any("Larry Page" in f["sentence"] for f in google["facts"])
+        assert all(f["citations"] for f in google["facts"])
+
+        listed = (await client.call_tool("documents", {})).structured_content
+        assert listed is not None
+        ids = sorted(d["document_id"] for d in listed["documents"])
+        assert ids == sorted(p.name for p in EXAMPLES.glob("*.md"))
+        google_doc = next(d for d in listed["documents"] if d["document_id"] == "google.md")
+        text = (await client.read_resource(google_doc["uri"])).contents[0]
+        assert text.text == (EXAMPLES / "google.md").read_text()  # type: ignore[union-attr]
+    assert bundle.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("retrieve", {"question": TWO_HOPS, "format": "poem"}, "format"),
+        ("retrieve", {"question": TWO_HOPS, "max_tokens": 0}, "max_tokens must be an integer >= 1"),
+        ("retrieve", {"question": "  "}, "question is empty"),
+        (
+            "retrieve",
+            {"question": TWO_HOPS, "filters": {"lang": "en"}},
+            "unknown filter field 'lang'",
+        ),
+        ("explain", {"question": TWO_HOPS, "seeds": "magic"}, "seeds"),
+        ("entity", {"name": "Atlantis"}, "no entity named 'Atlantis'"),
+        ("ingest", {"texts": ["Larry Page founded Google."]}, "ingest"),
+    ],
+)
+async def test_bad_arguments_are_tool_errors(
+    bundle: Path, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    async with _stdio(bundle) as client:
+        reply = await client.call_tool(tool, arguments)
+        assert reply.is_error and message in reply.content[0].text  # type: ignore[union-attr]
+        # the server is still there
+        assert not (await client.call_tool("documents", {})).is_error
+
+
+async def test_ingest_adds_facts_and_saves_the_bundle(bundle: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "kb.noema"
+    copy.write_bytes(bundle.read_bytes())
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "ada.txt").write_text("Ada Lovelace wrote the first computer program.")
+    (tmp_path / "secret.txt").write_text("The launch code is 1234.")
+    async with _stdio(copy, "--allow-ingest", "--root", str(root)) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert "ingest" in tools
+        added = await client.call_tool("ingest", {"texts": ["Grace Hopper designed COBOL."]})
+        assert not added.is_error and added.structured_content["documents"] == 1  # type: ignore[index]
+        reply = await client.call_tool("retrieve", {"question": "Who designed COBOL?"})
+        assert "Grace Hopper" in reply.content[0].text  # type: ignore[union-attr]
+        from_file = await client.call_tool("ingest", {"paths": ["ada.txt"]})
+        assert not from_file.is_error
+        refused = await client.call_tool("ingest", {"paths": ["../secret.txt"]})
+        assert refused.is_error and "outside the root" in refused.content[0].text  # type: ignore[union-attr]
+    reloaded = noema.KnowledgeBase.load(copy)
+    texts = {d.text for d in reloaded.graph.documents.values()}
+    assert "Grace Hopper designed COBOL." in texts
+    assert "Ada Lovelace wrote the first computer program." in texts
+    assert not any("launch code" in t for t in texts)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "noema",
+            "serve",
+            str(bundle),
+            "--http",
+            f"127.0.0.1:{port}",
+            *extra,
+        ],
+        env=ENV,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@asynccontextmanager
+async def _http_client(url: str, token: str | None) -> AsyncIterator[Client]:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    http = httpx2.AsyncClient(headers=headers, timeout=120)
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        yield client
+
+
+def _chain(exc: BaseException) -> str:
+    """Every message in an exception group and its causes."""
+    found = [repr(exc)]
+    for inner in getattr(exc, "exceptions", ()):
+        found.append(_chain(inner))
+    if exc.__cause__ is not None:
+        found.append(_chain(exc.__cause__))
+    return " ".join(found)
+
+
+async def test_http_with_a_token_serves_many_calls_at_once(bundle: Path) -> None:
+    with _http_server(bundle, "--token", "s3cret") as url:
+        async with _http_client(url, "s3cret") as client:
+            await _same_as_the_library(client, bundle)
+            replies = await asyncio.gather(
+                *(client.call_tool("retrieve", {"question": TWO_HOPS}) for _ in range(50))
+            )
+            assert len({r.content[0].text for r in replies}) == 1  # type: ignore[union-attr]
+            assert not any(r.is_error for r in replies)
+        for token in ("wrong", None):
+            headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+            raw = httpx2.post(
+                url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}
+            )
+            assert raw.status_code == 401
+            with pytest.raises(BaseException) as refused:  # noqa: B017 - the SDK wraps it in groups
+                async with _http_client(url, token) as client:
+                    await client.list_tools()
+            assert "Server returned an error response" in _chain(refused.value)
+
+
+async def test_http_without_a_token_on_loopback(bundle: Path) -> None:
+    with _http_server(bundle) as url:
+        async with _http_client(url, None) as client:
+            assert {t.name for t in (await client.list_tools()).tools} >= {"retrieve"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--http", "0.0.0.0:8765"], "without a token"),
+        (["--http", "127.0.0.1:99999"], "port from 1 to 65535"),
+        (["--token", "x"], "--token is for --http"),
+        (["--allow-ingest", "--root", "/no/such/folder"], "is not a folder"),
+    ],
+)
+def test_serve_refuses_unsafe_or_bad_options_in_one_line(
+    bundle: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["serve", str(bundle), *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and message in err and err.count("\n") == 1
