@@ -189,6 +189,113 @@ def canonicalization(docs: list[dict], sizes: list[int]) -> None:  # type: ignor
     )
 
 
+_GOLD_KIND = {
+    "PER": "person",
+    "ORG": "org",
+    "LOC": "place",
+    "TIME": "time",
+    "NUM": "num",
+    "MISC": "misc",
+}
+
+
+def typed_once(docs: list[dict]) -> None:  # type: ignore[type-arg]
+    """Decisions R8 (an entity is typed once), on the gold clusters: each document extracted on
+    its own and canonicalized into one store, with the typed-once rule off and on (the same
+    graphs, the same process). A name "split by type" is one whose mentions in documents where
+    gold gives it one kind landed on entities of more than one type; a typed-once merge is right
+    when gold gives the merged documents the kind it gives the kept entity's other documents
+    (and counted apart when gold itself gives those other documents both kinds)."""
+    from noema import canonical
+
+    documents = [
+        noema.Document(
+            " ".join(detokenize(s) for s in d["sents"]), id=str(n), metadata={"title": d["title"]}
+        )
+        for n, d in enumerate(docs)
+    ]
+    gold: dict[tuple[str, str], str] = {}
+    for n, d in enumerate(docs):
+        for cluster in d["vertexSet"]:
+            for mention in cluster:
+                gold.setdefault(
+                    (str(n), normalize_name(mention["name"])), _GOLD_KIND[mention["type"]]
+                )
+    extractor = noema.SpacyExtractor()
+    graphs = [extractor.extract([doc]) for doc in documents]
+    embedder = noema.SentenceTransformerEmbedder()
+    rows = []
+    eligible = canonical.TYPED_ONCE
+    for label, types in (("off", ()), ("on", eligible)):
+        canonical.TYPED_ONCE = types  # type: ignore[assignment]
+        store = noema.SemanticGraph()
+        canon = canonical.Canonicalizer(embedder)
+        merges = [m for g in graphs for m in canon.merge_into(store, g).merges if m.rule == "type"]
+        canonical.TYPED_ONCE = eligible
+        types_of: dict[str, set[str]] = defaultdict(set)  # name -> types of entities it names
+        kinds_of: dict[str, set[str]] = defaultdict(set)  # name -> gold kinds in its documents
+        for entity in store.entities.values():
+            if entity.type in ("DATE", "MONEY"):
+                continue
+            key = normalize_name(entity.name)
+            for doc_id in {m.document_id for m in entity.mentions}:
+                if (doc_id, key) in gold:
+                    types_of[key].add(entity.type)
+                    kinds_of[key].add(gold[(doc_id, key)])
+        one_kind = [k for k in types_of if len(kinds_of[k]) == 1]
+        split = sum(len(types_of[k]) > 1 for k in one_kind)
+        right = mixed = wrong = unknown = 0
+        for record in merges:
+            key = normalize_name(record.merged_name)
+            merged = {gold.get((d, key)) for d in record.document_ids} - {None}
+            kept = {
+                gold.get((m.document_id, key))
+                for m in store.entities[record.entity_id].mentions
+                if m.document_id not in record.document_ids
+            } - {None}
+            if not merged or not kept:
+                unknown += 1
+            elif merged == kept:
+                right += 1
+            elif merged <= kept:
+                mixed += 1  # gold itself gives the kept entity's documents both kinds
+                print(
+                    f"typed-once merge gold itself mixes: {record.merged_name!r} {record.type} "
+                    f"-> {store.entities[record.entity_id].type}, gold {merged} vs {kept}"
+                )
+            else:
+                wrong += 1
+                print(
+                    f"wrong typed-once merge: {record.merged_name!r} {record.type} -> "
+                    f"{store.entities[record.entity_id].type}, gold {merged} vs {kept}"
+                )
+        judged = right + mixed + wrong
+        rows.append(
+            [
+                label,
+                f"{split} of {len(one_kind)}",
+                f"{len(merges)}",
+                f"{right}/{judged} ({right / judged:.0%})" if judged else "-",
+                f"{right + mixed}/{judged} ({(right + mixed) / judged:.0%})" if judged else "-",
+                f"{unknown}",
+                f"{len(store.entities):,}",
+            ]
+        )
+    print(f"\nTyped once (decisions R8), {len(docs)} documents canonicalized into one store\n")
+    print_table(
+        [
+            "rule",
+            "gold names of one kind split by type",
+            "typed-once merges",
+            "right: gold gives both sides one kind",
+            "right or gold mixes the kinds too",
+            "without gold on a side",
+            "entities",
+        ],
+        rows,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -198,6 +305,7 @@ def main() -> int:
     args = parser.parse_args()
     docs = json.loads(data_file("redocred/dev_revised.json").read_text())[: args.docs]
     extraction(docs)
+    typed_once(docs)
     if args.sizes:
         canonicalization(docs, args.sizes)
     return 0

@@ -444,7 +444,7 @@ def _json_bytes(value: Any) -> bytes:
 def _record_from_dict(raw: Any) -> MergeRecord:
     if not isinstance(raw, dict):
         raise TypeError("merge_log entries must be objects")
-    if raw["rule"] not in ("exact", "embedding"):
+    if raw["rule"] not in ("exact", "embedding", "type"):
         raise ValueError(f"unknown merge rule {raw['rule']!r}")
     similarity = raw["similarity"]
     if similarity is not None and not isinstance(similarity, (int, float)):

@@ -367,18 +367,20 @@ class SemanticGraph:
             self._documents.pop(doc_id, None)
         return removed_entities, removed_facts
 
-    def merge_entities(self, keep_id: str, merge_id: str) -> str:
+    def merge_entities(self, keep_id: str, merge_id: str, *, across_types: bool = False) -> str:
         """Merge entity ``merge_id`` into ``keep_id`` and return ``keep_id``.
 
         The merged entity's name and aliases become aliases of the kept one, mentions are united,
         and every relation and event is remapped. A relation that would link the kept entity to
-        itself is dropped. Entities of different types never merge.
+        itself is dropped. Entities of different types never merge, except with
+        ``across_types=True``: the canonicalizer's typed-once rule, for one name that NER typed
+        differently (the kept entity's type stays).
         """
         keep = self._require_entity(keep_id)
         gone = self._require_entity(merge_id)
         if keep_id == merge_id:
             return keep_id
-        if keep.type != gone.type:
+        if keep.type != gone.type and not across_types:
             raise GraphError(
                 f"cannot merge {gone.name!r} ({gone.type}) into {keep.name!r} ({keep.type}): "
                 "entities merge only within one type"
@@ -393,9 +395,12 @@ class SemanticGraph:
         self.absorb(keep_id, gone)
         return keep_id
 
-    def split_entity(self, entity_id: str, name: str, *, document_ids: Iterable[str]) -> str:
+    def split_entity(
+        self, entity_id: str, name: str, *, document_ids: Iterable[str], type: str | None = None
+    ) -> str:
         """Undo a merge: what ``document_ids`` said about ``entity_id`` under the surface form
-        ``name`` becomes a new entity of the same type, and returns its id.
+        ``name`` becomes a new entity of the same type (or ``type``, the type it had before a
+        typed-once merge), and returns its id.
 
         The entity's mentions in those documents whose text is ``name`` move to the new entity
         (all its mentions there when a document is not stored). Each fact involving the entity
@@ -412,7 +417,9 @@ class SemanticGraph:
             return doc is None or doc.text[m.start : m.end] == name
 
         moved = [m for m in entity.mentions if moves(m)]
-        new_id = self.add_entity(name, entity.type, mentions=moved, confidence=entity.confidence)
+        new_id = self.add_entity(
+            name, type or entity.type, mentions=moved, confidence=entity.confidence
+        )
         self.update_entity(
             entity_id,
             aliases=[a for a in entity.aliases if a != name],

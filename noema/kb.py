@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -237,7 +237,8 @@ class KnowledgeBase:
         :attr:`merge_log`); returns the id of the entity split off.
 
         What the merged documents said under that name moves to the new entity, their records
-        leave the merge log, and later documents using that name join the new entity.
+        leave the merge log, and later documents using that name join the new entity. A name
+        joined across types (rule ``"type"``) is split alone, back to the type it had.
 
         Raises:
             ValueError: no merge of ``merged_name`` into ``entity_id`` is recorded; the message
@@ -257,9 +258,14 @@ class KnowledgeBase:
                     f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
                     f"merged names: {', '.join(map(repr, merged)) or 'none'}"
                 )
+            # a typed-once merge (rule "type") is undone alone, and gives the split-off entity
+            # back its own type: the same name's merges within the kept type stay
+            typed_records = [r for r in records if r.rule == "type"]
+            records = typed_records or records
+            typed = typed_records[0].type if typed_records else None
             graph = self._snapshot.graph.copy()
             documents = {d for r in records for d in r.document_ids}
-            new_id = graph.split_entity(entity_id, merged_name, document_ids=documents)
+            new_id = graph.split_entity(entity_id, merged_name, document_ids=documents, type=typed)
             self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
             self._publish(graph)
             self._merge_log = [r for r in self._merge_log if r not in records]
@@ -291,6 +297,15 @@ class KnowledgeBase:
                 index = with_reused_vectors(index, graph, theirs, result.entity_ids)
             pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
             self._publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
+            # the other base's own merges come along, pointed at the entities they joined here
+            # (a typed-once merge inside a part would otherwise read as an exact one at the
+            # seam, and split_entity could not undo it)
+            for record in other.merge_log:
+                kept = result.entity_ids.get(record.entity_id, record.entity_id)
+                if kept in graph.entities and not before & set(record.document_ids):
+                    self._merge_log.append(
+                        replace(record, entity_id=kept, canonical_name=graph.entities[kept].name)
+                    )
             self._merge_log.extend(result.merges)
         return IngestReport(
             documents=len(set(graph.documents) - before),
