@@ -511,7 +511,28 @@ class SemanticGraph:
         for raw, read in ((data["relations"], read_relation), (data["events"], read_event)):
             for item in raw:
                 g._load_fact(read(item, shared, g._entities))
+        g.check_mentions()
         return g
+
+    def check_mentions(self) -> None:
+        """Every mention of an entity or fact must lie inside a document of this graph.
+
+        Raises:
+            GraphError: naming the first mention of a missing document or outside its text.
+        """
+        for item in (*self._entities.values(), *self._relations.values(), *self._events.values()):
+            for m in item.mentions:
+                doc = self._documents.get(m.document_id)
+                if doc is None:
+                    raise GraphError(
+                        f"{item.id!r} has a mention in document {m.document_id!r}, which the "
+                        "graph does not hold"
+                    )
+                if not 0 <= m.start <= m.end <= len(doc.text):
+                    raise GraphError(
+                        f"{item.id!r} has a mention at {m.start}-{m.end}, outside document "
+                        f"{m.document_id!r} ({len(doc.text)} characters)"
+                    )
 
     def _load_fact(self, fact: Fact) -> None:
         """Store a fact read from JSON, refusing a repeated id."""

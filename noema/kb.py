@@ -188,6 +188,9 @@ class KnowledgeBase:
             canonicalizer = self._canonicalizer
             try:
                 for parsed in extract_in_batches(self.extractor, fresh, progress):
+                    # the extractor's contract: mentions point into the documents it was given
+                    # (a bundle holding one that does not would be refused on load)
+                    parsed.check_mentions()
                     result = canonicalizer.merge_into(graph, parsed)
                     merges.extend(result.merges)
                     counts[0] += len(result.new_entity_ids)

@@ -3,6 +3,7 @@ keeps the bundle's permissions."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -191,3 +192,37 @@ def test_a_question_that_is_not_unicode_is_one_clear_error(
         result.stderr.startswith("Error: question holds a lone surrogate")
         and result.stderr.count("\n") == 1
     )
+
+
+def test_a_mention_of_a_document_the_bundle_does_not_hold_is_refused(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    # it loaded, although every id graph.json references is said to be checked
+    small_kb.save(tmp_path / "plain.noema")
+
+    def stray(members: dict[str, bytes]) -> None:
+        graph = json.loads(members["graph.json"])
+        graph["entities"][0]["mentions"][0][0] = "nowhere"
+        members["graph.json"] = json.dumps(graph).encode()
+
+    bad = rewrite(tmp_path / "plain.noema", tmp_path / "bad.noema", stray, fix_manifest=True)
+    with pytest.raises(noema.BundleError, match="'nowhere'"):
+        KnowledgeBase.load(bad)
+
+
+class _StrayMentions(_NoFacts):
+    """An extractor breaking its contract: an entity mentioned in a document it was not given."""
+
+    def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
+        graph = super().extract(documents)
+        graph.add_entity("Google", "ORG", mentions=[noema.Mention("elsewhere", 0, 6)])
+        return graph
+
+
+def test_an_extractor_mentioning_a_document_it_was_not_given_is_refused(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    kb = KnowledgeBase(embedder=embedder, extractor=_StrayMentions())
+    with pytest.raises(noema.GraphError, match="'elsewhere'"):
+        kb.ingest(["Google is a company."])
+    assert not kb.graph.documents
