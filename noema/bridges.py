@@ -43,11 +43,35 @@ def question_words(question: str) -> str:
 
 
 def _named_in(question: str, names: Sequence[str]) -> bool:
+    """The question names the entity: one of its names as whole words, or every word of a
+    name spelled nearly so ("Bubi River" in a question about the Bubye River: another
+    spelling of the question's own river, which brings nothing new)."""
+    words = question.split()
     for name in names:
         key = normalize_name(name)
-        if key and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", question):
+        if not key:
+            continue
+        if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", question):
+            return True
+        if all(any(_near(part, word) for word in words) for part in key.split()):
             return True
     return False
+
+
+def _near(a: str, b: str) -> bool:
+    """Two spellings of one word: equal, or both at least 4 letters, the same first three,
+    and at most 2 edits apart."""
+    if a == b:
+        return True
+    if len(a) < 4 or len(b) < 4 or a[:3] != b[:3] or abs(len(a) - len(b)) > 2:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1] <= 2
 
 
 def bridge_entity(

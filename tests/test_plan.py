@@ -157,3 +157,20 @@ def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
     packed = noema.pack.pack(graph, [(f, None) for f in facts], 10**6, "notation", "cl100k_base")
     assert len(packed.fact_ids) == 3200 and not packed.truncated
     assert len(renders) <= 2 * 12 + 2  # log2(3200) < 12; once per fact would be 3,200
+
+
+def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
+    # MuSiQue: "Bubi River" was chosen as the bridge of a question about the Bubye River,
+    # so the second search looked for the question's own river again
+    from noema.bridges import bridge_entity, question_words
+
+    graph = noema.SemanticGraph()
+    graph.add_document(noema.Document("The Bubi River flows past West Nicholson.", id="d"))
+    river = graph.add_entity("Bubi River", "LOC", mentions=[noema.Mention("d", 4, 14)])
+    town = graph.add_entity("West Nicholson", "GPE", mentions=[noema.Mention("d", 26, 40)])
+    fact = graph.add_relation(river, "flow_past", town, mentions=[noema.Mention("d", 0, 41)])
+    words = question_words("In which country does the Bubye River rise?")
+    assert bridge_entity(graph, [fact], words, {}, set()) == (town, fact)
+    # a name the question does not spell is still a bridge
+    other = question_words("Which river flows past the town where the mine is?")
+    assert bridge_entity(graph, [fact], other, {}, set()) == (river, fact)
