@@ -520,7 +520,12 @@ class SemanticGraph:
         Raises:
             GraphError: naming the first mention of a missing document or outside its text.
         """
-        for item in (*self._entities.values(), *self._relations.values(), *self._events.values()):
+        items: list[Entity | Relation | Event] = [
+            *self._entities.values(),
+            *self._relations.values(),
+            *self._events.values(),
+        ]
+        for item in items:
             for m in item.mentions:
                 doc = self._documents.get(m.document_id)
                 if doc is None:
