@@ -57,6 +57,7 @@ __all__ = [
     "Mention",
     "Relation",
     "SemanticGraph",
+    "make_event_id",
     "make_relation_id",
     "normalize_predicate",
 ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from noema.embed import Embedder
 from noema.facttext import fact_text
-from noema.graph import SemanticGraph, make_relation_id
+from noema.graph import Relation, SemanticGraph, make_event_id, make_relation_id
 from noema.index import SearchMode, VectorIndex
 from noema.sentences import SentenceIndex
 
@@ -66,18 +66,22 @@ def with_reused_vectors(
     other_index = theirs.index
     assert other_index is not None
     reused_ids, rows = [], []
-    for rel in theirs.graph.relations.values():
-        if rel.subject_id not in mapping or rel.object_id not in mapping:
+    for fact in theirs.graph.iter_facts():
+        if not all(e in mapping for e in fact.entity_ids):
             continue
-        new_id = make_relation_id(mapping[rel.subject_id], rel.predicate, mapping[rel.object_id])
+        ends = [mapping[e] for e in fact.entity_ids]
+        if isinstance(fact, Relation):
+            new_id = make_relation_id(ends[0], fact.predicate, ends[1])
+        else:  # events too: the docstring promised it, and they were embedded again
+            new_id = make_event_id(fact.label, tuple(dict.fromkeys(ends)), fact.time)
         if (
-            new_id in graph.relations
+            (new_id in graph.relations or new_id in graph.events)
             and new_id not in index
-            and rel.id in other_index
-            and fact_text(graph, new_id) == fact_text(theirs.graph, rel.id)
+            and fact.id in other_index
+            and fact_text(graph, new_id) == fact_text(theirs.graph, fact.id)
         ):
             reused_ids.append(new_id)
-            rows.append(other_index.vector(rel.id))
+            rows.append(other_index.vector(fact.id))
     if not rows:
         return index
     index = copy_index(index)

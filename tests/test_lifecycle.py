@@ -204,3 +204,50 @@ def test_an_ingest_report_is_one_short_line(make_kb) -> None:  # type: ignore[no
         f"new_relations={report.new_relations}, new_events={report.new_events}, "
         f"merges=<{len(report.merges)}>)"
     )
+
+
+class _WithEvents:
+    """The real extractor, plus one event per document ("X met Y" as an event of the two first
+    entities): the built-in extractor makes no events, and this test is about how a merge
+    treats their vectors."""
+
+    def __init__(self, inner: noema.SpacyExtractor) -> None:
+        self.inner = inner
+
+    def extract(self, documents: list[Document]) -> noema.SemanticGraph:
+        graph = self.inner.extract(documents)
+        for doc in documents:
+            ids = [
+                e.id
+                for e in graph.entities.values()
+                if any(m.document_id == doc.id for m in e.mentions)
+            ]
+            if len(ids) >= 2:
+                graph.add_event(
+                    "meeting", ids[:2], mentions=[noema.Mention(doc.id, 0, len(doc.text))]
+                )
+        return graph
+
+
+def test_a_merge_embeds_no_fact_or_event_again(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    # kb.merge reused relation vectors but embedded every event again
+    from tests.conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    part = KnowledgeBase(embedder=counting, extractor=_WithEvents(extractor))
+    part.ingest(
+        ["Larry Page met Sergey Brin at Stanford.", "Jensen Huang met Morris Chang in Taipei."]
+    )
+    assert part.graph.events
+    whole = KnowledgeBase(embedder=counting, extractor=_WithEvents(extractor))
+    whole.ingest(["Sundar Pichai met Satya Nadella in Seattle."])
+    counting.calls.clear()
+    whole.merge(part)
+    embedded = {t for call in counting.calls for t in call}
+    for event_id in part.graph.events:
+        assert part.fact_text(event_id) not in embedded
+    for relation_id in part.graph.relations:
+        assert part.fact_text(relation_id) not in embedded
+    assert set(part.graph.events) <= set(whole.graph.events)
