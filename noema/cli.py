@@ -168,14 +168,22 @@ def _build_on_ray(
 ) -> int:
     from noema.distributed import build_on_ray
 
-    built = build_on_ray(
-        documents,
-        workers=args.workers,
-        partitions=args.partitions,
-        address=args.ray or None,
-        progress=lambda line: print(line, file=sys.stderr, flush=True),
-        **options,
-    )
+    try:
+        built = build_on_ray(
+            documents,
+            workers=args.workers,
+            partitions=args.partitions,
+            address=args.ray or None,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+            **options,
+        )
+    except Exception as exc:
+        if not type(exc).__module__.startswith("ray."):
+            raise
+        # a worker killed for good (out of memory, a machine gone): one line, not a traceback
+        # through Ray's internals; nothing was written (ray is imported only if installed)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CommandError(f"the Ray build failed ({type(exc).__name__}): {first}") from None
     for failure in built.failed:
         _warn(f"{failure.document_id}: not ingested ({failure.error})")
     kb = built.knowledge_base

@@ -434,3 +434,24 @@ def test_a_closed_pipe_ends_quietly(bundle: Path) -> None:
     _, err = decoder.communicate(notation)
     assert err == ""
     assert decoder.returncode == 141  # what a Unix tool killed by SIGPIPE reports in a shell
+
+
+def test_a_ray_build_whose_workers_die_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `noema build --ray` whose workers were killed printed Ray's ActorDiedError traceback. The
+    # build is replaced by one that raises what Ray raises then: this test is about the CLI's
+    # handling of it (killing workers for real is test_distributed's job)
+    from ray.exceptions import ActorDiedError
+
+    import noema.distributed
+
+    def dies(*args: object, **kwargs: object) -> None:
+        raise ActorDiedError()
+
+    monkeypatch.setattr(noema.distributed, "build_on_ray", dies)
+    target = tmp_path / "kb.noema"
+    assert main(["build", str(EXAMPLES), "-o", str(target), "--ray"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: the Ray build failed (ActorDiedError)") and err.count("\n") == 1
+    assert not target.exists()
