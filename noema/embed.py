@@ -89,6 +89,9 @@ class SentenceTransformerEmbedder:
             (``"float32"`` or ``"bfloat16"``) decides ``"auto"`` instead of the CPU, in every
             process that inherits it (CLI, Ray workers): how a test run exercises the other
             kind of CPU's path.
+        allow_download: whether a model name that is not installed may be fetched from the
+            Hugging Face Hub (``False``: the local cache only, no network). Opening a bundle
+            sets it to ``False`` unless asked otherwise: a stranger's manifest names the model.
 
     Example:
         >>> embedder = SentenceTransformerEmbedder()
@@ -102,6 +105,7 @@ class SentenceTransformerEmbedder:
         *,
         batch_size: int = 32,
         precision: Precision = "auto",
+        allow_download: bool = True,
     ) -> None:
         if precision not in PRECISIONS:
             raise ValueError(
@@ -109,6 +113,7 @@ class SentenceTransformerEmbedder:
             )
         self.name = model
         self.batch_size = batch_size
+        self.allow_download = allow_download
         self.precision: Precision = precision
         # Hugging Face fast tokenizers raise "Already borrowed" when one instance is used from
         # two threads at once; the model itself already uses every core, so calls take turns.
@@ -118,14 +123,14 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         """Length of each vector, read from the model's files when they say it (without loading
         the model), else from the model."""
-        return embedding_dimension(self.name)
+        return embedding_dimension(self.name, allow_download=self.allow_download)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts``; repeated texts are embedded once."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
-        model = load_embedding_model(self.name)
+        model = load_embedding_model(self.name, allow_download=self.allow_download)
         bfloat16 = _uses_bfloat16(model, self.precision)
         # longest first, as the model batches them (least padding), in groups of whole batches
         # so progress can be told between groups; the groups are the same with or without a
@@ -167,6 +172,7 @@ class SentenceTransformerEmbedder:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("allow_download", True)  # pickled before the option existed
         self.__dict__.update(state)
         self._lock = threading.Lock()
 

@@ -83,13 +83,16 @@ class KnowledgeBase:
         embedder: Embedder | None = None,
         n_process: int = 1,
         search: SearchMode = "auto",
+        allow_download: bool = True,
     ) -> None:
         self.search: SearchMode = check_search_mode(search)
         self.similarity_threshold = similarity_threshold
         self.spacy_model = spacy_model
         self.embedding_model = embedder.name if embedder is not None else embedding_model
         self.extractor: Extractor = extractor or SpacyExtractor(spacy_model, n_process=n_process)
-        self.embedder: Embedder = embedder or SentenceTransformerEmbedder(embedding_model)
+        self.embedder: Embedder = embedder or SentenceTransformerEmbedder(
+            embedding_model, allow_download=allow_download
+        )
         self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
         self._merge_log: list[MergeRecord] = []
         # Graph, fact index and sentence sidecar in one attribute: a reader takes the snapshot
@@ -557,9 +560,13 @@ class KnowledgeBase:
         spacy_model: str | None = None,
         similarity_threshold: float | None = None,
         search: SearchMode = "auto",
+        allow_download: bool = False,
     ) -> KnowledgeBase:
         """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
         for the constructor; the approximate index of a large base is built again on load).
+        The embedding model the manifest names is looked for only in installed packages, local
+        paths and the Hugging Face cache: opening a stranger's bundle reaches no network unless
+        ``allow_download=True``.
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
@@ -567,7 +574,13 @@ class KnowledgeBase:
                 the bundle was built with.
         """
         options = _LoadOptions(
-            embedding_model, embedder, extractor, spacy_model, similarity_threshold, search
+            embedding_model,
+            embedder,
+            extractor,
+            spacy_model,
+            similarity_threshold,
+            search,
+            allow_download,
         )
         return cls._from_contents(read_bundle(path), str(path), options)
 
@@ -599,6 +612,7 @@ class KnowledgeBase:
             extractor=options.extractor,
             embedder=embedder,
             search=options.search,
+            allow_download=options.allow_download,
         )
         if contents.index.dimension != kb.embedder.dimension:
             raise ModelMismatchError(
@@ -632,6 +646,7 @@ class _LoadOptions:
     spacy_model: str | None = None
     similarity_threshold: float | None = None
     search: SearchMode = "auto"
+    allow_download: bool = False
 
 
 def _unpickle(

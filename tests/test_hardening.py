@@ -226,3 +226,34 @@ def test_an_extractor_mentioning_a_document_it_was_not_given_is_refused(
     with pytest.raises(noema.GraphError, match="'elsewhere'"):
         kb.ingest(["Google is a company."])
     assert not kb.graph.documents
+
+
+def test_opening_a_bundle_that_names_a_hub_model_reaches_no_network(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    # a manifest naming "attacker/evil-model" made noema do 25 DNS lookups without
+    # HF_HUB_OFFLINE; loading now looks only at installed packages, local paths and the cache
+    small_kb.save(tmp_path / "plain.noema")
+
+    def hub_model(members: dict[str, bytes]) -> None:
+        manifest = json.loads(members["manifest.json"])
+        manifest["embedding_model"] = "attacker/evil-model"
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    bundle = rewrite(tmp_path / "plain.noema", tmp_path / "hub.noema", hub_model)
+    online = {
+        k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    }
+    online["HF_HOME"] = str(tmp_path / "hf")  # an empty cache: nothing to find locally
+    result = subprocess.run(
+        [sys.executable, "-m", "noema", "query", str(bundle), "Who founded Google?"],
+        capture_output=True,
+        text=True,
+        env=online,
+        timeout=300,
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: embedding model 'attacker/evil-model' is not installed")
+    assert "allow_download=True" in result.stderr and result.stderr.count("\n") == 1
+    with pytest.raises(noema.MissingResourceError, match="allow_download"):
+        KnowledgeBase.load(bundle)
