@@ -141,20 +141,24 @@ class SentenceTransformerEmbedder:
             counter.total += len(unique)
             counter.callback(counter.done, counter.total)
         group = max(EMBED_GROUP // self.batch_size, 1) * self.batch_size
-        vectors = np.empty((len(unique), self.dimension), dtype=np.float32)
+        vectors: Vectors | None = None  # sized by the first group: no dimension lookup per call
         for start in range(0, len(order), group):
             chosen = order[start : start + group]
             with self._lock, _bfloat16_autocast() if bfloat16 else nullcontext():
-                vectors[chosen] = model.encode(
+                encoded = model.encode(
                     [unique[n] for n in chosen],
                     batch_size=self.batch_size,
                     convert_to_numpy=True,
                     normalize_embeddings=False,
                     show_progress_bar=False,
                 ).astype(np.float32, copy=False)
+            if vectors is None:
+                vectors = np.empty((len(unique), encoded.shape[1]), dtype=np.float32)
+            vectors[chosen] = encoded
             if counter is not None:
                 counter.done += len(chosen)
                 counter.callback(counter.done, counter.total)
+        assert vectors is not None  # texts is not empty
         # normalized here, in float32, whatever precision the model ran in (in bfloat16 the
         # model's own normalization would leave norms a little off 1)
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -23,6 +23,7 @@ import ipaddress
 import os
 import threading
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, unquote
@@ -131,14 +132,15 @@ def _facts(result: RetrievalResult) -> list[FactOut]:
     ]
 
 
-def _options(max_tokens: int, format: str, hops: int, top_k: int, seeds: str) -> RetrieveOptions:
-    return RetrieveOptions(
-        max_tokens=max_tokens,
-        format=format,  # type: ignore[arg-type]
-        hops=hops,
-        top_k=top_k,
-        seeds=seeds,  # type: ignore[arg-type]
-    )
+def _retrieved(result: RetrievalResult) -> dict[str, Any]:
+    """The fields the retrieve and explain tools share."""
+    return {
+        "text": result.text,
+        "token_count": result.token_count,
+        "truncated": result.truncated,
+        "format": result.format,
+        "facts": _facts(result),
+    }
 
 
 def build_server(
@@ -167,11 +169,16 @@ def build_server(
         except (NoemaError, ValueError, TypeError, KeyError) as exc:
             raise ToolError(str(exc).strip("'\"")) from None
 
-    def result_of(
-        question: str, options: RetrieveOptions, filters: dict[str, Any] | None, explain: bool
-    ) -> RetrievalResult:
-        check_filters(filters)
-        return kb.retrieve_with(question, options, filters=filters, explain=explain)
+    async def result_of(question: str, options: dict[str, Any], explain: bool) -> RetrievalResult:
+        """Options checked and the retrieval run in one worker thread; errors as tool errors."""
+        filters = options.pop("filters")
+
+        def work() -> RetrievalResult:
+            check_filters(filters)
+            checked = RetrieveOptions.of(options)
+            return kb.retrieve_with(question, checked, filters=filters, explain=explain)
+
+        return await in_thread(work)  # type: ignore[no-any-return]
 
     @server.tool()
     async def retrieve(
@@ -207,15 +214,10 @@ def build_server(
         """The facts relevant to a question, within a token budget, as context to answer it
         from. The text content is the context; the structured content adds the token count and
         the citation (document, span, sentence) of every fact in it."""
-        options = await in_thread(lambda: _options(max_tokens, format, hops, top_k, seeds))
-        result = await in_thread(lambda: result_of(question, options, filters, False))
-        out = RetrieveOut(
-            text=result.text,
-            token_count=result.token_count,
-            truncated=result.truncated,
-            format=result.format,
-            facts=_facts(result),
-        )
+        arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
+        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        result = await result_of(question, arguments, False)
+        out = RetrieveOut(**_retrieved(result))
         return CallToolResult(
             content=[TextContent(type="text", text=result.text or "(no facts found)")],
             structured_content=out.model_dump(mode="json"),
@@ -234,25 +236,13 @@ def build_server(
         """The retrieve tool's result with why each fact is there: a seed, a fact of a sentence
         close to the question, a hop to a document about an entity, a bridge search, or the
         graph walk; facts the budget cut are listed with included=false."""
-        options = await in_thread(lambda: _options(max_tokens, format, hops, top_k, seeds))
-        result = await in_thread(lambda: result_of(question, options, filters, True))
+        arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
+        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        result = await result_of(question, arguments, True)
         return ExplainOut(
-            text=result.text,
-            token_count=result.token_count,
-            truncated=result.truncated,
-            format=result.format,
-            facts=_facts(result),
+            **_retrieved(result),
             explanation=[
-                ExplanationOut(
-                    fact_id=e.fact_id,
-                    reason=e.reason,
-                    included=e.included,
-                    similarity=e.similarity,
-                    step=e.step,
-                    seed_id=e.seed_id,
-                    path=list(e.path),
-                )
-                for e in result.explanation or ()
+                ExplanationOut.model_validate(asdict(e)) for e in result.explanation or ()
             ],
         )
 
