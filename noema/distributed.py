@@ -174,6 +174,9 @@ def build_on_ray(
 
     A part with a document the extractor refuses is ingested document by document, so the good
     ones arrive (parsed alone, their type votes are not pooled with the rest of their batch).
+    A part whose worker dies at every retry (a document that crashes the parser or exhausts
+    memory) is built in halves, each on a new worker and without retries, down to the document
+    that kills it, which is reported in ``failed``; the halves that build are merged in order.
 
     Raises:
         MissingResourceError: Ray is not installed.
@@ -232,6 +235,55 @@ def _documents(sources: Any, root: str | os.PathLike[str] | None) -> list[Docume
     return as_documents(sources, root)
 
 
+@dataclass(frozen=True)
+class _Piece:
+    """A partition, or a part of one that is bisected after its worker died: ``key`` orders the
+    pieces of a partition in document order (0 is the first half, 1 the second, at each cut)."""
+
+    partition: int
+    key: tuple[int, ...]
+    documents: list[Document]
+    bisected: bool = False  # a part of a partition whose worker died: not retried by Ray
+
+
+class _Workers:
+    """The actors, each given one piece at a time, so a worker that dies was building exactly the
+    piece it was given (a queue of several would blame the innocent ones behind it). An actor
+    that died is replaced by a new one."""
+
+    def __init__(
+        self, ray: Any, actor_class: Any, count: int, options: dict[str, Any], threads: int
+    ) -> None:
+        self.ray, self.actor_class, self.options, self.threads = ray, actor_class, options, threads
+        self.idle = [actor_class.remote(options, threads) for _ in range(count)]
+        self.count = count
+        # the ref of a running piece's failed documents -> (its actor, the piece, its bundle ref)
+        self.running: dict[Any, tuple[Any, _Piece, Any]] = {}
+
+    def start(self, piece: _Piece) -> None:
+        actor = self.idle.pop()
+        # a half of a piece whose worker died is not retried: the document that killed it
+        # would kill the worker again at every retry
+        retries = {"max_task_retries": 0} if piece.bisected else {}
+        method = actor.build.options(num_returns=2, **retries)
+        bundle, failed = method.remote(piece.partition, piece.documents)
+        self.running[failed] = (actor, piece, bundle)
+
+    def finished(self) -> tuple[_Piece, Any, list[FailedDocument] | None, str]:
+        """The next piece to finish: its bundle ref, its failed documents (``None`` when its
+        worker died, with the error in the last item)."""
+        done, _ = self.ray.wait(list(self.running), num_returns=1)
+        actor, piece, bundle = self.running.pop(done[0])
+        try:
+            failed = self.ray.get(done[0])
+        except self.ray.exceptions.RayActorError as exc:
+            self.ray.kill(actor, no_restart=True)
+            self.idle.append(self.actor_class.remote(self.options, self.threads))
+            return piece, bundle, None, f"{type(exc).__name__}: its worker died while building it"
+        self.idle.append(actor)
+        return piece, bundle, failed, ""
+
+
 def _build(
     ray: Any,
     parts: list[list[Document]],
@@ -245,22 +297,35 @@ def _build(
     actor_class = ray.remote(
         num_cpus=threads, max_restarts=max_retries, max_task_retries=max_retries
     )(PartitionBuilder)
-    count = min(workers, max(len(parts), 1))
-    actors = [actor_class.remote(options, threads) for _ in range(count)]
-    results = []
-    for number, part in enumerate(parts):
-        actor = actors[number % len(actors)]
-        results.append(actor.build.options(num_returns=2).remote(number, part))
-    numbers = {ref: number for number, (_, ref) in enumerate(results)}
-    failed: list[FailedDocument] = []
-    pending = list(numbers)
-    while pending:  # reported as they finish; the bundles stay in the object store
-        done, pending = ray.wait(pending, num_returns=1)
-        failed.extend(ray.get(done[0]))
-        say(f"partition {numbers[done[0]] + 1}/{len(parts)} built")
-    lost = Counter(f.partition for f in failed)
-    empty = tuple(n for n, part in enumerate(parts) if lost[n] == len(part))
-    level = [bundle for n, (bundle, _) in enumerate(results) if n not in empty]
+    pool = _Workers(ray, actor_class, min(workers, max(len(parts), 1)), options, threads)
+    queue = [_Piece(number, (), part) for number, part in enumerate(parts)][::-1]
+    built: dict[tuple[int, tuple[int, ...]], Any] = {}  # bundle refs of the pieces that built
+    lost_by_piece: dict[tuple[int, tuple[int, ...]], list[FailedDocument]] = {}
+    remaining = Counter(range(len(parts)))  # pieces of each partition not finished yet
+    while queue or pool.running:  # reported as they finish; the bundles stay in the object store
+        while queue and pool.idle:
+            pool.start(queue.pop())
+        piece, bundle, lost, error = pool.finished()
+        remaining[piece.partition] -= 1
+        if lost is None and len(piece.documents) > 1:
+            # a document that kills its worker every time: build each half apart, down to it
+            half = len(piece.documents) // 2
+            for n, documents in ((1, piece.documents[half:]), (0, piece.documents[:half])):
+                queue.append(_Piece(piece.partition, (*piece.key, n), documents, True))
+            remaining[piece.partition] += 2
+            continue
+        if lost is None:
+            lost = [FailedDocument(piece.partition, piece.documents[0].id, error)]
+        lost_by_piece[(piece.partition, piece.key)] = lost
+        if len(lost) < len(piece.documents):
+            built[(piece.partition, piece.key)] = bundle
+        if remaining[piece.partition] == 0:
+            say(f"partition {piece.partition + 1}/{len(parts)} built")
+    failed = [f for key in sorted(lost_by_piece) for f in lost_by_piece[key]]
+    lost_count = Counter(f.partition for f in failed)
+    empty = tuple(n for n, part in enumerate(parts) if lost_count[n] == len(part))
+    level = [built[key] for key in sorted(built)]
+    actors = pool.idle
     if level:
         ray.wait(level, num_returns=len(level))
     build_seconds = time.perf_counter() - start
@@ -280,7 +345,7 @@ def _build(
     return DistributedBuild(
         knowledge_base=kb,
         partitions=len(parts),
-        workers=len(actors),
+        workers=pool.count,
         failed=tuple(failed),
         failed_partitions=empty,
         build_seconds=build_seconds,

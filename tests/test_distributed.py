@@ -123,6 +123,15 @@ class DiesOnce(noema.SpacyExtractor):
         return super().extract_batches(documents, batch_size, progress)
 
 
+class DiesOnPoison(noema.SpacyExtractor):
+    """The real extractor, whose worker process dies every time it meets a marked document."""
+
+    def extract_batches(self, documents, batch_size, progress=None):  # type: ignore[no-untyped-def]
+        if any("POISON" in d.text for d in documents):
+            os._exit(1)  # as a segfault in a parser would: no exception, no clean-up
+        return super().extract_batches(documents, batch_size, progress)
+
+
 class RefusesMarked:
     """The real extractor behind a check that refuses every document that says BAD."""
 
@@ -179,6 +188,25 @@ def test_a_killed_worker_is_restarted_and_every_document_arrives(  # type: ignor
     assert built.failed == () and sorted(built.knowledge_base.graph.documents) == sorted(
         d.id for d in docs
     )
+
+
+def test_a_document_that_always_kills_its_worker_is_reported_and_the_rest_built(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    # issue 30 item 4: the partition's worker died at every retry and build_on_ray raised
+    # ActorDiedError, losing every good document; now the partition is built in halves down to
+    # the document that kills it
+    docs = corpus(12)
+    docs[5] = noema.Document("POISON. " + docs[5].text, id=docs[5].id)
+    built = build_on_ray(
+        docs, workers=2, max_retries=0, embedder=embedder, extractor=DiesOnPoison()
+    )
+    assert [(f.partition, f.document_id) for f in built.failed] == [(0, docs[5].id)]
+    assert "died" in built.failed[0].error
+    assert sorted(built.knowledge_base.graph.documents) == sorted(
+        d.id for n, d in enumerate(docs) if n != 5
+    )
+    assert built.failed_partitions == ()
 
 
 def test_bad_documents_and_a_partition_of_only_bad_ones_are_reported(  # type: ignore[no-untyped-def]
