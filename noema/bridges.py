@@ -9,6 +9,12 @@ The bridge of a sentence is one entity of its facts that the question does not n
 question's own names bring nothing new), that can be walked through (no dates, amounts or
 descriptions), preferring entities some document is about, then the rarer ones (fewer facts:
 a name every document mentions says little), then the first in the sentence.
+
+The further search is not the question with the name added: the words of the question that the
+evidence already says ("acquired", "LinkedIn") are what the first search answered, and left in
+they pull the search back to the same sentences. The query is what remains of the question, then
+the bridge's name ("Who founded the company that Microsoft"), an approximation of the next
+sub-question without an LLM. Along a chain of steps the evidence of every earlier step counts.
 """
 
 from __future__ import annotations
@@ -19,7 +25,53 @@ from collections.abc import Collection, Mapping, Sequence
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.names import is_description, normalize_name
 
-__all__ = ["bridge_entity", "bridge_query", "entities_of", "question_words", "walkable"]
+__all__ = [
+    "bridge_entity",
+    "bridge_query",
+    "entities_of",
+    "question_words",
+    "remaining_question",
+    "walkable",
+]
+
+# Words that carry the question's form, not what it asks about: kept in the remaining question
+# even when the evidence has them too ("who", "the", "of" are in most sentences).
+_FORM_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "with",
+    ]
+)
 
 
 def walkable(graph: SemanticGraph, entity_id: str) -> bool:
@@ -107,6 +159,33 @@ def bridge_entity(
     return best, candidates[best][3]
 
 
-def bridge_query(graph: SemanticGraph, question: str, entity_id: str) -> str:
-    """The text of the next search: the question with the bridge's name after it."""
-    return f"{question} {graph.entities[entity_id].name}"
+def remaining_question(question: str, evidence: str) -> str:
+    """The question without the words the evidence already says (its form words kept).
+
+    Example:
+        >>> remaining_question("Who founded the company that acquired LinkedIn?",
+        ...                    "Microsoft acquired LinkedIn in 2016.")
+        'Who founded the company that'
+    """
+    said = set(normalize_name(evidence).split())
+    kept = []
+    for word in question.split():
+        key = normalize_name(word)
+        if key and key not in _FORM_WORDS and key in said:
+            continue
+        kept.append(word)
+    return " ".join(kept)
+
+
+def bridge_query(graph: SemanticGraph, question: str, entity_id: str, evidence: str = "") -> str:
+    """The text of the next search: the question less what ``evidence`` (the text of the
+    sentences that led to the bridge) already says, then the bridge's name.
+
+    Example:
+        >>> g = SemanticGraph()
+        >>> microsoft = g.add_entity("Microsoft", "ORG")
+        >>> bridge_query(g, "Who founded the company that acquired LinkedIn?", microsoft,
+        ...              "Microsoft acquired LinkedIn in 2016.")
+        'Who founded the company that Microsoft'
+    """
+    return f"{remaining_question(question, evidence)} {graph.entities[entity_id].name}"

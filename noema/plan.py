@@ -14,9 +14,9 @@ Two strategies (``RetrieveOptions.seeds``):
     few, a *narrow hop*: an entity of that sentence that another document is about brings that
     document's sentences most similar to the question, which is how the second paragraph of a
     bridge question ("the company that acquired X") is reached. The fact seeds follow the first
-    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): the
-    question with a bridge entity of each of the best sentences, and then of each such search's
-    best sentence, their sentences taken in turn with the rest of the first search's. The walk
+    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): what the
+    question asks beyond what the evidence says, with a bridge entity of each of the best
+    sentences, and then of each such search's best sentence, their sentences taken in turn with the rest of the first search's. The walk
     of ``hops`` edges as above comes last.
 
 Dates, amounts and descriptions ("American rock band") are never walked or hopped through: a
@@ -36,7 +36,7 @@ from noema.embed import Vectors
 from noema.filters import FactFilter
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
-from noema.sentences import Sentence, SentenceIndex
+from noema.sentences import Sentence, SentenceIndex, sentence_text
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
 
@@ -409,26 +409,30 @@ class _Bridges:
         self.planner, self.question, self.embed, self.floor = planner, question, embed, floor
         self.words = question_words(question)
         self.used: set[str] = set()
+        # a bridge search's sentence -> the evidence that led to that search
+        self.evidence: dict[Sentence, str] = {}
 
     def search(self, units: Sequence[tuple[Sentence, list[str]]], step: int) -> list[_Ranking]:
         """One ranking per unit that names a bridge; the queries are embedded in one batch."""
         graph, sentences = self.planner.graph, self.planner.sentences
-        chosen: list[tuple[str, str]] = []
-        for _, facts in units:
+        chosen: list[tuple[str, str, str]] = []
+        for sentence, facts in units:
             found = bridge_entity(graph, facts, self.words, sentences.topics, self.used)
             if found is not None:
                 self.used.add(found[0])
-                chosen.append(found)
+                # the evidence of this sentence and of the steps that led to it
+                evidence = f"{self.evidence.get(sentence, '')} {sentence_text(graph, sentence)}"
+                chosen.append((*found, evidence))
         if not chosen:
             return []
-        vectors = self.embed([bridge_query(graph, self.question, e) for e, _ in chosen])
+        vectors = self.embed([bridge_query(graph, self.question, e, ev) for e, _, ev in chosen])
         return [
-            _Ranking(self._units(vector, step, entity_id, fact_id), step)
-            for (entity_id, fact_id), vector in zip(chosen, vectors, strict=True)
+            _Ranking(self._units(vector, step, entity_id, fact_id, evidence), step)
+            for (entity_id, fact_id, evidence), vector in zip(chosen, vectors, strict=True)
         ]
 
     def _units(
-        self, vector: Vectors, step: int, entity_id: str, fact_id: str
+        self, vector: Vectors, step: int, entity_id: str, fact_id: str, evidence: str
     ) -> Iterator[tuple[Sentence, list[str]]]:
         hits = self.planner.sentences.search(vector, SENTENCE_CANDIDATES)
         if self.floor is not None:  # the floor is on similarity to the question itself
@@ -439,4 +443,5 @@ class _Bridges:
                 sentence, score, "bridge", fact_id, (entity_id,), step
             )
             if added:
+                self.evidence[sentence] = evidence
                 yield sentence, added

@@ -174,3 +174,37 @@ def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
     # a name the question does not spell is still a bridge
     other = question_words("Which river flows past the town where the mine is?")
     assert bridge_entity(graph, [fact], other, {}, set()) == (river, fact)
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "remaining"),
+    [
+        (
+            "Who founded the company that acquired LinkedIn?",
+            "Microsoft acquired LinkedIn in 2016 for 26 billion dollars.",
+            "Who founded the company that",
+        ),
+        (
+            "Who was the first president of the association which published Journal of "
+            "Psychotherapy Integration?",
+            "The Journal of Psychotherapy Integration is a peer-reviewed academic journal "
+            "published by the American Psychological Association.",
+            "Who was the first president of the which of",
+        ),
+        # nothing said yet: the whole question stays
+        ("Where was Mara born?", "Tomas Berg works in Malmo.", "Where was Mara born?"),
+    ],
+    ids=["acquirer", "publisher", "nothing-said"],
+)
+def test_the_bridge_search_asks_what_the_evidence_has_not_said(
+    question: str, evidence: str, remaining: str
+) -> None:
+    # issue 26: the further search was the whole question plus the bridge's name, so the words
+    # the evidence already matched pulled it back to the same sentences (MuSiQue sentences at
+    # 200 tokens 33% -> 40% with the remaining question instead)
+    from noema.bridges import bridge_query, remaining_question
+
+    assert remaining_question(question, evidence) == remaining
+    graph = noema.SemanticGraph()
+    bridge = graph.add_entity("Microsoft", "ORG")
+    assert bridge_query(graph, question, bridge, evidence) == f"{remaining} Microsoft"
