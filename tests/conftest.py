@@ -16,6 +16,22 @@ import noema  # noqa: E402
 from noema.embed import Vectors  # noqa: E402
 
 
+def _bridge_query_of(question: str, text: str) -> bool:
+    """``text`` starts with the question's first word and goes on with some of its words in
+    order, then a name: a bridge query (see ``noema.bridges.bridge_query``)."""
+    asked, words = question.split(), text.split()
+    if len(words) < 2 or words[0] != asked[0] or text.endswith("?"):  # "?": the next question
+        return False
+    at = 0
+    for n, word in enumerate(words):
+        while at < len(asked) and asked[at] != word:
+            at += 1
+        if at == len(asked):
+            return n > 0  # the rest is the bridge's name
+        at += 1
+    return False  # the question's own words only
+
+
 class CountingEmbedder:
     """The real embedder, counting the texts it is asked to embed (not a fake: it delegates)."""
 
@@ -34,12 +50,12 @@ class CountingEmbedder:
 
     @property
     def asked(self) -> list[list[str]]:
-        """The calls without the bridge searches' queries (the last question and a name), which
-        a retrieval embeds after its question."""
+        """The calls without the bridge searches' queries, which a retrieval embeds after its
+        question: each is words of the question, in its order, then a name."""
         kept: list[list[str]] = []
         for call in self.calls:
             last = kept[-1][0] if kept and len(kept[-1]) == 1 else None
-            if last is not None and all(t.startswith(last + " ") for t in call):
+            if last is not None and all(_bridge_query_of(last, t) for t in call):
                 continue
             kept.append(call)
         return kept
