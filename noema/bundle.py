@@ -26,7 +26,10 @@ Members (read by name; anything else in the zip is ignored):
 
 Loading checks, before anything is trusted: the zip structure, member sizes against the manifest
 (a member is inflated as a stream and refused once it passes its declared size, so a zip bomb
-never fills memory), every sha256, the schema version (newer ones are
+never fills memory), what the declared sizes would cost to open against a memory budget (the
+caller's ``max_memory``, by default half the machine's memory) and, with the default budget, a
+``graph.json`` that claims to inflate over 64 MiB at more than 100 times its stored size (the
+graphs Noema writes deflate about 5 times: such a member is padding, not a graph), every sha256, the schema version (newer ones are
 refused), counts against the contents, the dimension, and every id the graph references. Each
 failure raises :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the
@@ -64,6 +67,7 @@ __all__ = [
     "BundleContents",
     "BundleSettings",
     "bundle_bytes",
+    "default_max_memory",
     "read_bundle",
     "read_bundle_bytes",
     "write_bundle",
@@ -77,6 +81,15 @@ SENTENCES_MEMBER = "sentences.bin"
 # Limits checked against the zip directory before a member is inflated.
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MEMBER_BYTES = 8 << 30
+# Memory to open a bundle, per declared byte: graph.json is inflated (1), parsed into Python
+# objects (about 4.8 on the benchmark bundles) and read into the graph (0.8); a vector member
+# is inflated and copied once into its index. Measured on the HotpotQA benchmark bundle.
+GRAPH_MEMORY_PER_BYTE = 8
+VECTOR_MEMORY_PER_BYTE = 2
+# A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
+# refused under the default budget; real graphs (text and ids) deflate about 5 times.
+GRAPH_RATIO_FROM_BYTES = 64 << 20
+GRAPH_MAX_RATIO = 100
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # A temporary file of a save untouched this long belongs to a save that was killed.
 STALE_TEMPORARY_SECONDS = 600
@@ -257,8 +270,21 @@ def _rows(index: VectorIndex, order: list[str]) -> Any:
     return np.stack([index.vector(f) for f in order])
 
 
-def read_bundle(path: str | os.PathLike[str]) -> BundleContents:
+def default_max_memory() -> int:
+    """The default memory budget for opening a bundle: half the machine's physical memory
+    (8 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return 8 << 30
+
+
+def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) -> BundleContents:
     """Open and check a bundle; see the module docstring for what is checked.
+
+    ``max_memory`` bounds the bytes that opening may take, judged from the sizes the bundle
+    declares before anything is inflated (default: :func:`default_max_memory`, with the
+    compression-ratio check on ``graph.json``; an explicit budget replaces both).
 
     Raises:
         BundleError: the file is missing, not a zip, truncated, tampered with, inconsistent,
@@ -267,19 +293,25 @@ def read_bundle(path: str | os.PathLike[str]) -> BundleContents:
     source = Path(path)
     if not source.is_file():
         raise BundleError(f"{str(source)!r} is not a file")
-    return _open(source, str(source))
+    return _open(source, str(source), max_memory)
 
 
-def read_bundle_bytes(data: bytes, name: str = "<bytes>") -> BundleContents:
+def read_bundle_bytes(
+    data: bytes, name: str = "<bytes>", *, max_memory: int | None = None
+) -> BundleContents:
     """:func:`read_bundle` for the bytes of a bundle (:func:`bundle_bytes`); ``name`` is what
     error messages call it."""
-    return _open(io.BytesIO(data), name)
+    return _open(io.BytesIO(data), name, max_memory)
 
 
-def _open(source: Any, name: str) -> BundleContents:
+def _open(source: Any, name: str, max_memory: int | None) -> BundleContents:
+    if max_memory is not None and (
+        isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
+    ):
+        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
     try:
         with zipfile.ZipFile(source) as zf:
-            return _read(zf, name)
+            return _read(zf, name, max_memory)
     except BundleError:
         raise
     except (
@@ -293,7 +325,7 @@ def _open(source: Any, name: str) -> BundleContents:
         raise BundleError(f"{name!r} is not a readable .noema bundle: {exc}") from exc
 
 
-def _read(zf: zipfile.ZipFile, name: str) -> BundleContents:
+def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleContents:
     manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = _load_json(manifest_bytes, "manifest.json", name)
     if manifest.get("format") != FORMAT_NAME:
@@ -312,6 +344,7 @@ def _read(zf: zipfile.ZipFile, name: str) -> BundleContents:
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
+    _check_budget(zf, name, max_memory)
     data: dict[str, bytes] = {}
     for member in MEMBERS:
         entry = declared.get(member)
@@ -401,6 +434,34 @@ def _read_sentences(
         return SentenceIndex.from_bytes(graph, dimension, blob)
     except BundleError as exc:
         raise BundleError(f"{name!r}: {exc}") from exc
+
+
+def _check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> None:
+    """Refuse, before inflating anything, a bundle whose members declare more than opening
+    may take (see the module docstring)."""
+    sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
+    graph_size, graph_stored = sizes.get("graph.json", (0, 0))
+    if (
+        max_memory is None
+        and graph_size > GRAPH_RATIO_FROM_BYTES
+        and graph_size > GRAPH_MAX_RATIO * max(graph_stored, 1)
+    ):
+        raise BundleError(
+            f"{name!r}: graph.json declares {graph_size:,} bytes stored in {graph_stored:,} "
+            f"({graph_size / max(graph_stored, 1):,.0f} times; a Noema graph deflates about 5 "
+            "times): it looks like padding, not a graph. If you trust this bundle, open it "
+            "with an explicit max_memory="
+        )
+    needed = GRAPH_MEMORY_PER_BYTE * graph_size + VECTOR_MEMORY_PER_BYTE * sum(
+        sizes.get(member, (0, 0))[0] for member in _BINARY
+    )
+    budget = default_max_memory() if max_memory is None else max_memory
+    if needed > budget:
+        raise BundleError(
+            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB (graph.json "
+            f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
+            "MiB; pass max_memory= (bytes) to allow more"
+        )
 
 
 def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:

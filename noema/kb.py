@@ -561,12 +561,16 @@ class KnowledgeBase:
         similarity_threshold: float | None = None,
         search: SearchMode = "auto",
         allow_download: bool = False,
+        max_memory: int | None = None,
     ) -> KnowledgeBase:
         """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
         for the constructor; the approximate index of a large base is built again on load).
         The embedding model the manifest names is looked for only in installed packages, local
         paths and the Hugging Face cache: opening a stranger's bundle reaches no network unless
-        ``allow_download=True``.
+        ``allow_download=True``. ``max_memory`` (bytes) bounds what opening may take, judged
+        from the sizes the bundle declares before anything is inflated; by default half the
+        machine's memory, and a ``graph.json`` that inflates implausibly (a decompression bomb)
+        is refused.
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
@@ -581,13 +585,16 @@ class KnowledgeBase:
             similarity_threshold,
             search,
             allow_download,
+            max_memory,
         )
-        return cls._from_contents(read_bundle(path), str(path), options)
+        return cls._from_contents(read_bundle(path, max_memory=max_memory), str(path), options)
 
     @classmethod
     def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
         """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
-        return cls._from_contents(read_bundle_bytes(data), "<bytes>", _LoadOptions(**options))
+        checked = _LoadOptions(**options)
+        contents = read_bundle_bytes(data, max_memory=checked.max_memory)
+        return cls._from_contents(contents, "<bytes>", checked)
 
     @classmethod
     def _from_contents(
@@ -647,6 +654,7 @@ class _LoadOptions:
     similarity_threshold: float | None = None
     search: SearchMode = "auto"
     allow_download: bool = False
+    max_memory: int | None = None
 
 
 def _unpickle(

@@ -257,3 +257,81 @@ def test_opening_a_bundle_that_names_a_hub_model_reaches_no_network(
     assert "allow_download=True" in result.stderr and result.stderr.count("\n") == 1
     with pytest.raises(noema.MissingResourceError, match="allow_download"):
         KnowledgeBase.load(bundle)
+
+
+def _padded_bundle(small_kb: KnowledgeBase, tmp_path: Path, padding: int) -> Path:
+    """The small bundle with ``padding`` spaces after graph.json's opening brace (still valid
+    JSON), its true size and sha256 in the manifest, deflated as a bomb is."""
+    import hashlib
+    import zipfile
+
+    small_kb.save(tmp_path / "plain.noema")
+    with zipfile.ZipFile(tmp_path / "plain.noema") as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members["graph.json"] = b"{" + b" " * padding + members["graph.json"][1:]
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"]["graph.json"] = {
+        "size": len(members["graph.json"]),
+        "sha256": hashlib.sha256(members["graph.json"]).hexdigest(),
+    }
+    members["manifest.json"] = json.dumps(manifest).encode()
+    target = tmp_path / "padded.noema"
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return target
+
+
+_PEAK_RSS = """
+import resource, sys
+import noema
+try:
+    noema.KnowledgeBase.load(sys.argv[1], **eval(sys.argv[2]))
+    outcome = "loaded"
+except noema.BundleError as exc:
+    outcome = f"BundleError: {exc}"
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, outcome)
+"""
+
+
+def _open_in_subprocess(path: Path, options: str) -> tuple[int, str]:
+    """Peak RSS (MiB) of a fresh process that opens the bundle, and what happened."""
+    result = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, str(path), options],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    peak, outcome = result.stdout.strip().split(" ", 1)
+    return int(peak), outcome
+
+
+def test_a_small_bundle_that_declares_a_huge_graph_is_refused_before_inflating(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    # issue 30 item 1: a 1 MB file padded with spaces, its true size in the manifest, took
+    # 2.1 GB to open, and loaded; 512 MiB of spaces deflate to about half a megabyte
+    bomb = _padded_bundle(small_kb, tmp_path, 512 << 20)
+    assert bomb.stat().st_size < 2 << 20
+    baseline, outcome = _open_in_subprocess(tmp_path / "plain.noema", "{}")
+    assert outcome == "loaded"
+    peak, outcome = _open_in_subprocess(bomb, "{}")
+    assert outcome.startswith("BundleError:") and "looks like padding" in outcome
+    assert peak < baseline + 64  # MiB: nothing of the declared 512 MiB was inflated
+    # a budget the caller sets is what counts: too small for the declared graph, refused
+    peak, outcome = _open_in_subprocess(bomb, "{'max_memory': 1 << 30}")
+    assert "more than the budget of 1,024 MiB" in outcome and peak < baseline + 64
+
+
+def test_a_budget_the_caller_sets_bounds_what_opening_may_take(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    path = small_kb.save(tmp_path / "kb.noema")
+    with pytest.raises(noema.BundleError, match="pass max_memory="):
+        KnowledgeBase.load(path, max_memory=10_000)
+    with pytest.raises(noema.BundleError, match="pass max_memory="):
+        KnowledgeBase.from_bytes(path.read_bytes(), max_memory=10_000)
+    assert KnowledgeBase.load(path, max_memory=1 << 30).graph.documents.keys() == {"g"}
+    with pytest.raises(ValueError, match="max_memory must be a positive number"):
+        KnowledgeBase.load(path, max_memory=0)
