@@ -1,8 +1,9 @@
 """Retrieval: seeds, expansion and packing under a token budget, and what a retrieval returns.
 
-The order of the facts is chosen in :mod:`noema.plan` (sentence and fact seeds, a narrow hop to
-the documents the seeds' entities are about, then the graph walk; or, with ``seeds="vector"``,
-exactly the three original steps), and packed under the budget in :mod:`noema.pack`.
+The order of the facts is chosen by the strategy ``seeds`` names (:mod:`noema.strategies`: by
+default sentence and fact seeds, a narrow hop to the documents the seeds' entities are about,
+bridge searches, then the graph walk; with ``seeds="vector"`` exactly the three original steps),
+and packed under the budget in :mod:`noema.pack`.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from noema.index import VectorIndex
 from noema.notation import parse_notation
 from noema.options import Format, RetrieveOptions
 from noema.pack import pack
-from noema.plan import KEEP_FIRST, KEEP_FIRST_FACTS, Reason, Step, plan_graph, plan_vector
+from noema.plan import Reason, Step
 from noema.sentences import Sentence, SentenceIndex
+from noema.strategies import STRATEGIES
 
 __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
 
@@ -169,26 +171,17 @@ def retrieve_facts(
     floor = options.min_similarity
     if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
         matches = tuple(m for m in matches if m.similarity >= floor)
-    hits = [(m.relation_id, m.similarity) for m in matches]
-    steps: Iterable[Step]
-    if options.seeds == "graph":
-        if sentences is None:
-            raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
-        steps = plan_graph(
-            graph,
-            index,
-            sentences,
-            query,
-            hits,
-            options.hops,
-            fact_filter,
-            floor,
-            question=question,
-            embed=embed,
-            keep_first=KEEP_FIRST if options.format == "sentences" else KEEP_FIRST_FACTS,
-        )
-    else:
-        steps = plan_vector(graph, index, sentences, query, hits, options.hops, fact_filter)
+    steps: Iterable[Step] = STRATEGIES[options.seeds](
+        graph=graph,
+        index=index,
+        sentences=sentences,
+        query=query,
+        matches=[(m.relation_id, m.similarity) for m in matches],
+        options=options,
+        fact_filter=fact_filter,
+        question=question,
+        embed=embed,
+    )
     if explain:
         steps = list(steps)
 

@@ -65,8 +65,9 @@ LAYERS = {
     "bridges": _uses("graph names"),
     "plan": _uses("bridges embed filters graph index names sentences"),
     "pack": _uses("graph notation options resources sentences"),
+    "strategies": _uses("embed filters graph index options plan sentences"),
     "retrieve": _uses(
-        "embed filters graph index notation options pack plan resources sentences view"
+        "embed filters graph index notation options pack plan resources sentences strategies view"
     ),
     "facttext": _uses("graph notation"),
     "bundle": _uses("canonical errors facttext graph index records sentences"),

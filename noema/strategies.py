@@ -1,0 +1,102 @@
+"""Retrieval strategies: the named ways of choosing and ordering the facts of a retrieval.
+
+Each strategy is a function with one keyword-only signature (:class:`Strategy`) that returns the
+packing order as :class:`~noema.plan.Step` records, lazily if it likes (packing stops at the
+budget). :data:`STRATEGIES` maps the names ``RetrieveOptions.seeds`` accepts to them, so
+:func:`noema.retrieve.retrieve_facts` has no branch per strategy, and a new strategy is a function
+here (its name added to :data:`noema.options.SeedStrategy`, which a test holds equal to the
+registry's keys) with its test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Protocol
+
+from noema.embed import Vectors
+from noema.filters import FactFilter
+from noema.graph import SemanticGraph
+from noema.index import VectorIndex
+from noema.options import RetrieveOptions, SeedStrategy
+from noema.plan import KEEP_FIRST, KEEP_FIRST_FACTS, Step, plan_graph, plan_vector
+from noema.sentences import SentenceIndex
+
+__all__ = ["STRATEGIES", "Strategy"]
+
+
+class Strategy(Protocol):
+    """Choose and order the facts of one retrieval.
+
+    ``matches`` are the vector-search hits over the fact vectors (``fact_matches``), best first,
+    already filtered and floored; ``embed`` embeds further queries (``None``: no further
+    searches); ``sentences`` is the sentence sidecar when the knowledge base has one.
+    """
+
+    def __call__(
+        self,
+        *,
+        graph: SemanticGraph,
+        index: VectorIndex,
+        sentences: SentenceIndex | None,
+        query: Vectors,
+        matches: Sequence[tuple[str, float]],
+        options: RetrieveOptions,
+        fact_filter: FactFilter | None,
+        question: str,
+        embed: Callable[[Sequence[str]], Vectors] | None,
+    ) -> Iterable[Step]: ...
+
+
+def graph_strategy(
+    *,
+    graph: SemanticGraph,
+    index: VectorIndex,
+    sentences: SentenceIndex | None,
+    query: Vectors,
+    matches: Sequence[tuple[str, float]],
+    options: RetrieveOptions,
+    fact_filter: FactFilter | None,
+    question: str,
+    embed: Callable[[Sequence[str]], Vectors] | None,
+) -> Iterable[Step]:
+    """``seeds="graph"``: sentence seeds, narrow hops, bridge searches, then the walk."""
+    if sentences is None:
+        raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
+    # a bridge sentence brings all its facts in the two fact formats: more of the first search
+    # comes before it there (measured; see the README)
+    keep_first = KEEP_FIRST if options.format == "sentences" else KEEP_FIRST_FACTS
+    return plan_graph(
+        graph,
+        index,
+        sentences,
+        query,
+        matches,
+        options.hops,
+        fact_filter,
+        options.min_similarity,
+        question=question,
+        embed=embed,
+        keep_first=keep_first,
+    )
+
+
+def vector_strategy(
+    *,
+    graph: SemanticGraph,
+    index: VectorIndex,
+    sentences: SentenceIndex | None,
+    query: Vectors,
+    matches: Sequence[tuple[str, float]],
+    options: RetrieveOptions,
+    fact_filter: FactFilter | None,
+    question: str,
+    embed: Callable[[Sequence[str]], Vectors] | None,
+) -> Iterable[Step]:
+    """``seeds="vector"``: the spec's three steps exactly (vector seeds, the walk, packing)."""
+    return plan_vector(graph, index, sentences, query, matches, options.hops, fact_filter)
+
+
+STRATEGIES: Mapping[SeedStrategy, Strategy] = MappingProxyType(
+    {"graph": graph_strategy, "vector": vector_strategy}
+)
