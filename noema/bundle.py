@@ -7,8 +7,11 @@ Members (read by name; anything else in the zip is ignored):
     ``noema_version``, ``counts`` (``entities``, ``relations``, ``events``, ``documents``,
     ``facts``), ``embedding_model``, ``embedding_dimension``, ``spacy_model`` (the package
     actually loaded), ``similarity_threshold``, ``embedding_rows`` (how rows are ordered),
-    ``fact_rendering`` (what each fact's vector was embedded from; absent in bundles embedded
-    from notation blocks, whose fact vectors are rebuilt on load, never mixed) and ``members``: for each other member its ``size`` in bytes and ``sha256``.
+    ``fact_rendering`` (what each fact's vector was embedded from; a bundle embedded another
+    way has its fact vectors rebuilt on load, never mixed; absent in version-1 bundles embedded
+    from notation blocks) and ``members``: for each other member its ``size`` in bytes and
+    ``sha256``. Versions are listed at :data:`SCHEMA_VERSION`; an older bundle is read through
+    one migration per version step, a newer one refused.
 ``graph.json``
     :meth:`SemanticGraph.to_json` of the canonical graph, the source of truth, plus a
     ``merge_log`` list of the canonicalizer's merges.
@@ -47,6 +50,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,7 +60,7 @@ import orjson
 
 from noema.canonical import MergeRecord
 from noema.errors import BundleError, GraphError
-from noema.facttext import FACT_RENDERING
+from noema.facttext import FACT_RENDERING, NOTATION_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
 from noema.records import json_bytes, record_to_dict
@@ -73,7 +77,14 @@ __all__ = [
     "write_bundle",
 ]
 
-SCHEMA_VERSION = 1
+# The layout's version, moved whenever the layout does (an older Noema then refuses the bundle
+# instead of misreading it):
+#   1  graph.json, embeddings.bin and index.faiss; later writers of version 1 added the optional
+#      sentences.bin and the manifest's fact_rendering without moving the version, so a
+#      version-1 manifest may lack either.
+#   2  fact_rendering always present (what the fact vectors were embedded from), and the
+#      manifest's sentences entry whenever sentences.bin is.
+SCHEMA_VERSION = 2
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
 MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
@@ -341,6 +352,7 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
             f"{manifest.get('noema_version')!r}; this Noema reads schema {SCHEMA_VERSION} and older. "
             "Upgrade Noema to load it"
         )
+    manifest = _migrate(manifest, version)
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
@@ -434,6 +446,23 @@ def _read_sentences(
         return SentenceIndex.from_bytes(graph, dimension, blob)
     except BundleError as exc:
         raise BundleError(f"{name!r}: {exc}") from exc
+
+
+def _manifest_from_1(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 to 2: a manifest without fact_rendering was embedded from notation blocks."""
+    return {**manifest, "fact_rendering": manifest.get("fact_rendering", NOTATION_RENDERING)}
+
+
+# One function per version step, taking a manifest of version n to version n + 1, so a bundle of
+# any older version is read by applying them in turn.
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _manifest_from_1}
+
+
+def _migrate(manifest: dict[str, Any], version: int) -> dict[str, Any]:
+    """The manifest as this version writes it (the members themselves did not change)."""
+    for step in range(version, SCHEMA_VERSION):
+        manifest = _MIGRATIONS[step](manifest)
+    return {**manifest, "schema_version": SCHEMA_VERSION}
 
 
 def _check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> None:

@@ -16,7 +16,7 @@ import noema  # noqa: E402
 from noema.embed import Vectors  # noqa: E402
 
 
-def _bridge_query_of(question: str, text: str) -> bool:
+def is_bridge_query(question: str, text: str) -> bool:
     """``text`` starts with the question's first word and goes on with some of its words in
     order, then a name: a bridge query (see ``noema.bridges.bridge_query``)."""
     asked, words = question.split(), text.split()
@@ -55,7 +55,7 @@ class CountingEmbedder:
         kept: list[list[str]] = []
         for call in self.calls:
             last = kept[-1][0] if kept and len(kept[-1]) == 1 else None
-            if last is not None and all(_bridge_query_of(last, t) for t in call):
+            if last is not None and all(is_bridge_query(last, t) for t in call):
                 continue
             kept.append(call)
         return kept
