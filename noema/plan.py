@@ -14,10 +14,12 @@ Two strategies (``RetrieveOptions.seeds``):
     few, a *narrow hop*: an entity of that sentence that another document is about brings that
     document's sentences most similar to the question, which is how the second paragraph of a
     bridge question ("the company that acquired X") is reached. The fact seeds follow the first
-    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): what the
-    question asks beyond what the evidence says, with a bridge entity of each of the best
-    sentences, and then of each such search's best sentence, their sentences taken in turn with the rest of the first search's. The walk
-    of ``hops`` edges as above comes last.
+    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): what
+    the question asks beyond what the evidence says, with a bridge entity of each of the best
+    sentences, and then of each such search's best sentence, their sentences taken in turn with
+    the rest of the first search's. In ``notation`` and ``natural_language`` a sentence's facts
+    past the first five wait until every search's sentences are in. The walk of ``hops`` edges
+    as above comes last.
 
 Dates, amounts and descriptions ("American rock band") are never walked or hopped through: a
 year or a description shared by unrelated facts would join them.
@@ -58,6 +60,10 @@ KEEP_FIRST = 2
 KEEP_FIRST_FACTS = 4
 BRIDGE_FROM = 2
 BRIDGE_STEPS = 3
+# In notation and natural_language a sentence shows as its facts, not as itself, and some
+# sentences bring ten or more; the facts of a sentence past this many (the least similar to the
+# question) wait until the searches' sentences are in, so the budget reaches more sentences.
+FACTS_PER_SENTENCE = 5
 
 
 @dataclass(frozen=True)
@@ -198,10 +204,13 @@ class _Planner:
         sentences: SentenceIndex,
         q: Vectors,
         fact_filter: FactFilter | None,
+        per_sentence: int | None = None,
     ) -> None:
         self.graph, self.index, self.sentences, self.q = graph, index, sentences, q
         self.fact_filter = fact_filter
+        self.per_sentence = per_sentence
         self.steps: list[Step] = []
+        self.deferred: list[Step] = []  # a sentence's facts past per_sentence, for later
         self.chosen: set[str] = set()
         self.shown: set[Sentence] = set()
         self.hopped: set[str] = set()
@@ -218,7 +227,9 @@ class _Planner:
         path: tuple[str, ...] = (),
         step: int = 1,
     ) -> list[str]:
-        """The sentence's allowed facts, most similar first; returns those added."""
+        """The sentence's allowed facts, most similar first; returns those added (the ones
+        past ``per_sentence`` wait in :attr:`deferred` but are returned too: they are the
+        sentence's evidence for hops and bridges)."""
         if sentence in self.shown:
             return []
         facts = [f for f in self.sentences.facts[sentence] if self.allowed(f)]
@@ -227,16 +238,18 @@ class _Planner:
         self.shown.add(sentence)
         scores = _fact_similarities(self.index, facts, self.q)
         facts.sort(key=lambda f: -scores.get(f, -1.0))
-        added = []
+        added: list[str] = []
         for fact_id in facts:
             if fact_id in self.chosen:
                 continue
             self.chosen.add(fact_id)
-            added.append(fact_id)
             hops = 1 if reason == "hop" else 0
-            self.steps.append(
-                Step(fact_id, reason, similarity, seed or fact_id, hops, path, sentence, step)
-            )
+            chosen = Step(fact_id, reason, similarity, seed or fact_id, hops, path, sentence, step)
+            if self.per_sentence is not None and len(added) >= self.per_sentence:
+                self.deferred.append(chosen)
+            else:
+                self.steps.append(chosen)
+            added.append(fact_id)
         return added
 
     def hop_from(self, facts: Sequence[str], home: str) -> Iterator[None]:
@@ -279,6 +292,7 @@ def plan_graph(
     embed: Callable[[Sequence[str]], Vectors] | None = None,
     steps: int | None = None,
     keep_first: int | None = None,
+    per_sentence: int | None = None,
 ) -> Iterator[Step]:
     """Sentence seeds with narrow hops, bridge searches, the fact seeds, then the walk (see the
     module docstring).
@@ -286,10 +300,12 @@ def plan_graph(
     Steps come lazily: packing stops at the budget, so the bridge searches run only when the
     budget reaches past the first sentences, and the walk, the costly part, only past all of
     them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches.
-    ``keep_first`` units (sentences or fact seeds) of the first search come before any bridge."""
+    ``keep_first`` units (sentences or fact seeds) of the first search come before any bridge.
+    With ``per_sentence``, a sentence's facts past that many come after every search's
+    sentences, before the walk."""
     steps = BRIDGE_STEPS if steps is None else steps
     keep_first = KEEP_FIRST if keep_first is None else keep_first
-    planner = _Planner(graph, index, sentences, q, fact_filter)
+    planner = _Planner(graph, index, sentences, q, fact_filter, per_sentence)
     hits = sentences.search(q, SENTENCE_CANDIDATES)
     if min_similarity is not None:
         hits = [(s, score) for s, score in hits if score >= min_similarity]
@@ -326,6 +342,7 @@ def plan_graph(
         if bridges is not None:
             for step, openings in following.items():
                 rotation += bridges.search(openings, step=step)
+    planner.steps.extend(planner.deferred)  # chosen already: the walk does not bring them
     # the walk starts from the fact seeds and the facts of as many of the best sentences
     walk_from = {s for s, _ in best[: len(matches)]}
     seeds = [

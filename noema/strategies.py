@@ -19,7 +19,14 @@ from noema.filters import FactFilter
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
 from noema.options import RetrieveOptions, SeedStrategy
-from noema.plan import KEEP_FIRST, KEEP_FIRST_FACTS, Step, plan_graph, plan_vector
+from noema.plan import (
+    FACTS_PER_SENTENCE,
+    KEEP_FIRST,
+    KEEP_FIRST_FACTS,
+    Step,
+    plan_graph,
+    plan_vector,
+)
 from noema.sentences import SentenceIndex
 
 __all__ = ["STRATEGIES", "Strategy"]
@@ -65,7 +72,8 @@ def graph_strategy(
         raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
     # a bridge sentence brings all its facts in the two fact formats: more of the first search
     # comes before it there (measured; see the README)
-    keep_first = KEEP_FIRST if options.format == "sentences" else KEEP_FIRST_FACTS
+    shown_as_facts = options.format != "sentences"
+    keep_first = KEEP_FIRST_FACTS if shown_as_facts else KEEP_FIRST
     return plan_graph(
         graph,
         index,
@@ -78,6 +86,7 @@ def graph_strategy(
         question=question,
         embed=embed,
         keep_first=keep_first,
+        per_sentence=FACTS_PER_SENTENCE if shown_as_facts else None,
     )
 
 
