@@ -17,10 +17,13 @@ from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import (
     BundleError,
     GraphError,
+    InputTypeError,
     MissingResourceError,
     ModelMismatchError,
     NoemaError,
     NotationError,
+    OptionError,
+    UnknownIdError,
 )
 from noema.extractor import BatchExtractor, Extractor
 from noema.filters import check_filters
@@ -75,6 +78,7 @@ __all__ = [
     "Format",
     "GraphError",
     "IngestReport",
+    "InputTypeError",
     "KnowledgeBase",
     "Mention",
     "MergeRecord",
@@ -85,6 +89,7 @@ __all__ = [
     "NotationError",
     "NotationEvent",
     "NotationRelation",
+    "OptionError",
     "ParsedNotation",
     "Relation",
     "RelationPattern",
@@ -95,6 +100,7 @@ __all__ = [
     "SemanticGraph",
     "SentenceTransformerEmbedder",
     "SpacyExtractor",
+    "UnknownIdError",
     "__version__",
     "check_filters",
     "check_round_trip",

@@ -59,7 +59,7 @@ import numpy as np
 import orjson
 
 from noema.canonical import MergeRecord
-from noema.errors import BundleError, GraphError
+from noema.errors import BundleError, GraphError, InputTypeError, OptionError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
@@ -319,7 +319,7 @@ def _open(source: Any, name: str, max_memory: int | None) -> BundleContents:
     if max_memory is not None and (
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
     ):
-        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
+        raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
     try:
         with zipfile.ZipFile(source) as zf:
             return _read(zf, name, max_memory)
@@ -533,12 +533,12 @@ def _json_bytes(value: Any) -> bytes:
 
 def _record_from_dict(raw: Any) -> MergeRecord:
     if not isinstance(raw, dict):
-        raise TypeError("merge_log entries must be objects")
+        raise InputTypeError("merge_log entries must be objects")
     if raw["rule"] not in ("exact", "embedding", "type"):
-        raise ValueError(f"unknown merge rule {raw['rule']!r}")
+        raise OptionError(f"unknown merge rule {raw['rule']!r}")
     similarity = raw["similarity"]
     if similarity is not None and not isinstance(similarity, (int, float)):
-        raise TypeError("merge similarity must be a number or null")
+        raise InputTypeError("merge similarity must be a number or null")
     return MergeRecord(
         entity_id=str(raw["entity_id"]),
         canonical_name=str(raw["canonical_name"]),

@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 
 from noema.embed import Embedder, Vectors
+from noema.errors import OptionError
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.names import initials, key_words, names_compatible, normalize_name
 
@@ -95,7 +96,7 @@ class Canonicalizer:
 
     def __init__(self, embedder: Embedder, similarity_threshold: float = 0.85) -> None:
         if not 0.0 < similarity_threshold <= 1.0:
-            raise ValueError(
+            raise OptionError(
                 f"similarity_threshold must be in (0, 1], got {similarity_threshold!r}"
             )
         self.embedder = embedder

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from noema.errors import MissingResourceError
+from noema.errors import MissingResourceError, OptionError
 from noema.extractor import INGEST_BATCH
 from noema.graph import Document
 from noema.kb import KnowledgeBase
@@ -70,7 +70,7 @@ def partition(documents: Sequence[Document], partitions: int) -> list[list[Docum
         [512, 88]
     """
     if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        raise ValueError(f"partitions must be an integer >= 1, got {partitions!r}")
+        raise OptionError(f"partitions must be an integer >= 1, got {partitions!r}")
     batches = -(-len(documents) // INGEST_BATCH)
     per_part = max(1, -(-batches // partitions)) * INGEST_BATCH
     return [list(documents[i : i + per_part]) for i in range(0, len(documents), per_part)]
@@ -188,7 +188,7 @@ def build_on_ray(
             "building on Ray needs ray; install it with: pip install 'noema[ray]'"
         ) from exc
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        raise OptionError(f"workers must be an integer >= 1, got {workers!r}")
     started_here = not ray.is_initialized()
     threads = _threads(threads_per_worker, workers, address)
     documents = _documents(sources, root)
@@ -215,7 +215,7 @@ def build_on_ray(
 def _threads(asked: int | None, workers: int, address: str | None) -> int:
     if asked is not None:
         if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
-            raise ValueError(f"threads_per_worker must be an integer >= 1, got {asked!r}")
+            raise OptionError(f"threads_per_worker must be an integer >= 1, got {asked!r}")
         return asked
     if address is not None:  # the driver cannot know the CPUs of the cluster's machines
         return 1

@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, get_args, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from noema.errors import OptionError
 from noema.resources import DEFAULT_EMBEDDING_MODEL, embedding_dimension, load_embedding_model
 
 __all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors", "embedding_progress"]
@@ -108,7 +109,7 @@ class SentenceTransformerEmbedder:
         allow_download: bool = True,
     ) -> None:
         if precision not in PRECISIONS:
-            raise ValueError(
+            raise OptionError(
                 f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}"
             )
         self.name = model
@@ -194,7 +195,9 @@ def resolved_precision(precision: Precision) -> Literal["float32", "bfloat16"]:
     if forced in ("float32", "bfloat16"):
         return forced  # type: ignore[return-value]
     if forced and forced != "auto":
-        raise ValueError(f"NOEMA_PRECISION must be 'auto', 'float32' or 'bfloat16', got {forced!r}")
+        raise OptionError(
+            f"NOEMA_PRECISION must be 'auto', 'float32' or 'bfloat16', got {forced!r}"
+        )
     return "bfloat16" if cpu_has_bfloat16() else "float32"
 
 

@@ -6,6 +6,9 @@ promises a built-in type, the subclass inherits it too, so ``except ValueError``
     NoemaError
     +-- NotationError        (ValueError)   malformed notation, or a name that cannot be encoded
     +-- GraphError           (ValueError)   unknown entity type, dangling id, bad argument
+    +-- OptionError          (ValueError)   an option, argument or input value Noema refuses
+    +-- InputTypeError       (TypeError)    an argument of the wrong type
+    +-- UnknownIdError       (KeyError)     an id the knowledge base does not hold
     +-- MissingResourceError (LookupError)  a model or data file that is not installed
     +-- BundleError                         a .noema file that is corrupt, truncated or foreign
         +-- ModelMismatchError              a bundle built with another embedding model
@@ -16,10 +19,13 @@ from __future__ import annotations
 __all__ = [
     "BundleError",
     "GraphError",
+    "InputTypeError",
     "MissingResourceError",
     "ModelMismatchError",
     "NoemaError",
     "NotationError",
+    "OptionError",
+    "UnknownIdError",
 ]
 
 
@@ -45,6 +51,23 @@ class NotationError(NoemaError, ValueError):
 
 class GraphError(NoemaError, ValueError):
     """An invalid operation on a :class:`~noema.SemanticGraph` (unknown type, dangling id)."""
+
+
+class OptionError(NoemaError, ValueError):
+    """An option, argument or input value Noema does not accept; the message names it and what
+    it accepts."""
+
+
+class InputTypeError(NoemaError, TypeError):
+    """An argument of the wrong type; the message names the type it takes."""
+
+
+class UnknownIdError(NoemaError, KeyError):
+    """An id (a document's, an entity's) that the knowledge base does not hold."""
+
+    def __str__(self) -> str:
+        # KeyError shows its message quoted, as if it were the missing key
+        return str(self.args[0]) if self.args else ""
 
 
 class MissingResourceError(NoemaError, LookupError):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from noema.errors import OptionError
 from noema.graph import ENTITY_TYPES, SemanticGraph
 
 __all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
@@ -21,9 +22,9 @@ FILTER_FIELDS = {
 
 def _strings(name: str, value: Any) -> frozenset[str]:
     if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
-        raise ValueError(f"filter {name!r} must be a list of strings, got {value!r}")
+        raise OptionError(f"filter {name!r} must be a list of strings, got {value!r}")
     if not all(isinstance(v, str) for v in value):
-        raise ValueError(f"filter {name!r} must be a list of strings, got {value!r}")
+        raise OptionError(f"filter {name!r} must be a list of strings, got {value!r}")
     return frozenset(value)
 
 
@@ -47,18 +48,18 @@ class FactFilter:
         if filters is None:
             return None
         if not isinstance(filters, Mapping):
-            raise ValueError(f"filters must be a dict, got {type(filters).__name__}")
+            raise OptionError(f"filters must be a dict, got {type(filters).__name__}")
         unknown = sorted(set(filters) - set(FILTER_FIELDS))
         if unknown:
             valid = "; ".join(f"{k}: {v}" for k, v in FILTER_FIELDS.items())
-            raise ValueError(f"unknown filter field {unknown[0]!r}; valid fields are {valid}")
+            raise OptionError(f"unknown filter field {unknown[0]!r}; valid fields are {valid}")
         types = predicates = documents = None
         metadata = None
         if "entity_types" in filters:
             types = _strings("entity_types", filters["entity_types"])
             bad = sorted(types - set(ENTITY_TYPES))
             if bad:
-                raise ValueError(
+                raise OptionError(
                     f"unknown entity type {bad[0]!r} in filters; use {', '.join(ENTITY_TYPES)}"
                 )
         if "predicates" in filters:
@@ -68,11 +69,11 @@ class FactFilter:
         if "metadata" in filters:
             raw = filters["metadata"]
             if not isinstance(raw, Mapping) or not all(isinstance(k, str) for k in raw):
-                raise ValueError(
+                raise OptionError(
                     f"filter 'metadata' must be a mapping of string keys to values, got {raw!r}"
                 )
             if not all(isinstance(v, (str, int, float, bool)) or v is None for v in raw.values()):
-                raise ValueError(
+                raise OptionError(
                     "filter 'metadata' values must be strings, numbers, booleans or None"
                 )
             metadata = tuple(sorted(raw.items()))

@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from noema.embed import Vectors
-from noema.errors import BundleError
+from noema.errors import BundleError, OptionError
 
 __all__ = [
     "APPROXIMATE_FROM",
@@ -46,7 +46,7 @@ _UNIT_TOLERANCE = 1e-3
 def check_search_mode(mode: object) -> SearchMode:
     """``mode`` if it is one of :data:`SEARCH_MODES`, else ``ValueError`` listing them."""
     if mode not in SEARCH_MODES:
-        raise ValueError(
+        raise OptionError(
             f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
         )
     return mode  # type: ignore[return-value]
@@ -120,7 +120,7 @@ class VectorIndex:
         An approximate index is dropped: :meth:`prepare` builds it again."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
         if len(ids) != len(vectors):
-            raise ValueError(f"{len(ids)} ids but {len(vectors)} vectors")
+            raise OptionError(f"{len(ids)} ids but {len(vectors)} vectors")
         keep = []
         fresh_ids: set[str] = set()
         for n, item in enumerate(ids):

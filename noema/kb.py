@@ -20,7 +20,7 @@ from noema.bundle import (
 )
 from noema.canonical import Canonicalizer, IngestReport, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
-from noema.errors import ModelMismatchError
+from noema.errors import InputTypeError, ModelMismatchError, OptionError, UnknownIdError
 from noema.extractor import Extractor, extract_in_batches
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.filters import FactFilter
@@ -232,7 +232,7 @@ class KnowledgeBase:
         with self._write_lock:
             unknown = [d for d in ids if d not in self._snapshot.graph.documents]
             if unknown:
-                raise KeyError(f"no document with id {unknown[0]!r} in this knowledge base")
+                raise UnknownIdError(f"no document with id {unknown[0]!r} in this knowledge base")
             graph = self._snapshot.graph.copy()
             entities, facts = graph.remove_document_support(ids)
             self._publish(graph)
@@ -260,7 +260,7 @@ class KnowledgeBase:
                 merged = sorted(
                     {r.merged_name for r in self._merge_log if r.entity_id == entity_id}
                 )
-                raise ValueError(
+                raise OptionError(
                     f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
                     f"merged names: {', '.join(map(repr, merged)) or 'none'}"
                 )
@@ -456,12 +456,12 @@ class KnowledgeBase:
             True
         """
         if not isinstance(question, str):
-            raise TypeError(f"question must be a string, got {type(question).__name__}")
+            raise InputTypeError(f"question must be a string, got {type(question).__name__}")
         if not question.strip():
-            raise ValueError("question is empty; ask something to retrieve facts for")
+            raise OptionError("question is empty; ask something to retrieve facts for")
         at = surrogate_at(question)
         if at is not None:  # the tokenizer would fail with a TypeError that says nothing
-            raise ValueError(
+            raise OptionError(
                 f"question holds a lone surrogate at index {at}, which is not valid Unicode "
                 "(bytes that were not UTF-8?); decode it with errors='replace'"
             )

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from noema.errors import NotationError
+from noema.errors import InputTypeError, NotationError
 from noema.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
 
 __all__ = [
@@ -193,7 +193,7 @@ def parse_notation(text: str) -> ParsedNotation:
         '2004-08-19'
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_notation() takes a str, not {type(text).__name__}")
+        raise InputTypeError(f"parse_notation() takes a str, not {type(text).__name__}")
     result = ParsedNotation()
     section = 0  # 0 entities, 1 relations, 2 events: lines may only move forward
     for number, raw in enumerate(text.split("\n"), start=1):

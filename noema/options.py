@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, get_args
 
+from noema.errors import InputTypeError, OptionError
+
 __all__ = [
     "DEFAULT_SIMILARITY_THRESHOLD",
     "FORMATS",
@@ -67,19 +69,19 @@ class RetrieveOptions:
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
-            raise ValueError(
+            raise OptionError(
                 f"format must be one of {', '.join(map(repr, FORMATS))}, got {self.format!r}"
             )
         if self.seeds not in SEED_STRATEGIES:
-            raise ValueError(
+            raise OptionError(
                 f"seeds must be one of {', '.join(map(repr, SEED_STRATEGIES))}, got {self.seeds!r}"
             )
         for name, low in (("top_k", 1), ("hops", 0), ("max_tokens", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+                raise OptionError(f"{name} must be an integer >= {low}, got {value!r}")
         if not isinstance(self.token_model, str) or not self.token_model:
-            raise ValueError(
+            raise OptionError(
                 f"token_model must be a tiktoken encoding name, got {self.token_model!r}"
             )
         floor = self.min_similarity
@@ -89,7 +91,9 @@ class RetrieveOptions:
             or not math.isfinite(floor)
             or not -1.0 <= floor <= 1.0
         ):
-            raise ValueError(f"min_similarity must be a number from -1 to 1 or None, got {floor!r}")
+            raise OptionError(
+                f"min_similarity must be a number from -1 to 1 or None, got {floor!r}"
+            )
 
     @classmethod
     def of(cls, source: Mapping[str, Any] | object) -> RetrieveOptions:
@@ -114,7 +118,7 @@ class RetrieveOptions:
         """
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
-            raise TypeError(
+            raise InputTypeError(
                 f"unknown retrieve option {unknown[0]!r}; the options are {', '.join(option_names())}"
             )
         return replace(self, **changes)

@@ -47,6 +47,7 @@ from noema.entities import (
     pronouns_say_person,
     read_entities,
 )
+from noema.errors import OptionError
 from noema.extractor import BatchExtractor, Extractor, Progress
 from noema.graph import Document, SemanticGraph, normalize_predicate
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
@@ -105,7 +106,7 @@ class SpacyExtractor:
         batch_size: int = 64,
     ) -> None:
         if isinstance(n_process, bool) or not isinstance(n_process, int) or n_process < 1:
-            raise ValueError(f"n_process must be an integer >= 1, got {n_process!r}")
+            raise OptionError(f"n_process must be an integer >= 1, got {n_process!r}")
         self.model = model
         self.patterns = tuple(patterns)
         self.n_process = n_process
@@ -133,7 +134,7 @@ class SpacyExtractor:
         256 documents cancelled the gain of a second process).
         """
         if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+            raise OptionError(f"batch_size must be at least 1, got {batch_size}")
         nlp = load_spacy_model(self.model).nlp
         found = [FoundDocument.of(doc) for doc in documents]
         stream = nlp.pipe(

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from noema.errors import GraphError
+from noema.errors import GraphError, InputTypeError, OptionError
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -91,7 +91,7 @@ def _check_depth(value: Any) -> None:
         else:
             continue
         if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+            raise OptionError(f"nested deeper than {MAX_JSON_DEPTH} levels")
         stack.extend((child, depth + 1) for child in children)
 
 
@@ -213,10 +213,10 @@ class Document:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise TypeError(f"Document text must be a string, got {type(self.text).__name__}")
+            raise InputTypeError(f"Document text must be a string, got {type(self.text).__name__}")
         at = surrogate_at(self.text)
         if at is not None:
-            raise ValueError(
+            raise OptionError(
                 f"Document text holds a lone surrogate at index {at}, which is not valid "
                 "Unicode; decode the source with errors='replace'"
             )

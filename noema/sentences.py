@@ -23,7 +23,7 @@ from types import MappingProxyType
 import numpy as np
 
 from noema.embed import Embedder, Vectors
-from noema.errors import BundleError
+from noema.errors import BundleError, OptionError
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.index import VectorIndex
 from noema.names import normalize_name, strip_disambiguation
@@ -222,7 +222,7 @@ class SentenceIndex:
         facts = source_sentences(graph)
         keys = {s: sentence_key(graph, s) for s in facts}
         if list(keys.values()) != vectors.ids:
-            raise ValueError("the sentence vectors do not match the graph's source sentences")
+            raise OptionError("the sentence vectors do not match the graph's source sentences")
         return cls(vectors, facts, document_topics(graph), keys)
 
     @classmethod

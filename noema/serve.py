@@ -34,7 +34,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from noema.errors import NoemaError
+from noema.errors import NoemaError, OptionError
 from noema.filters import check_filters
 from noema.kb import KnowledgeBase
 from noema.names import normalize_name
@@ -303,15 +303,15 @@ def build_server(
                 sources: list[Any] = list(texts or [])
                 for raw in paths or []:
                     if base is None:
-                        raise ValueError(
+                        raise OptionError(
                             "this server takes no paths (it was started without --root)"
                         )
                     path = (base / raw).resolve()
                     if not path.is_relative_to(base):
-                        raise ValueError(f"{raw!r} is outside the root folder {str(base)!r}")
+                        raise OptionError(f"{raw!r} is outside the root folder {str(base)!r}")
                     sources.extend(read_documents([path], root=base))
                 if not sources:
-                    raise ValueError("give texts or paths to ingest")
+                    raise OptionError("give texts or paths to ingest")
                 with lock:  # one save at a time, after its own ingest
                     report = kb.ingest(sources)
                     if bundle is not None:
@@ -332,14 +332,14 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
     graph = kb.graph
     key = normalize_name(name)
     if not key:
-        raise ValueError("name is empty")
+        raise OptionError("name is empty")
     matches = [
         e
         for e in graph.entities.values()
         if key in {normalize_name(n) for n in (e.name, *e.aliases)}
     ]
     if not matches:
-        raise ValueError(f"no entity named {name!r} in this knowledge base")
+        raise OptionError(f"no entity named {name!r} in this knowledge base")
     matches.sort(key=lambda e: (-len(graph.facts_of(e.id)), e.id))
     best = matches[0]
     facts = []
@@ -384,7 +384,7 @@ def is_loopback(host: str) -> bool:
 def check_http_binding(host: str, token: str | None) -> None:
     """Without a token the server answers anyone who can reach it: loopback only."""
     if token is None and not is_loopback(host):
-        raise ValueError(
+        raise OptionError(
             f"refusing to serve on {host!r} without a token: give --token (or set "
             "NOEMA_MCP_TOKEN), or bind to 127.0.0.1"
         )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Union
 
-from noema.errors import NoemaError
+from noema.errors import InputTypeError, NoemaError, OptionError
 from noema.graph import Document
 from noema.records import json_bytes
 
@@ -184,7 +184,7 @@ def as_documents(
 
 def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
     if isinstance(sources, Mapping):
-        raise TypeError(
+        raise InputTypeError(
             "ingest() got a dict; pass noema.Document(text, id=..., metadata=...) for a document "
             "with metadata"
         )
@@ -280,7 +280,7 @@ def _as_documents(source: Source, root: str | os.PathLike[str] | None = None) ->
     converted, from_file = _framework_document(source, root)
     if converted is not None:
         return [(converted, from_file)]
-    raise TypeError(
+    raise InputTypeError(
         "ingest() takes text, noema.Document, paths, LangChain Documents or LlamaIndex "
         f"Documents/TextNodes, not {type(source).__name__}"
     )
@@ -292,7 +292,7 @@ def _check_documents(documents: Sequence[Document]) -> None:
     texts: dict[str, str] = {}
     for doc in documents:
         if texts.setdefault(doc.id, doc.text) != doc.text:
-            raise ValueError(
+            raise OptionError(
                 f"two documents with id {doc.id!r} and different texts in one ingest() call; "
                 "give each its own id"
             )
@@ -300,18 +300,18 @@ def _check_documents(documents: Sequence[Document]) -> None:
             try:
                 json_bytes({key: value})
             except TypeError as exc:
-                raise TypeError(
+                raise InputTypeError(
                     f"metadata {key!r} of document {doc.id!r} is not JSON "
                     f"({type(value).__name__}): bundles store metadata as JSON; convert it first"
                 ) from exc
             except ValueError as exc:
-                raise ValueError(
+                raise OptionError(
                     f"metadata {key!r} of document {doc.id!r} cannot be saved in a bundle: {exc}"
                 ) from None
         try:
             json_bytes(doc.id)
         except ValueError:
-            raise ValueError(
+            raise OptionError(
                 f"document id {doc.id!r} is not valid Unicode (a lone surrogate); give the "
                 "document an id a file can hold"
             ) from None

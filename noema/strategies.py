@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from noema.embed import Vectors
+from noema.errors import OptionError
 from noema.filters import FactFilter
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
@@ -69,7 +70,7 @@ def graph_strategy(
 ) -> Iterable[Step]:
     """``seeds="graph"``: sentence seeds, narrow hops, bridge searches, then the walk."""
     if sentences is None:
-        raise ValueError('seeds="graph" needs the sentence index of the knowledge base')
+        raise OptionError('seeds="graph" needs the sentence index of the knowledge base')
     # a bridge sentence brings all its facts in the two fact formats: more of the first search
     # comes before it there (measured; see the README)
     shown_as_facts = options.format != "sentences"

@@ -11,11 +11,11 @@ ROOT = Path(__file__).parent.parent
 EXPECTED = """
 BatchExtractor BundleError Citation DEFAULT_EMBEDDING_MODEL DEFAULT_SIMILARITY_THRESHOLD
 DEFAULT_SPACY_MODEL Document ENTITY_TYPES Embedder Entity Event Extractor FactExplanation
-FactMatch Format GraphError IngestReport
+FactMatch Format GraphError IngestReport InputTypeError
 KnowledgeBase Mention MergeRecord MissingResourceError ModelMismatchError NoemaError
-NotationEntity NotationError NotationEvent NotationRelation ParsedNotation Relation
+NotationEntity NotationError NotationEvent NotationRelation OptionError ParsedNotation Relation
 RelationPattern RetrievalResult RetrieveOptions RoundTripReport SeedStrategy SemanticGraph
-SentenceTransformerEmbedder SpacyExtractor __version__ check_filters check_round_trip compress
+SentenceTransformerEmbedder SpacyExtractor UnknownIdError __version__ check_filters check_round_trip compress
 compression_base count_tokens decode encode_graph get_encoding load_models normalize_name
 normalize_predicate parse_notation
 """.split()  # noqa: SIM905  (a word list reads as the pin it is)
@@ -34,6 +34,25 @@ def test_error_tree() -> None:
     assert issubclass(noema.GraphError, ValueError)
     assert issubclass(noema.ModelMismatchError, noema.BundleError)
     assert issubclass(noema.BundleError, noema.NoemaError)
+    for error, builtin in (
+        (noema.OptionError, ValueError),
+        (noema.InputTypeError, TypeError),
+        (noema.UnknownIdError, KeyError),
+    ):
+        assert issubclass(error, noema.NoemaError) and issubclass(error, builtin)
+
+
+def test_noema_raises_only_its_own_errors() -> None:
+    # issue 30 item 7: 37 raise sites used a bare ValueError, TypeError or KeyError where the
+    # error tree promises a NoemaError (an `except noema.NoemaError` missed them)
+    bare = []
+    for path in sorted((ROOT / "noema").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                name = getattr(node.exc.func, "id", None)
+                if name in ("ValueError", "TypeError", "KeyError", "RuntimeError", "Exception"):
+                    bare.append(f"{path.name}:{node.lineno} {name}")
+    assert bare == []
 
 
 # Each module may import only the modules listed (layers: dependencies point down, never up).
@@ -103,6 +122,7 @@ def test_dependencies_point_one_way() -> None:
         if path.stem in ("__init__", "__main__"):
             continue
         used = {m.split(".")[1] for m in _imports(path) if m.startswith("noema.")}
+        used.discard("errors")  # the bottom layer: every module raises its errors
         assert path.stem in LAYERS, f"{path.name} is not in the layer table"
         assert used <= LAYERS[path.stem], f"{path.name} imports {sorted(used - LAYERS[path.stem])}"
 
