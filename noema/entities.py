@@ -131,6 +131,7 @@ class FoundDocument:
     doc: Document
     names: NameTable
     facts: list[ExtractedFact] = field(default_factory=list)
+    main: str | None = None  # what the document is about, read from its first piece
 
     @classmethod
     def of(cls, doc: Document) -> FoundDocument:
