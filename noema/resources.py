@@ -239,8 +239,15 @@ def _quiet_transformers() -> Iterator[None]:
             hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
-def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:
+def get_encoding(
+    name: str = DEFAULT_TOKEN_MODEL, *, allow_download: bool = False
+) -> tiktoken.Encoding:
     """A tiktoken encoding by name; ``cl100k_base`` is built from a local, hash-checked file.
+
+    Other encodings come from tiktoken's cache on this machine; fetching one from the network
+    takes ``allow_download=True`` (once: the encoding is kept for the process, so a retrieval
+    with that ``token_model`` then uses it), so a stranger's options naming an encoding never
+    reach the network by themselves.
 
     Example:
         >>> get_encoding("cl100k_base").encode("hello world")
@@ -249,20 +256,52 @@ def get_encoding(name: str = DEFAULT_TOKEN_MODEL) -> tiktoken.Encoding:
     encoding = _ENCODINGS.get(name)
     if encoding is None:  # token counting is on the packing hot path: lock only the first build
         with _lock:
-            encoding = _ENCODINGS.get(name) or _build_encoding(name)
+            encoding = _ENCODINGS.get(name) or _build_encoding(name, allow_download)
             _ENCODINGS[name] = encoding
     return encoding
+
+
+class _WouldDownload(Exception):
+    """tiktoken asked for a file over the network while downloads were not allowed."""
+
+
+@contextmanager
+def _no_downloads(allowed: bool) -> Iterator[None]:
+    """tiktoken reads its files through ``tiktoken.load.read_file``, cache first; without
+    ``allowed``, a read that would go to the network raises instead."""
+    import tiktoken.load
+
+    real = tiktoken.load.read_file
+
+    def local_only(blobpath: str) -> bytes:
+        if "://" in blobpath:
+            raise _WouldDownload(blobpath)
+        return real(blobpath)
+
+    if not allowed:
+        tiktoken.load.read_file = local_only
+    try:
+        yield
+    finally:
+        tiktoken.load.read_file = real
 
 
 _ENCODINGS: dict[str, tiktoken.Encoding] = {}
 
 
-def _build_encoding(name: str) -> tiktoken.Encoding:
+def _build_encoding(name: str, allow_download: bool = False) -> tiktoken.Encoding:
     import tiktoken
 
     if name != "cl100k_base":
         try:
-            return tiktoken.get_encoding(name)
+            with _no_downloads(allow_download):
+                return tiktoken.get_encoding(name)
+        except _WouldDownload as exc:
+            raise MissingResourceError(
+                f"token_model {name!r} is not on this machine (tiktoken would download {exc}); "
+                f"fetch it once with noema.get_encoding({name!r}, allow_download=True), or use "
+                "'cl100k_base' (works offline)"
+            ) from None
         except ValueError as exc:
             raise MissingResourceError(
                 f"unknown token_model {name!r}: {exc}. Use 'cl100k_base' (works offline)"

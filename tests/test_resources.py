@@ -155,3 +155,29 @@ def test_the_embedding_dimension_follows_pooling_modes_and_dense_layers(tmp_path
         _dimension_from_files(write([("Transformer", "", {}), ("Custom", "1_C", {"x": 1})])) is None
     )
     assert _dimension_from_files(tmp_path / "nothing") is None
+
+
+def test_a_token_model_not_on_this_machine_is_not_downloaded_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 30 item 6: a stranger's retriever options with token_model "r50k_base" made
+    # tiktoken fetch the file from the network; now only with allow_download=True
+    import requests
+
+    from noema import resources
+
+    fetched: list[str] = []
+
+    def no_network(url: str, *args: object, **kwargs: object) -> object:
+        fetched.append(url)
+        raise requests.ConnectionError("no network in this test")
+
+    monkeypatch.setattr(requests, "get", no_network)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # empty: nothing cached
+    monkeypatch.setattr(resources, "_ENCODINGS", {})
+    with pytest.raises(noema.MissingResourceError, match="allow_download=True"):
+        noema.count_tokens("hello", "r50k_base")
+    assert fetched == []
+    with pytest.raises(noema.MissingResourceError, match="could not be loaded"):
+        noema.get_encoding("r50k_base", allow_download=True)
+    assert len(fetched) == 1 and fetched[0].startswith("https://")  # asked for: it tried
