@@ -54,10 +54,10 @@ SENTENCE_CANDIDATES = 40
 # the fact vectors, but the facts that match directly stay near the front.
 FACT_SEEDS_AFTER = 2
 # Bridge searches (R7): the units of the first search kept before any bridge (for the source
-# sentences; facts written as facts keep more, since a bridge sentence brings all its facts),
+# sentences; facts written as facts keep one more: a bridge sentence brings up to five facts),
 # how many of the best sentences give a bridge, and the steps in all (the first search is 1).
 KEEP_FIRST = 2
-KEEP_FIRST_FACTS = 4
+KEEP_FIRST_FACTS = 3
 BRIDGE_FROM = 2
 BRIDGE_STEPS = 3
 # In notation and natural_language a sentence shows as its facts, not as itself, and some
