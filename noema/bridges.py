@@ -36,42 +36,11 @@ __all__ = [
 
 # Words that carry the question's form, not what it asks about: kept in the remaining question
 # even when the evidence has them too ("who", "the", "of" are in most sentences).
-_FORM_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "in",
-        "is",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "why",
-        "with",
-    ]
+_FORM_WORD_LIST = (
+    "a an and are as at by did do does for from how in is of on or that the to was were what "
+    "when where which who whom whose why with"
 )
+_FORM_WORDS = frozenset(_FORM_WORD_LIST.split())
 
 
 def walkable(graph: SemanticGraph, entity_id: str) -> bool:

@@ -21,7 +21,7 @@ from noema.options import Format, RetrieveOptions
 from noema.pack import pack
 from noema.plan import Reason, Step
 from noema.sentences import Sentence, SentenceIndex
-from noema.strategies import STRATEGIES
+from noema.strategies import STRATEGIES, PlanRequest
 
 __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
 
@@ -171,7 +171,7 @@ def retrieve_facts(
     floor = options.min_similarity
     if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
         matches = tuple(m for m in matches if m.similarity >= floor)
-    steps: Iterable[Step] = STRATEGIES[options.seeds](
+    request = PlanRequest(
         graph=graph,
         index=index,
         sentences=sentences,
@@ -182,6 +182,7 @@ def retrieve_facts(
         question=question,
         embed=embed,
     )
+    steps: Iterable[Step] = STRATEGIES[options.seeds](request)
     if explain:
         steps = list(steps)
 

@@ -1,18 +1,18 @@
 """Retrieval strategies: the named ways of choosing and ordering the facts of a retrieval.
 
-Each strategy is a function with one keyword-only signature (:class:`Strategy`) that returns the
-packing order as :class:`~noema.plan.Step` records, lazily if it likes (packing stops at the
-budget). :data:`STRATEGIES` maps the names ``RetrieveOptions.seeds`` accepts to them, so
-:func:`noema.retrieve.retrieve_facts` has no branch per strategy, and a new strategy is a function
-here (its name added to :data:`noema.options.SeedStrategy`, which a test holds equal to the
-registry's keys) with its test.
+A strategy is a function of one :class:`PlanRequest` (everything a retrieval knows, built with
+keywords) that returns the packing order as :class:`~noema.plan.Step` records, lazily if it
+likes (packing stops at the budget). :data:`STRATEGIES` maps the names ``RetrieveOptions.seeds``
+accepts to them, so :func:`noema.retrieve.retrieve_facts` has no branch per strategy, and a new
+strategy is a function here (its name added to :data:`noema.options.SeedStrategy`, which a test
+holds equal to the registry's keys) with its test.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Protocol
 
 from noema.embed import Vectors
 from noema.errors import OptionError
@@ -30,81 +30,67 @@ from noema.plan import (
 )
 from noema.sentences import SentenceIndex
 
-__all__ = ["STRATEGIES", "Strategy"]
+__all__ = ["STRATEGIES", "PlanRequest", "Strategy"]
 
 
-class Strategy(Protocol):
-    """Choose and order the facts of one retrieval.
+@dataclass(frozen=True, kw_only=True)
+class PlanRequest:
+    """What a strategy chooses from.
 
     ``matches`` are the vector-search hits over the fact vectors (``fact_matches``), best first,
     already filtered and floored; ``embed`` embeds further queries (``None``: no further
     searches); ``sentences`` is the sentence sidecar when the knowledge base has one.
     """
 
-    def __call__(
-        self,
-        *,
-        graph: SemanticGraph,
-        index: VectorIndex,
-        sentences: SentenceIndex | None,
-        query: Vectors,
-        matches: Sequence[tuple[str, float]],
-        options: RetrieveOptions,
-        fact_filter: FactFilter | None,
-        question: str,
-        embed: Callable[[Sequence[str]], Vectors] | None,
-    ) -> Iterable[Step]: ...
+    graph: SemanticGraph
+    index: VectorIndex
+    sentences: SentenceIndex | None
+    query: Vectors
+    matches: Sequence[tuple[str, float]]
+    options: RetrieveOptions
+    fact_filter: FactFilter | None = None
+    question: str = ""
+    embed: Callable[[Sequence[str]], Vectors] | None = None
 
 
-def graph_strategy(
-    *,
-    graph: SemanticGraph,
-    index: VectorIndex,
-    sentences: SentenceIndex | None,
-    query: Vectors,
-    matches: Sequence[tuple[str, float]],
-    options: RetrieveOptions,
-    fact_filter: FactFilter | None,
-    question: str,
-    embed: Callable[[Sequence[str]], Vectors] | None,
-) -> Iterable[Step]:
+Strategy = Callable[[PlanRequest], Iterable[Step]]
+
+
+def graph_strategy(request: PlanRequest) -> Iterable[Step]:
     """``seeds="graph"``: sentence seeds, narrow hops, bridge searches, then the walk."""
-    if sentences is None:
+    if request.sentences is None:
         raise OptionError('seeds="graph" needs the sentence index of the knowledge base')
-    # a bridge sentence brings all its facts in the two fact formats: more of the first search
-    # comes before it there (measured; see the README)
+    options = request.options
+    # a bridge sentence brings up to five facts in the two fact formats: more of the first
+    # search comes before it there (measured; see the README)
     shown_as_facts = options.format != "sentences"
-    keep_first = KEEP_FIRST_FACTS if shown_as_facts else KEEP_FIRST
     return plan_graph(
-        graph,
-        index,
-        sentences,
-        query,
-        matches,
+        request.graph,
+        request.index,
+        request.sentences,
+        request.query,
+        request.matches,
         options.hops,
-        fact_filter,
+        request.fact_filter,
         options.min_similarity,
-        question=question,
-        embed=embed,
-        keep_first=keep_first,
+        question=request.question,
+        embed=request.embed,
+        keep_first=KEEP_FIRST_FACTS if shown_as_facts else KEEP_FIRST,
         per_sentence=FACTS_PER_SENTENCE if shown_as_facts else None,
     )
 
 
-def vector_strategy(
-    *,
-    graph: SemanticGraph,
-    index: VectorIndex,
-    sentences: SentenceIndex | None,
-    query: Vectors,
-    matches: Sequence[tuple[str, float]],
-    options: RetrieveOptions,
-    fact_filter: FactFilter | None,
-    question: str,
-    embed: Callable[[Sequence[str]], Vectors] | None,
-) -> Iterable[Step]:
+def vector_strategy(request: PlanRequest) -> Iterable[Step]:
     """``seeds="vector"``: the spec's three steps exactly (vector seeds, the walk, packing)."""
-    return plan_vector(graph, index, sentences, query, matches, options.hops, fact_filter)
+    return plan_vector(
+        request.graph,
+        request.index,
+        request.sentences,
+        request.query,
+        request.matches,
+        request.options.hops,
+        request.fact_filter,
+    )
 
 
 STRATEGIES: Mapping[SeedStrategy, Strategy] = MappingProxyType(

@@ -8,7 +8,7 @@ import pytest
 import noema
 from noema.options import SEED_STRATEGIES, RetrieveOptions
 from noema.plan import Step
-from noema.strategies import STRATEGIES
+from noema.strategies import STRATEGIES, PlanRequest
 
 
 def test_every_seeds_value_names_a_registered_strategy() -> None:
@@ -38,7 +38,7 @@ def test_retrieve_orders_the_facts_as_the_named_strategy_does(
     result = kb.retrieve(question, seeds=seeds, explain=True, max_tokens=10_000)  # type: ignore[arg-type]
     snapshot = kb._snapshot  # the strategy is called on what retrieve reads
     options = RetrieveOptions(seeds=seeds, max_tokens=10_000)  # type: ignore[arg-type]
-    steps = STRATEGIES[seeds](  # type: ignore[index]
+    request = PlanRequest(
         graph=snapshot.graph,
         index=snapshot.index,
         sentences=snapshot.sentences,
@@ -49,6 +49,7 @@ def test_retrieve_orders_the_facts_as_the_named_strategy_does(
         question=question,
         embed=kb.embedder.embed,
     )
+    steps = STRATEGIES[seeds](request)  # type: ignore[index]
     order = [s.fact_id for s in steps]
     assert order == [e.fact_id for e in result.explanation or ()]
     assert list(result.fact_ids) == order  # the budget held every fact, in that order
@@ -85,15 +86,17 @@ def test_the_fact_formats_take_five_facts_of_a_sentence_before_other_sentences(
         result = kb.retrieve(question, format=format, explain=True, max_tokens=10_000)  # type: ignore[arg-type]
         steps = list(
             STRATEGIES["graph"](
-                graph=snapshot.graph,
-                index=snapshot.index,
-                sentences=snapshot.sentences,
-                query=kb.embedder.embed([question])[0],
-                matches=[(m.relation_id, m.similarity) for m in result.fact_matches],
-                options=RetrieveOptions(format=format),  # type: ignore[arg-type]
-                fact_filter=None,
-                question=question,
-                embed=kb.embedder.embed,
+                PlanRequest(
+                    graph=snapshot.graph,
+                    index=snapshot.index,
+                    sentences=snapshot.sentences,
+                    query=kb.embedder.embed([question])[0],
+                    matches=[(m.relation_id, m.similarity) for m in result.fact_matches],
+                    options=RetrieveOptions(format=format),  # type: ignore[arg-type]
+                    fact_filter=None,
+                    question=question,
+                    embed=kb.embedder.embed,
+                )
             )
         )
         searched = [s for s in steps if s.reason in ("sentence", "hop", "bridge")]
