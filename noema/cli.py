@@ -558,6 +558,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULTS.min_similarity,
         help="return nothing when no fact or sentence is at least this similar to the question",
     )
+    p.add_argument(
+        "--min-confidence",
+        type=float,
+        default=DEFAULTS.min_confidence,
+        help="leave facts read with less confidence than this out of notation and "
+        "natural_language (0 shows every fact)",
+    )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.add_argument("--explain", action="store_true", help="say why each fact is there (on stderr)")
     p.add_argument(

@@ -118,6 +118,12 @@ class NameTable:
         self.add(name, span, None)
         return name
 
+    def settle_type(self, name: str, type_: str) -> None:
+        """The document's own word for what ``name`` is ("a 2002 film", see
+        :mod:`noema.kinds`) outvotes NER's labels of it in this document."""
+        counts = self.votes.setdefault(name, Counter())
+        counts[type_] = sum(n for t, n in counts.items() if t != type_) + 1
+
     def add_topic(self, name: str, type_: str) -> None:
         """A main entity named by the title but not in the text: one vote, no mention."""
         self.votes[name] = Counter({type_: 1})
@@ -256,11 +262,17 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
             for name in names.votes:
                 if name.lower() == owner.lower():
                     return name
-        # The title names the topic even when NER missed it; its type comes from the best-matching
-        # entity inside it, else OTHER. A year or an amount inside a title ("1986 OFC U-20
-        # Championship") names an edition, not what the document is about: a DATE topic would
-        # also stop the walk, which does not pass through dates.
+        # The title names the topic even when NER missed it; its type comes from the entities
+        # inside it when they are all it says ("Raymond, Maine"), else OTHER: "Seal of Montana"
+        # and "Pakistan at the 2004 South Asian Games" are not places. A year or an amount inside
+        # a title ("1986 OFC U-20 Championship") names an edition, not what the document is
+        # about: a DATE topic would also stop the walk, which does not pass through dates.
         inner = [n for n in names.votes if n.lower() in lowered]
+        rest = lowered
+        for name in inner:
+            rest = rest.replace(name.lower(), " ")
+        if any(c.isalnum() for c in rest):
+            inner = []
         votes: Counter[str] = Counter()
         for name in inner:
             votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})

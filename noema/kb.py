@@ -411,6 +411,7 @@ class KnowledgeBase:
         *,
         seeds: SeedStrategy = RetrieveOptions.seeds,
         min_similarity: float | None = RetrieveOptions.min_similarity,
+        min_confidence: float = RetrieveOptions.min_confidence,
         filters: Mapping[str, Any] | None = None,
         explain: bool = False,
     ) -> RetrievalResult:

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 from noema.errors import InputTypeError, OptionError
 
 __all__ = [
+    "DEFAULT_MIN_CONFIDENCE",
     "DEFAULT_SIMILARITY_THRESHOLD",
     "FORMATS",
     "Format",
@@ -31,6 +32,10 @@ SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
 DEFAULT_SIMILARITY_THRESHOLD = 0.85
+
+# The confidence below which notation and natural_language leave a fact out: measured on the
+# labelled sample (benchmarks/fact_precision.py) and both QA benchmarks.
+DEFAULT_MIN_CONFIDENCE = 0.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,10 @@ class RetrieveOptions:
             the original design exactly: the ``top_k`` vector hits, the walk, packing.
         min_similarity: when set, a question whose best fact and sentence are both less similar
             than this gets an empty result, and no seed below it is used.
+        min_confidence: notation and natural_language leave out facts whose confidence (the
+            measured precision of the pattern that read them) is below this; ``"sentences"``
+            still uses them to choose sentences, since there the sentence is the evidence.
+            ``fact_matches`` stays the vector-search hits. 0 shows every fact.
 
     Example:
         >>> RetrieveOptions().max_tokens
@@ -66,6 +75,7 @@ class RetrieveOptions:
     token_model: str = "cl100k_base"
     seeds: SeedStrategy = "graph"
     min_similarity: float | None = None
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -94,6 +104,14 @@ class RetrieveOptions:
             raise OptionError(
                 f"min_similarity must be a number from -1 to 1 or None, got {floor!r}"
             )
+        least = self.min_confidence
+        if (
+            isinstance(least, bool)
+            or not isinstance(least, (int, float))
+            or not math.isfinite(least)
+            or not 0.0 <= least <= 1.0
+        ):
+            raise OptionError(f"min_confidence must be a number from 0 to 1, got {least!r}")
 
     @classmethod
     def of(cls, source: Mapping[str, Any] | object) -> RetrieveOptions:

@@ -51,6 +51,7 @@ from noema.entities import (
 from noema.errors import OptionError
 from noema.extractor import BatchExtractor, Extractor, Progress
 from noema.graph import Document, SemanticGraph, normalize_predicate
+from noema.kinds import KIND_TYPES, kind_type, title_kind
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 from noema.rules import CONFIDENCE, SentenceReader, main_kinds
 
@@ -185,18 +186,27 @@ class SpacyExtractor:
         # document keep it
         main = main_entity(spacy_doc, found) if offset == 0 else found.main
         found.main = main
+        kinds = main_kinds(spacy_doc, main, names)
+        if main is not None and offset == 0:
+            title = found.doc.metadata.get("title") if found.doc.metadata else None
+            said = title_kind(title) if isinstance(title, str) else None
+            type_ = kind_type([said]) if said in KIND_TYPES else kind_type(kinds)
+            if type_ is not None:
+                names.settle_type(main, type_)
         votes = names.votes[main].most_common(1) if main else []
         reader = SentenceReader(
             names,
             main,
             main_is_person=pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON")),
-            kinds=main_kinds(spacy_doc, main, names),
+            kinds=kinds,
         )
         for sent in spacy_doc.sents:
             mention = names.mention(sent)
+            named = {names.by_token[t.i] for t in sent if t.i in names.by_token}
             for link in reader.read(sent):
                 if link.subject != link.object and link.predicate:
-                    confidence = CONFIDENCE[link.rule]
+                    topic = "" if link.subject in named else "+topic"
+                    confidence = CONFIDENCE[link.rule + topic]
                     found.facts.append(
                         ExtractedFact(
                             link.subject, link.predicate, link.object, mention, confidence

@@ -186,8 +186,14 @@ def retrieve_facts(
     if explain:
         steps = list(steps)
 
+    # below the floor a fact is left out of the fact formats; the sentences format shows its
+    # sentence, which is the evidence whatever the extraction made of it
+    low = options.min_confidence if options.format != "sentences" else 0.0
+
     def in_order() -> Iterator[tuple[str, Sentence | None]]:
         for step in steps:
+            if low and graph.fact(step.fact_id).confidence < low:
+                continue
             yield step.fact_id, step.sentence
 
     packed = pack(graph, in_order(), options.max_tokens, options.format, options.token_model)

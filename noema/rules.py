@@ -13,18 +13,28 @@ from typing import Any, NamedTuple
 from noema.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.graph import normalize_predicate
 
-__all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds"]
+__all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
 
-# Confidence by the rule that produced a fact: direct clause structure is surer than modifiers.
+# Confidence by the pattern that produced a fact: the rule, and "+topic" when the subject is not
+# named in the sentence but stood for the sentence's topic or the document's main entity (a
+# pronoun, "the band", a subjectless clause). Every value is distinct, so a fact's confidence
+# names its pattern (pattern_of); a merged fact keeps its surest pattern's.
 CONFIDENCE = {
-    "svo": 0.9,
-    "copula": 0.85,
-    "prep": 0.8,
-    "role": 0.8,
     "custom": 0.9,
-    "object_prep": 0.7,
+    "svo": 0.89,
+    "svo+topic": 0.79,
+    "copula": 0.85,
+    "copula+topic": 0.75,
+    "prep": 0.8,
+    "prep+topic": 0.7,
+    "role": 0.78,
+    "role+topic": 0.68,
+    "object_prep": 0.66,
+    "object_prep+topic": 0.56,
     "phrase": 0.6,
-    "sentence": 0.5,
+    "phrase+topic": 0.5,
+    "sentence": 0.45,
+    "sentence+topic": 0.35,
 }
 _FALLBACK_DETERMINERS = frozenset({"the", "this", "these", "its", "his", "her", "their"})
 _PLACE_NOUNS = frozenset(
@@ -77,10 +87,28 @@ def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[
         if root.lemma_ != "be":
             continue
         subjects = [c for c in root.children if c.dep_ == "nsubj"]
-        if not subjects or names.by_token.get(subjects[0].i) != main:
+        if not subjects or not _names_main(subjects[0], main, names):
             continue
         return frozenset(_lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
     return frozenset()
+
+
+def pattern_of(confidence: float) -> str | None:
+    """The pattern whose confidence ``confidence`` is (see CONFIDENCE), else ``None``."""
+    for pattern, value in CONFIDENCE.items():
+        if abs(value - confidence) < 1e-9:
+            return pattern
+    return None
+
+
+def _names_main(token: Any, main: str, names: NameTable) -> bool:
+    """Whether ``token`` names the main entity: its name, or (for a title NER missed in the
+    text, "Copper Wren is a band") the words of its compound name."""
+    if token.i in names.by_token:
+        return names.by_token[token.i] == main
+    words = [c for c in token.lefts if c.dep_ in ("compound", "flat")]
+    text = " ".join(t.text for t in sorted([*words, token], key=lambda t: t.i))
+    return text.lower() == main.lower()
 
 
 class SentenceReader:
@@ -180,7 +208,8 @@ class SentenceReader:
             and token.head.dep_ in ("relcl", "acl")
             and token.head.head is not token
         ):
-            return self.resolve(token.head.head) or ""
+            described = self.described(token.head.head)
+            return described[0] if described else ""
         return None
 
     def _pronoun(self, token: Any) -> str | None:
@@ -259,6 +288,23 @@ class SentenceReader:
                     out.append(name)
         return out
 
+    def described(self, noun: Any) -> list[str]:
+        """What a clause on ``noun`` is about. "3 Ninjas is a 1992 film starring Victor Wong":
+        the film of the complement is 3 Ninjas, so the clause is about the copula's subject,
+        never about the description "1992 film" (nor "poet" in "X was a poet raised in Y")."""
+        node = noun
+        while node.dep_ in ("conj", "appos") and node.head is not node:
+            node = node.head
+        if node.dep_ == "attr" and node.head.lemma_ in _COPULAS and noun.pos_ == "NOUN":
+            copula = node.head
+            subjects = self.entities(c for c in copula.children if c.dep_ in _SUBJECT_DEPS)
+            if subjects:
+                return subjects
+            fallback = self._fallback_subject(copula)
+            if fallback:
+                return fallback
+        return self.entities([noun])
+
     def entities(self, tokens: Iterable[Any]) -> list[str]:
         out = []
         for token in tokens:
@@ -278,9 +324,9 @@ class SentenceReader:
         subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
         passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
         if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
-            passive = passive or self.entities([verb.head])
+            passive = passive or self.described(verb.head)
         elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
-            subjects = self.entities([verb.head])
+            subjects = self.described(verb.head)
         if (
             not subjects
             and not passive

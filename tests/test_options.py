@@ -38,6 +38,9 @@ def test_every_entry_point_takes_its_defaults_from_retrieve_options(callable_: o
         ("token_model", ""),
         ("min_similarity", 2.0),
         ("min_similarity", float("nan")),
+        ("min_confidence", -0.1),
+        ("min_confidence", 1.5),
+        ("min_confidence", True),
     ],
 )
 def test_bad_values_name_the_option(option: str, value: object) -> None:

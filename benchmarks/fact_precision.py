@@ -1,0 +1,243 @@
+"""How many of the facts Noema shows are true: precision on a labelled sample, for any bundle.
+
+    python benchmarks/fact_precision.py score --bundle /tmp/b/hotpot.noema --bundle /tmp/b/musique.noema
+    python benchmarks/fact_precision.py sample --bundle /tmp/b/hotpot.noema --corpus hotpotqa -n 150
+
+``sample`` draws relations at random (seeded) from a bundle and writes them as JSON lines with an
+empty ``label``, to be judged by hand against their sentence. ``score`` reads the judged sample
+(``benchmarks/fact_labels.jsonl``), finds each labelled fact in the bundles given by its document,
+sentence and the surface form of its subject, predicate and object (so the labels survive a
+rebuild), and prints precision overall, by extraction pattern (the confidence names it, see
+``noema.rules.CONFIDENCE``), by type, and for the facts that notation and natural_language show at
+a confidence floor.
+
+The rule a label follows (written before labelling, applied to every fact alike):
+
+- ``true``: the fact as notation states it (subject, predicate, object, and the type tags of
+  both ends) is what its sentence says or directly implies, reading pronouns and "the band" as
+  the document means them. The predicate may be terse ("found_in") but must not lose the point
+  of the sentence, and must point the right way.
+- ``wrong_end``: the sentence says something about other things: the subject or the object is
+  the wrong entity (a topic fallback that does not hold, a description node, the wrong noun of a
+  phrase), or subject and object are swapped.
+- ``meaningless``: no reader would take the pair as a statement: pieces of one noun compound or
+  particle ("Rankin/Bass Productions -stop-> motion"), a predicate that drops what the sentence
+  is about ("-become_in-> 1991" for "became a citizen of Canada in 1991"), a time or number with
+  no role.
+- ``wrong_type``: the statement holds but a type tag misleads ("Kiss Land :PERSON" for an
+  album). OTHER never misleads: it claims nothing. The judge also writes the types that would
+  be right (``right_types``, subject then object), so a rebuild that fixes the type scores the
+  fact true without judging it again.
+
+Only ``true`` counts as true. A fact judged true whose ends a rebuild types otherwise (not
+OTHER) is left out of the figures and counted, to be judged again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import print_table  # noqa: E402
+
+from noema.bundle import read_bundle  # noqa: E402
+from noema.facttext import fact_block  # noqa: E402
+from noema.graph import SemanticGraph  # noqa: E402
+from noema.notation import decode  # noqa: E402
+from noema.options import DEFAULT_MIN_CONFIDENCE  # noqa: E402
+from noema.rules import pattern_of  # noqa: E402
+
+LABELS = Path(__file__).with_name("fact_labels.jsonl")
+VERDICTS = ("true", "wrong_end", "meaningless", "wrong_type")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A relation of a bundle, by the surface forms a label names it with."""
+
+    subject_type: str
+    object_type: str
+    confidence: float
+
+
+def key(document: str, sentence: str, subject: str, predicate: str, obj: str) -> tuple[str, ...]:
+    return (document, sentence, subject, predicate, obj)
+
+
+def facts_of(graph: SemanticGraph) -> Iterator[tuple[tuple[str, ...], Found, str]]:
+    """Every relation of ``graph`` once per sentence it was read from, with its id."""
+    for rel in graph.relations.values():
+        subject, obj = graph.entities[rel.subject_id], graph.entities[rel.object_id]
+        for mention in rel.mentions:
+            document = graph.documents.get(mention.document_id)
+            if document is None:
+                continue
+            sentence = document.text[mention.start : mention.end]
+            yield (
+                key(mention.document_id, sentence, subject.name, rel.predicate, obj.name),
+                Found(subject.type, obj.type, rel.confidence),
+                rel.id,
+            )
+
+
+def sample(bundle: Path, corpus: str, n: int, seed: int) -> None:
+    graph = read_bundle(bundle).graph
+    rows = sorted(facts_of(graph), key=lambda row: row[0])
+    for (document, sentence, subject, predicate, obj), found, rel_id in random.Random(seed).sample(
+        rows, n
+    ):
+        print(
+            json.dumps(
+                {
+                    "corpus": corpus,
+                    "document": document,
+                    "sentence": sentence,
+                    "subject": subject,
+                    "subject_type": found.subject_type,
+                    "predicate": predicate,
+                    "object": obj,
+                    "object_type": found.object_type,
+                    "pattern": pattern_of(found.confidence),
+                    "notation": fact_block(graph, rel_id).strip(),
+                    "decoded": decode(fact_block(graph, rel_id)).strip(),
+                    "label": "",
+                },
+                ensure_ascii=False,
+            )
+        )
+
+
+def read_labels(path: Path) -> list[dict[str, Any]]:
+    labels = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for n, row in enumerate(labels, 1):
+        if row["label"] not in VERDICTS:
+            raise SystemExit(f"{path}:{n}: label {row['label']!r} is not one of {VERDICTS}")
+    return labels
+
+
+def verdict_now(row: dict[str, Any], found: Found) -> str | None:
+    """The label for the fact as the bundle types it now: a ``wrong_type`` fact whose ends now
+    have types the judge named right (``right_types``; OTHER claims nothing) is true; a true
+    fact retyped to something else than OTHER is ``None`` (judge again)."""
+    now = (found.subject_type, found.object_type)
+    if row["label"] == "wrong_type":
+        right = row["right_types"]
+        return "true" if now[0] in right[0] and now[1] in right[1] else "wrong_type"
+    if row["label"] == "true":
+        judged = (row["subject_type"], row["object_type"])
+        if any(n not in (j, "OTHER") for n, j in zip(now, judged, strict=True)):
+            return None
+    return str(row["label"])
+
+
+def precision(labels: Iterable[str]) -> tuple[int, str]:
+    values = list(labels)
+    if not values:
+        return 0, "-"
+    return len(values), f"{100 * sum(v == 'true' for v in values) / len(values):.1f}%"
+
+
+def score(bundles: list[Path], floors: list[float]) -> None:
+    found: dict[tuple[str, ...], Found] = {}
+    for bundle in bundles:
+        for k, f, _ in facts_of(read_bundle(bundle).graph):
+            found[k] = f
+    labels = read_labels(LABELS)
+    matched: list[tuple[dict[str, Any], Found]] = []
+    gone = retyped = 0
+    for row in labels:
+        f = found.get(
+            key(row["document"], row["sentence"], row["subject"], row["predicate"], row["object"])
+        )
+        if f is None:
+            gone += 1
+            continue
+        verdict = verdict_now(row, f)
+        if verdict is None:
+            retyped += 1
+            continue
+        matched.append(({**row, "label": verdict}, f))
+    verdicts = Counter(row["label"] for row in labels)
+    print(
+        f"{len(labels)} labelled facts ({', '.join(f'{v} {verdicts[v]}' for v in VERDICTS)}); "
+        f"in these bundles: {len(matched)}, no longer extracted: {gone}, "
+        f"retyped away from a type judged true: {retyped}\n"
+    )
+    n, p = precision(row["label"] for row, _ in matched)
+    print(f"Precision of every extracted labelled fact: {p} of {n}\n")
+
+    by_pattern: dict[str, list[str]] = defaultdict(list)
+    confidence_of: dict[str, float] = {}
+    for row, f in matched:
+        pattern = pattern_of(f.confidence) or f"{f.confidence:.2f}"
+        by_pattern[pattern].append(row["label"])
+        confidence_of[pattern] = f.confidence
+    print("By extraction pattern (confidence is what the bundle records):")
+    print_table(
+        ["pattern", "confidence", "facts", "precision", *VERDICTS[1:]],
+        [
+            [
+                pattern,
+                f"{confidence_of[pattern]:.2f}",
+                *precision(values),
+                *(Counter(values)[v] for v in VERDICTS[1:]),
+            ]
+            for pattern, values in sorted(by_pattern.items(), key=lambda kv: -confidence_of[kv[0]])
+        ],
+    )
+    print()
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for row, f in matched:
+        by_type[f.subject_type].append(row["label"])
+    print("By subject type:")
+    print_table(
+        ["type", "facts", "precision"],
+        [[t, *precision(v)] for t, v in sorted(by_type.items(), key=lambda kv: -len(kv[1]))],
+    )
+    print()
+    print("Facts notation and natural_language show at a confidence floor (min_confidence):")
+    true_total = sum(row["label"] == "true" for row, _ in matched)
+    rows = []
+    for floor in sorted({*floors, DEFAULT_MIN_CONFIDENCE}):
+        shown = [row["label"] for row, f in matched if f.confidence >= floor]
+        kept = sum(v == "true" for v in shown)
+        default = " (default)" if floor == DEFAULT_MIN_CONFIDENCE else ""
+        rows.append(
+            [
+                f"{floor:.2f}{default}",
+                *precision(shown),
+                f"{100 * kept / max(true_total, 1):.1f}%",
+            ]
+        )
+    print_table(["min_confidence", "facts shown", "precision", "true facts kept"], rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sample", help="draw unlabelled facts from a bundle")
+    s.add_argument("--bundle", type=Path, required=True)
+    s.add_argument("--corpus", required=True)
+    s.add_argument("-n", type=int, default=150)
+    s.add_argument("--seed", type=int, default=33)
+    c = sub.add_parser("score", help="precision of the labelled facts in these bundles")
+    c.add_argument("--bundle", type=Path, action="append", required=True)
+    c.add_argument("--floor", type=float, action="append", default=[0.0, 0.5, 0.6, 0.7, 0.75, 0.8])
+    args = parser.parse_args()
+    if args.command == "sample":
+        sample(args.bundle, args.corpus, args.n, args.seed)
+    else:
+        score(args.bundle, args.floor)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""What a kind noun says a thing is: "an American rock band" is an ORG, "a 2002 film" a PRODUCT.
+
+A Wikipedia-style document names its topic's kind twice: in its title's disambiguation ("Insomnia
+(2002 film)") and in its first sentence ("Insomnia is a 2002 American psychological thriller
+film"). The small NER model often types such a topic by its form alone ("Insomnia" ORG, "Arrival"
+PERSON, "Manchester" PERSON); the kind noun is the document's own word for it, and outvotes NER
+for the topic (see :func:`noema.parse`). Only nouns whose type is unambiguous are listed: "player"
+is a person, "game" is not listed (a video game or a match), "place" neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["KIND_TYPES", "kind_type", "title_kind"]
+
+_KINDS = {
+    "PERSON": """
+        actor actress singer musician rapper songwriter composer conductor pianist guitarist
+        drummer bassist vocalist dancer player footballer cricketer cyclist boxer wrestler
+        luchador athlete sprinter runner swimmer skater golfer jockey pitcher quarterback
+        goalkeeper coach manager politician diplomat lawyer judge businessman businesswoman
+        entrepreneur executive writer author novelist poet playwright screenwriter journalist
+        editor filmmaker director producer painter sculptor photographer architect designer
+        artist comedian presenter scientist physicist chemist biologist
+        geneticist mathematician economist historian philosopher professor engineer physician
+        surgeon chef soldier officer general admiral priest bishop monk saint king queen prince
+        princess emperor empress duke nobleman aristocrat activist inventor explorer astronaut
+        personality
+    """,
+    "ORG": """
+        band group duo trio quartet ensemble orchestra choir company corporation conglomerate
+        firm manufacturer retailer airline bank label publisher studio agency organization
+        organisation association federation league club team university college school academy
+        institute party council ministry department newspaper magazine network broadcaster
+        franchise
+    """,
+    "GPE": """
+        city town village hamlet municipality borough county country state province
+        commune suburb capital township
+    """,
+    "LOC": """
+        river creek stream lake mountain hill peak volcano island peninsula bay sea ocean valley
+        desert forest park street road highway avenue bridge tunnel stadium arena building house
+        church cathedral castle palace lighthouse airport mall museum stop
+    """,
+    "PRODUCT": """
+        film movie album song single novel book poem play musical opera series sitcom
+        miniseries episode documentary soundtrack anthology comic painting sculpture car engine
+        aircraft dvd ep
+    """,
+    "EVENT": """
+        war battle election tournament championship festival ceremony competition offensive
+        campaign
+    """,
+}
+
+_DISAMBIGUATION = re.compile(r"\(([^()]*)\)\s*$")
+
+# A kind noun's lemma, lowercased -> the entity type it says its thing is.
+KIND_TYPES: dict[str, str] = {
+    noun: type_ for type_, nouns in _KINDS.items() for noun in nouns.split()
+}
+
+
+def kind_type(kinds: Iterable[str]) -> str | None:
+    """The one type the kind nouns agree on, else ``None`` (none known, or they disagree).
+
+    Example:
+        >>> kind_type(["band"]), kind_type(["film"]), kind_type(["actor", "singer"])
+        ('ORG', 'PRODUCT', 'PERSON')
+        >>> kind_type(["actor", "band"]) is None, kind_type(["thing"]) is None
+        (True, True)
+    """
+    types = {KIND_TYPES[k] for k in kinds if k in KIND_TYPES}
+    return types.pop() if len(types) == 1 else None
+
+
+def title_kind(title: str) -> str | None:
+    """The kind noun of a title's disambiguation: "film" for "Needle (2010 film)", "businessman"
+    for "Mike Long (American businessman)"; ``None`` when its last word is a name ("Turkey Creek
+    (Econlockhatchee River)" is not a river of its own) or there is none.
+
+    Example:
+        >>> title_kind("Needle (2010 film)"), title_kind("State Street (Salt Lake County)")
+        ('film', None)
+    """
+    match = _DISAMBIGUATION.search(title)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    if not words or not words[-1].islower():
+        return None
+    return words[-1]
