@@ -124,6 +124,19 @@ class NameTable:
         counts = self.votes.setdefault(name, Counter())
         counts[type_] = sum(n for t, n in counts.items() if t != type_) + 1
 
+    def take_over(self, span: Any, name: str, type_: str) -> None:
+        """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
+        ("Triumph") give up their mentions there, and a name left with none is dropped."""
+        start, end = self.offset + span.start_char, self.offset + span.end_char
+        for other in list(self.mentions):
+            kept = [m for m in self.mentions[other] if not (start <= m.start and m.end <= end)]
+            if len(kept) < len(self.mentions[other]):
+                self.mentions[other] = kept
+                if not kept:
+                    del self.mentions[other]
+                    self.votes.pop(other, None)
+        self.add(name, span, type_)
+
     def add_topic(self, name: str, type_: str) -> None:
         """A main entity named by the title but not in the text: one vote, no mention."""
         self.votes[name] = Counter({type_: 1})
@@ -271,12 +284,18 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         rest = lowered
         for name in inner:
             rest = rest.replace(name.lower(), " ")
-        if any(c.isalnum() for c in rest):
-            inner = []
         votes: Counter[str] = Counter()
-        for name in inner:
-            votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})
-        names.add_topic(wanted, votes.most_common(1)[0][0] if votes else "OTHER")
+        if not any(c.isalnum() for c in rest):
+            for name in inner:
+                votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})
+        type_ = votes.most_common(1)[0][0] if votes else "OTHER"
+        # the text names it whole where NER saw a part ("Triumph" of "A Woman's Triumph")
+        at = spacy_doc.text.find(wanted)
+        span = spacy_doc.char_span(at, at + len(wanted)) if at >= 0 else None
+        if span is not None:
+            names.take_over(span, wanted, type_)
+        else:
+            names.add_topic(wanted, type_)
         return wanted
     for sent in spacy_doc.sents:
         for token in sent:

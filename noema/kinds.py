@@ -46,7 +46,8 @@ _KINDS = {
         church cathedral castle palace lighthouse airport mall museum stop
     """,
     "PRODUCT": """
-        film movie album song single novel book poem play musical opera series sitcom
+        film movie drama thriller comedy album song single novel book poem play musical opera
+        series sitcom
         miniseries episode documentary soundtrack anthology comic painting sculpture car engine
         aircraft dvd ep
     """,

@@ -123,3 +123,40 @@ def test_min_confidence_leaves_weak_facts_out_of_notation_but_not_their_sentence
         for low in (0.0, floor)
     ]
     assert sentences[0] == sentences[1]
+
+
+def test_became_keeps_its_complement_in_the_predicate(extractor: SpacyExtractor) -> None:
+    # "Lena Voss became in 1998" says nothing; she became famous then
+    found = triples(graph_of(extractor, "Lena Voss became famous in 1998 as a climber."))
+    assert ("Lena Voss", "become_famous_in", "1998") in found
+    assert not any(p == "become_in" for _, p, _ in found)
+
+
+def test_who_never_stands_for_a_name_that_is_not_a_person(extractor: SpacyExtractor) -> None:
+    text = (
+        "Tom Arkle is an American former right-handed outfielder in Major League Baseball "
+        "who played for the Houston Astros."
+    )
+    found = triples(graph_of(extractor, text, "Tom Arkle"))
+    assert not any(s == "Major League Baseball" and p == "play_for" for s, p, _ in found)
+
+
+def test_a_proper_noun_ner_missed_is_not_a_role(extractor: SpacyExtractor) -> None:
+    found = triples(graph_of(extractor, "Mara Quist was born in Slough, Berkshire in 1969."))
+    assert ("Mara Quist", "born_in", "Slough") in found
+    assert not any("berkshire" in p for _, p, _ in found)
+
+
+def test_this_noun_is_not_the_documents_topic(extractor: SpacyExtractor) -> None:
+    # the fallback reads "the band" as the main entity; "this expedition" is something else
+    text = "Oren Vale is a Welsh climber. This expedition was the first winter ascent of Snowdon."
+    found = triples(graph_of(extractor, text, "Oren Vale"))
+    assert ("Oren Vale", "first_winter_ascent_of", "Snowdon") not in found
+
+
+def test_a_title_the_text_names_whole_is_one_entity(extractor: SpacyExtractor) -> None:
+    # NER sees a part of the title; the text holds the whole title, and so does the graph
+    text = "A Sailor's Promise is a lost 1916 silent film drama starring Ada Brenn."
+    graph = graph_of(extractor, text, "A Sailor's Promise")
+    assert ("A Sailor's Promise", "star", "Ada Brenn") in triples(graph)
+    assert "Promise" not in {e.name for e in graph.entities.values()}
