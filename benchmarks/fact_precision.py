@@ -180,17 +180,39 @@ def score(bundles: list[Path], floors: list[float]) -> None:
         pattern = pattern_of(f.confidence) or f"{f.confidence:.2f}"
         by_pattern[pattern].append(row["label"])
         confidence_of[pattern] = f.confidence
-    print("By extraction pattern (confidence is what the bundle records):")
+    print(
+        "By extraction pattern (confidence: what the bundle records; smoothed: (true + 1) / "
+        "(facts + 2), what the confidence is calibrated to):"
+    )
     print_table(
-        ["pattern", "confidence", "facts", "precision", *VERDICTS[1:]],
+        ["pattern", "confidence", "facts", "precision", "smoothed", *VERDICTS[1:]],
         [
             [
                 pattern,
                 f"{confidence_of[pattern]:.2f}",
                 *precision(values),
+                f"{(values.count('true') + 1) / (len(values) + 2):.2f}",
                 *(Counter(values)[v] for v in VERDICTS[1:]),
             ]
             for pattern, values in sorted(by_pattern.items(), key=lambda kv: -confidence_of[kv[0]])
+        ],
+    )
+    print()
+    print("Calibration (facts by the confidence the bundle gives them):")
+    bins: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for row, f in matched:
+        low = min(int(f.confidence * 5), 4) / 5
+        bins[f"{low:.1f}-{low + 0.2:.1f}"].append((f.confidence, row["label"]))
+    print_table(
+        ["confidence", "facts", "mean confidence", "true"],
+        [
+            [
+                name,
+                len(items),
+                f"{sum(c for c, _ in items) / len(items):.2f}",
+                f"{sum(v == 'true' for _, v in items) / len(items):.2f}",
+            ]
+            for name, items in sorted(bins.items())
         ],
     )
     print()

@@ -191,6 +191,10 @@ class SentenceReader:
             if name is None or name in seen:
                 continue
             seen.add(name)
+            # climb from the name's own head word: "last" of "the last two weeks" hangs from
+            # "weeks", which is the name, not what the sentence says of it
+            while token.head is not token and self.by_token.get(token.head.i) == name:
+                token = token.head
             predicate = _governing_predicate(token)
             if predicate:
                 yield Link(topic, predicate, name, "sentence")

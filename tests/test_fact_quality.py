@@ -160,3 +160,10 @@ def test_a_title_the_text_names_whole_is_one_entity(extractor: SpacyExtractor) -
     graph = graph_of(extractor, text, "A Sailor's Promise")
     assert ("A Sailor's Promise", "star", "Ada Brenn") in triples(graph)
     assert "Promise" not in {e.name for e in graph.entities.values()}
+
+
+def test_a_topic_link_names_what_governs_the_whole_name(extractor: SpacyExtractor) -> None:
+    # "last" hangs from "weeks", inside the name: the predicate is the verb above the name
+    text = "Its plot centers on the last two weeks of a girl's life in Tulsa."
+    found = triples(graph_of(extractor, text, "Harrow Lane (novel)"))
+    assert ("Harrow Lane", "center_on", "last two weeks") in found
