@@ -193,7 +193,7 @@ class SentenceReader:
             seen.add(name)
             # climb from the name's own head word: "last" of "the last two weeks" hangs from
             # "weeks", which is the name, not what the sentence says of it
-            while token.head is not token and self.by_token.get(token.head.i) == name:
+            while token.head.i != token.i and self.by_token.get(token.head.i) == name:
                 token = token.head
             predicate = _governing_predicate(token)
             if predicate:
@@ -335,7 +335,7 @@ class SentenceReader:
         the film of the complement is 3 Ninjas, so the clause is about the copula's subject,
         never about the description "1992 film" (nor "poet" in "X was a poet raised in Y")."""
         node = noun
-        while node.dep_ in ("conj", "appos") and node.head is not node:
+        while node.dep_ in ("conj", "appos") and node.head.i != node.i:
             node = node.head
         if node.dep_ == "attr" and node.head.lemma_ in _COPULAS and noun.pos_ == "NOUN":
             copula = node.head

@@ -167,3 +167,9 @@ def test_a_topic_link_names_what_governs_the_whole_name(extractor: SpacyExtracto
     text = "Its plot centers on the last two weeks of a girl's life in Tulsa."
     found = triples(graph_of(extractor, text, "Harrow Lane (novel)"))
     assert ("Harrow Lane", "center_on", "last two weeks") in found
+
+
+def test_a_sentence_that_is_only_a_name_is_read(extractor: SpacyExtractor) -> None:
+    # the climb to the name's head word stops at the sentence's root (an infobox fragment)
+    graph = graph_of(extractor, "Topeka is the capital. Kansas Legislature.", "Kansas")
+    assert "Kansas Legislature" in {e.name for e in graph.entities.values()}
