@@ -21,8 +21,8 @@ __all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
 # on the labelled sample of benchmarks/fact_labels.jsonl, smoothed as (true + 1) / (facts + 2)
 # (python benchmarks/fact_precision.py score), so a fact at 0.7 is true about 7 times in 10.
 # object_prep and role+topic never came up in the sample: they keep the prior (0.5) and role's
-# value. "custom" (the user's own
-# patterns) is not measured. Every value is distinct, so a fact's confidence names its pattern
+# value. "custom" (the user's own patterns) is not measured. Every value is distinct, so a fact's
+# confidence names its pattern
 # (pattern_of); a merged fact keeps its surest pattern's.
 CONFIDENCE = {
     "custom": 0.9,
