@@ -22,8 +22,7 @@ __all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
 # (python benchmarks/fact_precision.py score), so a fact at 0.7 is true about 7 times in 10.
 # object_prep and role+topic never came up in the sample: they keep the prior (0.5) and role's
 # value. "custom" (the user's own patterns) is not measured. Every value is distinct, so a fact's
-# confidence names its pattern
-# (pattern_of); a merged fact keeps its surest pattern's.
+# confidence names its pattern (pattern_of); a merged fact keeps its surest pattern's.
 CONFIDENCE = {
     "custom": 0.9,
     "svo": 0.75,
