@@ -252,7 +252,7 @@ def main() -> int:
     s.add_argument("--seed", type=int, default=33)
     c = sub.add_parser("score", help="precision of the labelled facts in these bundles")
     c.add_argument("--bundle", type=Path, action="append", required=True)
-    c.add_argument("--floor", type=float, action="append", default=[0.0, 0.5, 0.6, 0.7, 0.75, 0.8])
+    c.add_argument("--floor", type=float, action="append", default=[0.0, 0.2, 0.3, 0.5, 0.6, 0.7])
     args = parser.parse_args()
     if args.command == "sample":
         sample(args.bundle, args.corpus, args.n, args.seed)
