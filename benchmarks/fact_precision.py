@@ -52,7 +52,7 @@ from noema.bundle import read_bundle  # noqa: E402
 from noema.facttext import fact_block  # noqa: E402
 from noema.graph import SemanticGraph  # noqa: E402
 from noema.notation import decode  # noqa: E402
-from noema.options import DEFAULT_MIN_CONFIDENCE  # noqa: E402
+from noema.options import NOTATION_MIN_CONFIDENCE  # noqa: E402
 from noema.rules import pattern_of  # noqa: E402
 
 LABELS = Path(__file__).with_name("fact_labels.jsonl")
@@ -228,10 +228,16 @@ def score(bundles: list[Path], floors: list[float]) -> None:
     print("Facts notation and natural_language show at a confidence floor (min_confidence):")
     true_total = sum(row["label"] == "true" for row, _ in matched)
     rows = []
-    for floor in sorted({*floors, DEFAULT_MIN_CONFIDENCE}):
+    for floor in sorted({*floors, NOTATION_MIN_CONFIDENCE}):
         shown = [row["label"] for row, f in matched if f.confidence >= floor]
         kept = sum(v == "true" for v in shown)
-        default = " (default)" if floor == DEFAULT_MIN_CONFIDENCE else ""
+        default = (
+            " (notation's default)"
+            if floor == NOTATION_MIN_CONFIDENCE
+            else " (natural_language's default)"
+            if floor == 0
+            else ""
+        )
         rows.append(
             [
                 f"{floor:.2f}{default}",

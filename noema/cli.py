@@ -562,8 +562,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--min-confidence",
         type=float,
         default=DEFAULTS.min_confidence,
-        help="leave facts read with less confidence than this out of notation and "
-        "natural_language (0 shows every fact)",
+        help="state no fact read with less confidence than this: natural_language leaves it "
+        "out, notation keeps its entities (default: 0.3 for notation, 0 otherwise; 0 states "
+        "every fact)",
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.add_argument("--explain", action="store_true", help="say why each fact is there (on stderr)")

@@ -44,7 +44,7 @@ def compress(
     token_model: str = RetrieveOptions.token_model,
     seeds: SeedStrategy = RetrieveOptions.seeds,
     min_similarity: float | None = RetrieveOptions.min_similarity,
-    min_confidence: float = RetrieveOptions.min_confidence,
+    min_confidence: float | None = RetrieveOptions.min_confidence,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     spacy_model: str = DEFAULT_SPACY_MODEL,
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,

@@ -411,7 +411,7 @@ class KnowledgeBase:
         *,
         seeds: SeedStrategy = RetrieveOptions.seeds,
         min_similarity: float | None = RetrieveOptions.min_similarity,
-        min_confidence: float = RetrieveOptions.min_confidence,
+        min_confidence: float | None = RetrieveOptions.min_confidence,
         filters: Mapping[str, Any] | None = None,
         explain: bool = False,
     ) -> RetrievalResult:

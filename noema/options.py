@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 from noema.errors import InputTypeError, OptionError
 
 __all__ = [
-    "DEFAULT_MIN_CONFIDENCE",
+    "NOTATION_MIN_CONFIDENCE",
     "DEFAULT_SIMILARITY_THRESHOLD",
     "FORMATS",
     "Format",
@@ -33,9 +33,11 @@ SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
 DEFAULT_SIMILARITY_THRESHOLD = 0.85
 
-# The confidence below which notation and natural_language leave a fact out: measured on the
-# labelled sample (benchmarks/fact_precision.py) and both QA benchmarks.
-DEFAULT_MIN_CONFIDENCE = 0.0
+# The confidence under which notation shows a relation only by its entities' lines (R6): the
+# topic links (0.25 and 0.15), true as stated 14-24% of the time on the labelled sample
+# (benchmarks/fact_precision.py), whose names often are the answer. natural_language, whose
+# grammar has no entity lines, shows every fact unless asked: a floor costs it answer recall.
+NOTATION_MIN_CONFIDENCE = 0.3
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,12 @@ class RetrieveOptions:
             the original design exactly: the ``top_k`` vector hits, the walk, packing.
         min_similarity: when set, a question whose best fact and sentence are both less similar
             than this gets an empty result, and no seed below it is used.
-        min_confidence: notation and natural_language leave out facts whose confidence (the
-            measured precision of the pattern that read them) is below this; ``"sentences"``
-            still uses them to choose sentences, since there the sentence is the evidence.
-            ``fact_matches`` stays the vector-search hits. 0 shows every fact.
+        min_confidence: facts whose confidence (the measured precision of the pattern that
+            read them) is below this are not stated: natural_language leaves them out,
+            notation keeps only their entities' lines; ``"sentences"`` still uses them to choose
+            sentences, since there the sentence is the evidence. ``None`` (default):
+            :data:`NOTATION_MIN_CONFIDENCE` for notation, 0 for the other formats. 0 states
+            every fact. ``fact_matches`` stays the vector-search hits.
 
     Example:
         >>> RetrieveOptions().max_tokens
@@ -75,7 +79,7 @@ class RetrieveOptions:
     token_model: str = "cl100k_base"
     seeds: SeedStrategy = "graph"
     min_similarity: float | None = None
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    min_confidence: float | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -105,13 +109,26 @@ class RetrieveOptions:
                 f"min_similarity must be a number from -1 to 1 or None, got {floor!r}"
             )
         least = self.min_confidence
-        if (
+        if least is not None and (
             isinstance(least, bool)
             or not isinstance(least, (int, float))
             or not math.isfinite(least)
             or not 0.0 <= least <= 1.0
         ):
-            raise OptionError(f"min_confidence must be a number from 0 to 1, got {least!r}")
+            raise OptionError(f"min_confidence must be a number from 0 to 1 or None, got {least!r}")
+
+    def confidence_floor(self) -> float:
+        """The ``min_confidence`` in force: the option, else the format's default.
+
+        Example:
+            >>> RetrieveOptions().confidence_floor()
+            0.3
+            >>> RetrieveOptions(format="natural_language").confidence_floor()
+            0.0
+        """
+        if self.min_confidence is not None:
+            return float(self.min_confidence)
+        return NOTATION_MIN_CONFIDENCE if self.format == "notation" else 0.0
 
     @classmethod
     def of(cls, source: Mapping[str, Any] | object) -> RetrieveOptions:

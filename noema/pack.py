@@ -98,9 +98,21 @@ def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
 
 
 def _render_facts(
-    graph: SemanticGraph, relations: list[str], events: list[str], format: Format
+    graph: SemanticGraph,
+    relations: list[str],
+    events: list[str],
+    format: Format,
+    floor: float = 0.0,
 ) -> tuple[str, str, list[str]]:
-    encoded = encode_facts(graph, relations, events)
+    """The text, its notation and local entity ids. In notation a relation under ``floor`` is
+    left out and its entities stay as entity lines: the names the retrieval reached, without a
+    statement about them that is likely false (see min_confidence)."""
+    named: list[str] = []
+    if floor:
+        weak = [r for r in relations if graph.relations[r].confidence < floor]
+        named = [e for r in weak for e in graph.relations[r].entity_ids]
+        relations = [r for r in relations if graph.relations[r].confidence >= floor]
+    encoded = encode_facts(graph, relations, events, named)
     text = encoded.text if format == "notation" else decode(encoded.text) if encoded.text else ""
     return text, encoded.text, list(encoded.local_ids)
 
@@ -111,8 +123,10 @@ def pack(
     max_tokens: int,
     format: Format,
     token_model: str,
+    floor: float = 0.0,
 ) -> Packed:
-    """Pack ``(fact id, sentence)`` pairs in order; see the module docstring.
+    """Pack ``(fact id, sentence)`` pairs in order; see the module docstring. In notation a
+    relation under ``floor`` is shown only by its entities' lines.
 
     Adding a fact never makes the text shorter, so the greedy result is the longest prefix of
     ``ordered`` whose text fits. It is found by doubling the prefix, then halving the gap, so the
@@ -136,7 +150,7 @@ def pack(
     counted: dict[int, tuple[str, int]] = {0: ("", 0)}
 
     def fits(n: int) -> bool:
-        text = _render_prefix(graph, items[:n], format)
+        text = _render_prefix(graph, items[:n], format, floor)
         tokens = count_tokens(text, token_model) if text else 0
         counted[n] = (text, tokens)
         return tokens <= max_tokens
@@ -160,9 +174,21 @@ def pack(
             over = middle
     chosen = items[:fit]
     text, tokens = counted[fit]
+    _, notation, entity_ids = _render_facts(
+        graph,
+        [f for f, _ in chosen if f in graph.relations],
+        [f for f, _ in chosen if f not in graph.relations],
+        "notation",
+        floor,
+    )
+    if floor:  # the relations under the floor are not in the text, only their entities
+        chosen = [
+            (f, s)
+            for f, s in chosen
+            if f not in graph.relations or graph.relations[f].confidence >= floor
+        ]
     relations = [f for f, _ in chosen if f in graph.relations]
     events = [f for f, _ in chosen if f not in graph.relations]
-    _, notation, entity_ids = _render_facts(graph, relations, events, "notation")
     return Packed(
         text=text,
         notation=notation,
@@ -176,7 +202,10 @@ def pack(
 
 
 def _render_prefix(
-    graph: SemanticGraph, chosen: Sequence[tuple[str, Sentence | None]], format: Format
+    graph: SemanticGraph,
+    chosen: Sequence[tuple[str, Sentence | None]],
+    format: Format,
+    floor: float = 0.0,
 ) -> str:
     """The text of these facts in ``format``."""
     if format == "sentences":
@@ -184,4 +213,4 @@ def _render_prefix(
         return render_sentences(graph, shown)
     relations = [f for f, _ in chosen if f in graph.relations]
     events = [f for f, _ in chosen if f not in graph.relations]
-    return _render_facts(graph, relations, events, format)[0]
+    return _render_facts(graph, relations, events, format, floor)[0]

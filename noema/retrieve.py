@@ -186,17 +186,26 @@ def retrieve_facts(
     if explain:
         steps = list(steps)
 
-    # below the floor a fact is left out of the fact formats; the sentences format shows its
-    # sentence, which is the evidence whatever the extraction made of it
-    low = options.min_confidence if options.format != "sentences" else 0.0
+    # below the floor a fact is left out of the fact formats: natural_language drops it,
+    # notation keeps its entities' lines (pack); the sentences format shows its sentence, which
+    # is the evidence whatever the extraction made of it
+    least = options.confidence_floor()
+    dropped = least if options.format == "natural_language" else 0.0
 
     def in_order() -> Iterator[tuple[str, Sentence | None]]:
         for step in steps:
-            if low and graph.fact(step.fact_id).confidence < low:
+            if dropped and graph.fact(step.fact_id).confidence < dropped:
                 continue
             yield step.fact_id, step.sentence
 
-    packed = pack(graph, in_order(), options.max_tokens, options.format, options.token_model)
+    packed = pack(
+        graph,
+        in_order(),
+        options.max_tokens,
+        options.format,
+        options.token_model,
+        least if options.format == "notation" else 0.0,
+    )
     result = RetrievalResult(
         text=packed.text,
         notation=packed.notation,

@@ -22,7 +22,7 @@ class RetrieveFields(BaseModel):
     token_model: str = noema.RetrieveOptions.token_model
     seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
-    min_confidence: float = noema.RetrieveOptions.min_confidence
+    min_confidence: float | None = noema.RetrieveOptions.min_confidence
 
     @model_validator(mode="after")
     def _check_options(self) -> RetrieveFields:

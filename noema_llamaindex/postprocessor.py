@@ -43,7 +43,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     token_model: str = noema.RetrieveOptions.token_model
     seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
-    min_confidence: float = noema.RetrieveOptions.min_confidence
+    min_confidence: float | None = noema.RetrieveOptions.min_confidence
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = noema.DEFAULT_SPACY_MODEL
     embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL

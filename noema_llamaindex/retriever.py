@@ -50,7 +50,7 @@ class NoemaRetriever(BaseRetriever):
         token_model: str = noema.RetrieveOptions.token_model,
         seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds,
         min_similarity: float | None = noema.RetrieveOptions.min_similarity,
-        min_confidence: float = noema.RetrieveOptions.min_confidence,
+        min_confidence: float | None = noema.RetrieveOptions.min_confidence,
         mode: Literal["block", "per_fact"] = "block",
         similarity_top_k: int | None = None,
         filters: MetadataFilters | Mapping[str, Any] | None = None,

@@ -10,6 +10,7 @@ import pytest
 import noema
 from noema import Document, SpacyExtractor
 from noema.graph import SemanticGraph
+from noema.options import NOTATION_MIN_CONFIDENCE
 from noema.rules import CONFIDENCE, pattern_of
 
 
@@ -118,6 +119,15 @@ def test_min_confidence_leaves_weak_facts_out_of_notation_but_not_their_sentence
     for format in ("notation", "natural_language"):
         strong = kb.retrieve(question, max_tokens=400, format=format, min_confidence=floor)
         assert set(strong.fact_ids) == set(every.fact_ids) - weak
+        assert set(strong.relation_ids) == set(every.relation_ids) - weak
+    # notation keeps the names the weak facts reached, as entity lines without a relation
+    notation = kb.retrieve(question, max_tokens=400, min_confidence=floor)
+    parsed = noema.parse_notation(notation.text)
+    names = {e.name for e in parsed.entities.values()}
+    for fact_id in weak:
+        fact = kb.graph.relations[fact_id]
+        assert {kb.graph.entities[e].name for e in fact.entity_ids} <= names
+        assert f"-{fact.predicate}->" not in notation.text
     sentences = [
         kb.retrieve(question, max_tokens=400, format="sentences", min_confidence=low).text
         for low in (0.0, floor)
@@ -173,3 +183,27 @@ def test_a_sentence_that_is_only_a_name_is_read(extractor: SpacyExtractor) -> No
     # the climb to the name's head word stops at the sentence's root (an infobox fragment)
     graph = graph_of(extractor, "Topeka is the capital. Kansas Legislature.", "Kansas")
     assert "Kansas Legislature" in {e.name for e in graph.entities.values()}
+
+
+def test_by_default_notation_states_no_topic_link_and_natural_language_states_all(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document(
+                "Piet Halsma founded Brightloop Labs in Utrecht. "
+                "The firm's first product line was sold mostly during the winter months.",
+                metadata={"title": "Brightloop Labs"},
+            )
+        ]
+    )
+    question = "What did Brightloop Labs sell?"
+    assert noema.RetrieveOptions().confidence_floor() == NOTATION_MIN_CONFIDENCE
+    weak = {r.id for r in kb.graph.relations.values() if r.confidence < NOTATION_MIN_CONFIDENCE}
+    assert weak, "the text must give a topic link"
+    notation = kb.retrieve(question, max_tokens=400)
+    assert not weak & set(notation.relation_ids)
+    assert notation.relation_ids, "the sure facts are still stated"
+    prose = kb.retrieve(question, max_tokens=400, format="natural_language")
+    assert weak & set(prose.relation_ids)
