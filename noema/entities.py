@@ -48,6 +48,8 @@ _LABELS = {
     "QUANTITY": "OTHER",
     "CARDINAL": "OTHER",
 }
+# The most tokens a title may span to be read as one name where the text repeats it.
+_TITLE_WORDS = 12
 PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 # The types a short name of a person is never completed from.
 PLACE_OR_ORG = frozenset({"GPE", "LOC", "ORG"})
@@ -292,7 +294,7 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         # the text names it whole where NER saw a part ("Triumph" of "A Woman's Triumph")
         at = spacy_doc.text.find(wanted)
         span = spacy_doc.char_span(at, at + len(wanted)) if at >= 0 else None
-        if span is not None:
+        if span is not None and _names_one_thing(span, names):
             names.take_over(span, wanted, type_)
         else:
             names.add_topic(wanted, type_)
@@ -303,6 +305,21 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
                 return names.by_token[token.i]
         break
     return None
+
+
+def _names_one_thing(span: Any, names: NameTable) -> bool:
+    """Whether a title found in the text can be one name: a few words inside one sentence,
+    short of its root verb and holding at most one name NER saw; not a heading that runs on
+    into the text ("Google Larry Page founded Google": a statement, naming two things)."""
+    sentence = span[0].sent
+    inside = {names.by_token[t.i] for t in span if t.i in names.by_token}
+    return (
+        len(span) <= _TITLE_WORDS
+        and span.end <= sentence.end
+        and not span.start <= sentence.root.i < span.end
+        and "\n" not in span.text
+        and len(inside) <= 1
+    )
 
 
 def _possessive_owner(title: str) -> str | None:
