@@ -99,9 +99,8 @@ def test_a_fact_about_a_pronoun_is_confident_as_a_topic_fact(extractor: SpacyExt
     assert pattern_of(confidence["Ada Brenn", "Moonrise"]) == "svo"
 
 
-def test_min_confidence_leaves_weak_facts_out_of_notation_but_not_their_sentences(
-    make_kb: Callable[..., noema.KnowledgeBase],
-) -> None:
+def brightloop(make_kb: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    """A base whose second sentence gives topic links (weak facts) beside a sure one."""
     kb = make_kb()
     kb.ingest(
         [
@@ -112,6 +111,13 @@ def test_min_confidence_leaves_weak_facts_out_of_notation_but_not_their_sentence
             )
         ]
     )
+    return kb
+
+
+def test_min_confidence_leaves_weak_facts_out_of_notation_but_not_their_sentences(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
+    kb = brightloop(make_kb)
     question, floor = "What did Brightloop Labs sell?", 0.5
     every = kb.retrieve(question, max_tokens=400, min_confidence=0.0)
     weak = {f for f in every.fact_ids if kb.graph.fact(f).confidence < floor}
@@ -188,16 +194,7 @@ def test_a_sentence_that_is_only_a_name_is_read(extractor: SpacyExtractor) -> No
 def test_by_default_notation_states_no_topic_link_and_natural_language_states_all(
     make_kb: Callable[..., noema.KnowledgeBase],
 ) -> None:
-    kb = make_kb()
-    kb.ingest(
-        [
-            Document(
-                "Piet Halsma founded Brightloop Labs in Utrecht. "
-                "The firm's first product line was sold mostly during the winter months.",
-                metadata={"title": "Brightloop Labs"},
-            )
-        ]
-    )
+    kb = brightloop(make_kb)
     question = "What did Brightloop Labs sell?"
     assert noema.RetrieveOptions().confidence_floor() == NOTATION_MIN_CONFIDENCE
     weak = {r.id for r in kb.graph.relations.values() if r.confidence < NOTATION_MIN_CONFIDENCE}
