@@ -257,7 +257,8 @@ class FactExplanation:
             sentence found by a further search: the question with the name of a bridge entity
             of earlier evidence) or ``"expansion"`` (reached by the graph walk).
         order: its place in the packing order, from 0.
-        included: True when it is in the text; False when the budget cut it.
+        included: True when it is stated in the text; False when the budget cut it, or when
+            its confidence is under ``min_confidence`` (notation then still lists its entities).
         similarity: cosine similarity of what chose it to the query that found it: the fact's
             own vector for seeds and expansion facts, its sentence's vector for sentence, hop
             and bridge facts (for a bridge, to the bridge search's query); ``None`` when no
