@@ -23,8 +23,7 @@ _KINDS = {
         goalkeeper coach manager politician diplomat lawyer judge businessman businesswoman
         entrepreneur executive writer author novelist poet playwright screenwriter journalist
         editor filmmaker director producer painter sculptor photographer architect designer
-        artist comedian presenter scientist physicist chemist biologist
-        geneticist mathematician economist historian philosopher professor engineer physician
+        artist comedian presenter scientist physicist chemist biologist geneticist mathematician economist historian philosopher professor engineer physician
         surgeon chef soldier officer general admiral priest bishop monk saint king queen prince
         princess emperor empress duke nobleman aristocrat activist inventor explorer astronaut
         personality
@@ -47,9 +46,8 @@ _KINDS = {
     """,
     "PRODUCT": """
         film movie drama thriller comedy album song single novel book poem play musical opera
-        series sitcom
-        miniseries episode documentary soundtrack anthology comic painting sculpture car engine
-        aircraft dvd ep
+        series sitcom miniseries episode documentary soundtrack anthology comic painting
+        sculpture car engine aircraft dvd ep
     """,
     "EVENT": """
         war battle election tournament championship festival ceremony competition offensive

@@ -107,12 +107,10 @@ def _render_facts(
     """The text, its notation and local entity ids. In notation a relation under ``floor`` is
     left out and its entities stay as entity lines: the names the retrieval reached, without a
     statement about them that is likely false (see min_confidence)."""
-    named: list[str] = []
-    if floor:
-        weak = [r for r in relations if graph.relations[r].confidence < floor]
-        named = [e for r in weak for e in graph.relations[r].entity_ids]
-        relations = [r for r in relations if graph.relations[r].confidence >= floor]
-    encoded = encode_facts(graph, relations, events, named)
+    weak = [r for r in relations if not _stated(graph, r, floor)]
+    named = [e for r in weak for e in graph.relations[r].entity_ids]
+    stated = [r for r in relations if _stated(graph, r, floor)]
+    encoded = encode_facts(graph, stated, events, named)
     text = encoded.text if format == "notation" else decode(encoded.text) if encoded.text else ""
     return text, encoded.text, list(encoded.local_ids)
 
@@ -181,12 +179,7 @@ def pack(
         "notation",
         floor,
     )
-    if floor:  # the relations under the floor are not in the text, only their entities
-        chosen = [
-            (f, s)
-            for f, s in chosen
-            if f not in graph.relations or graph.relations[f].confidence >= floor
-        ]
+    chosen = [(f, s) for f, s in chosen if _stated(graph, f, floor)]  # not only as entities
     relations = [f for f, _ in chosen if f in graph.relations]
     events = [f for f, _ in chosen if f not in graph.relations]
     return Packed(
@@ -199,6 +192,12 @@ def pack(
         token_count=tokens,
         truncated=over is not None,
     )
+
+
+def _stated(graph: SemanticGraph, fact_id: str, floor: float) -> bool:
+    """Whether the fact itself is written out: events always, relations at or over ``floor``."""
+    relation = graph.relations.get(fact_id)
+    return relation is None or relation.confidence >= floor
 
 
 def _render_prefix(

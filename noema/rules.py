@@ -70,31 +70,11 @@ _PHRASE_MODIFIERS = frozenset(
     {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
 )
 # Role nouns the tagger often calls proper nouns ("President Lincoln"); acronyms ("CEO") too
-_TITLES = frozenset(
-    [
-        "president",
-        "chairman",
-        "chairwoman",
-        "chair",
-        "founder",
-        "director",
-        "governor",
-        "mayor",
-        "senator",
-        "minister",
-        "secretary",
-        "chancellor",
-        "king",
-        "queen",
-        "prince",
-        "princess",
-        "emperor",
-        "pope",
-        "bishop",
-        "general",
-        "professor",
-    ]
+_TITLE_LIST = (
+    "president chairman chairwoman chair founder director governor mayor senator minister "
+    "secretary chancellor king queen prince princess emperor pope bishop general professor"
 )
+_TITLES = frozenset(_TITLE_LIST.split())
 # Nouns that say too little to stand alone as a thing ("is part of", "won one")
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
