@@ -19,7 +19,6 @@ sub-question without an LLM. Along a chain of steps the evidence of every earlie
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 
 from noema.graph import VALUE_TYPES, SemanticGraph
@@ -72,7 +71,7 @@ def _named_in(question: str, names: Sequence[str]) -> bool:
         key = normalize_name(name)
         if not key:
             continue
-        if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", question):
+        if f" {key} " in question:  # both normalized: words and single spaces, padded
             return True
         if all(any(_near(part, word) for word in words) for part in key.split()):
             return True

@@ -133,6 +133,8 @@ class SentenceTransformerEmbedder:
         unique = list(dict.fromkeys(texts))
         model = load_embedding_model(self.name, allow_download=self.allow_download)
         bfloat16 = _uses_bfloat16(model, self.precision)
+        if bfloat16:
+            model = _with_bfloat16_linears(model)
         # longest first, as the model batches them (least padding), in groups of whole batches
         # so progress can be told between groups; the groups are the same with or without a
         # progress callback, so the vectors are too
@@ -204,6 +206,37 @@ def resolved_precision(precision: Precision) -> Literal["float32", "bfloat16"]:
 def _uses_bfloat16(model: Any, precision: Precision) -> bool:
     """bfloat16 on the CPU when asked for, or when ``auto`` and the CPU has it."""
     return model.device.type == "cpu" and resolved_precision(precision) == "bfloat16"
+
+
+_copy_lock = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _with_bfloat16_linears(model: Any) -> Any:
+    """``model`` with its linear layers stored in bfloat16, the rest shared with it.
+
+    Under autocast a linear layer casts its float32 weights to bfloat16 on every call, about a
+    millisecond of a one-question embedding (measured on this model: 7.6 -> 6.5 ms for one
+    question, 9.5 -> 8.2 ms for two). Cast once, autocast has nothing to cast and computes the
+    same vectors bit for bit (tests/test_embed.py). A copy, because the float32 model stays
+    what ``precision="float32"`` embeds with; only the linear weights are duplicated (about
+    21 MB for all-MiniLM-L6-v2), the embeddings and norms are the same tensors.
+    """
+    import copy
+
+    import torch
+
+    with _copy_lock:
+        linear = {
+            id(p) for m in model.modules() if isinstance(m, torch.nn.Linear) for p in m.parameters()
+        }
+        shared = {id(p): p for p in model.parameters() if id(p) not in linear}
+        shared.update({id(b): b for b in model.buffers()})
+        clone = copy.deepcopy(model, memo=shared)
+        for module in clone.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.to(torch.bfloat16)
+        return clone
 
 
 def _bfloat16_autocast() -> AbstractContextManager[Any]:

@@ -256,6 +256,13 @@ class SentenceIndex:
         """The ``k`` sentences most similar to the question, best first."""
         return [(self._by_key[key], s) for key, s in self.vectors.search(query, k)]
 
+    def search_many(self, queries: Vectors, k: int) -> list[list[tuple[Sentence, float]]]:
+        """:meth:`search` for each row of ``queries``, in one pass over the vectors."""
+        return [
+            [(self._by_key[key], s) for key, s in hits]
+            for hits in self.vectors.search_many(queries, k)
+        ]
+
     def similarities(self, sentences: Iterable[Sentence], query: Vectors) -> dict[Sentence, float]:
         """Cosine similarity of each given sentence to the question."""
         chosen = list(sentences)

@@ -75,3 +75,23 @@ def test_ingest_reports_the_embedding_stage(
     # the facts, then the sentences: the total grows, and the stage ends with everything done
     assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] >= len(kb.graph.relations) + 2
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_linears_cast_once_compute_what_autocast_computes(
+    exact: noema.SentenceTransformerEmbedder,
+) -> None:
+    """The bfloat16 path runs a copy whose linear layers are stored in bfloat16; under
+    autocast that gives the very vectors autocast over the float32 model gives, and the
+    float32 model is left in float32 for ``precision="float32"``."""
+    import torch
+
+    from noema.embed import _bfloat16_autocast
+    from noema.resources import load_embedding_model
+
+    fast = noema.SentenceTransformerEmbedder(precision="bfloat16").embed(TEXTS)
+    model = load_embedding_model(exact.name)
+    with _bfloat16_autocast():
+        reference = model.encode(TEXTS, convert_to_numpy=True).astype(np.float32)
+    reference /= np.linalg.norm(reference, axis=1, keepdims=True)
+    np.testing.assert_array_equal(fast, reference)
+    assert {p.dtype for p in model.parameters()} == {torch.float32}

@@ -187,3 +187,49 @@ def test_vector_seeds_stay_the_three_steps(pool: noema.KnowledgeBase) -> None:
     )
     assert result.explanation is not None
     assert {e.reason for e in result.explanation} <= {"seed", "expansion"}
+
+
+THREE_HOPS = (
+    "Calder Mining acquired Pellow Tools in 2011.",
+    "Ivo Marsh founded Calder Mining in 1987.",
+    "Ivo Marsh was born in Tarsk.",
+    "Brenna Hale founded Osprey Freight in 1990.",
+    "Brenna Hale was born in Corvel.",
+    "Osprey Freight acquired Lumen Gears in 2015.",
+    "Pellow Tools makes hand tools for carpenters.",
+)
+
+
+def test_a_third_step_goes_through_the_graph_without_another_embedding(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    """Where was the founder of the acquirer born: Pellow Tools -> Calder Mining (step 2, an
+    embedded bridge query) -> Ivo Marsh (step 3, the sentences that mention him, ranked by the
+    step-2 query): two embedding calls in all, the question's and step 2's batch."""
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(list(THREE_HOPS))
+    calls: list[int] = []
+    real = embedder.embed
+
+    def counted(texts: list[str]) -> noema.embed.Vectors:  # the real model, calls counted
+        calls.append(len(texts))
+        return real(texts)
+
+    kb.embedder.embed = counted  # type: ignore[method-assign]
+    try:
+        result = kb.retrieve(
+            "Where was the founder of the company that acquired Pellow Tools born?",
+            max_tokens=1000,
+            explain=True,
+        )
+    finally:
+        del kb.embedder.embed
+    assert result.explanation is not None
+    steps = {
+        kb.graph.entities[e.path[0]].name: e.step
+        for e in result.explanation
+        if e.reason == "bridge"
+        and any(kb.graph.entities[i].name == "Tarsk" for i in kb.graph.fact(e.fact_id).entity_ids)
+    }
+    assert steps == {"Ivo Marsh": 3}, [(e.reason, e.step, e.path) for e in result.explanation]
+    assert len(calls) == 2, calls
