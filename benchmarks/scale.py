@@ -253,6 +253,49 @@ def real_recall(bundle: str) -> None:
     print_table(["vectors", "rows", "k", "recall@k"], rows)
 
 
+def writes(sizes: list[int], added: int = 5000) -> None:
+    """What a write costs the approximate index of a large base: copying the index for the
+    writer, adding ``added`` rows and preparing it, as before (a new index filled row by row, then
+    trained again) and now (a copy sharing the matrix, the trained index extended), same vectors."""
+    from noema.index import VectorIndex
+
+    rng = np.random.default_rng(11)
+    rows = []
+    for n in sizes:
+        vectors = clustered(n + added, 384, rng)
+        ids = [f"f{i}" for i in range(n + added)]
+        base = VectorIndex(384)
+        base.add(ids[:n], vectors[:n])
+        base.prepare("approximate")
+        for label in ("before: copied row by row, trained again", "now: shared, extended"):
+            with timer() as copying:
+                if label.startswith("before"):
+                    index = VectorIndex(384)
+                    index.add(base.ids, base.vectors)
+                else:
+                    index = base.copy()
+                index.add(ids[n:], vectors[n:])
+            with timer() as preparing:
+                index.prepare("approximate")
+            found = sum(
+                index.search(vectors[i], 1)[0][0] == ids[i] for i in range(n, n + added, 50)
+            )
+            rows.append(
+                [
+                    f"{n:,}",
+                    label,
+                    f"{copying[0]:.2f}",
+                    f"{preparing[0]:.2f}",
+                    f"{found}/{added // 50}",
+                ]
+            )
+    print(f"Writing {added:,} rows into a large approximate index ({machine()})\n")
+    print_table(
+        ["rows", "write", "copy + add s", "prepare s", "added rows found as their own nearest"],
+        rows,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -265,7 +308,15 @@ def main() -> int:
         help="instead: recall of the approximate index on this real bundle's vectors "
         "(e.g. one saved by benchmarks/hotpotqa.py --bundle)",
     )
+    parser.add_argument(
+        "--writes",
+        action="store_true",
+        help="instead: the approximate index's cost of one write at each --facts size",
+    )
     args = parser.parse_args()
+    if args.writes:
+        writes(args.facts)
+        return 0
     if args.recall_bundle:
         real_recall(args.recall_bundle)
         return 0

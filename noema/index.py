@@ -41,6 +41,35 @@ _PROBES = 16
 _CANDIDATES_PER_RESULT = 8
 # How far a stored row's length may be from 1 (float32 rounding is about 1e-7).
 _UNIT_TOLERANCE = 1e-3
+# A write extends the approximate index it copied (its clusters kept, the new rows added) until
+# the rows have grown to this many times those it was trained on, or half its entries are rows
+# since removed; then it is trained again. Training is the cost: 4.9 s at 300,000 rows here,
+# against 0.14 s to copy the index and add 5,000 rows.
+RETRAIN_GROWTH = 2.0
+
+
+class _Approximate:
+    """A trained faiss IVF index and the id each of its labels stands for. Never changed once
+    made: a write that adds rows extends a copy, so readers of the old snapshot keep theirs."""
+
+    def __init__(self, ivf: Any, ids: Sequence[str], trained: int) -> None:
+        self.ivf, self.ids, self.trained = ivf, tuple(ids), trained
+
+    def extended(self, ids: Sequence[str], vectors: Vectors, rows: dict[str, int]) -> Any:
+        """A copy holding also the ``ids`` it lacks (labels after its own), or ``None`` when it
+        should be trained again instead."""
+        if len(ids) > RETRAIN_GROWTH * self.trained:
+            return None
+        if sum(1 for i in self.ids if i in rows) * 2 < len(self.ids):
+            return None
+        have = set(self.ids)
+        new = [n for n, i in enumerate(ids) if i not in have]
+        ivf = _faiss().clone_index(self.ivf)
+        if new:
+            labels = np.arange(len(self.ids), len(self.ids) + len(new), dtype=np.int64)
+            ivf.add_with_ids(np.ascontiguousarray(vectors[new]), labels)
+        ivf.nprobe = self.ivf.nprobe
+        return _Approximate(ivf, [*self.ids, *(ids[n] for n in new)], self.trained)
 
 
 def check_search_mode(mode: object) -> SearchMode:
@@ -85,7 +114,11 @@ class VectorIndex:
         self._ids: list[str] = []
         self._rows: dict[str, int] = {}
         self._vectors: Vectors = np.zeros((0, dimension), dtype=np.float32)
-        self._approximate: Any = None  # a faiss IVF index over the rows, once prepared
+        # the approximate index once prepared, and each of its labels' row (-1: removed since);
+        # after a write, the one to extend rather than train again (see RETRAIN_GROWTH)
+        self._approximate: _Approximate | None = None
+        self._label_rows: Any = None
+        self._base: _Approximate | None = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -108,7 +141,22 @@ class VectorIndex:
     @property
     def approximate(self) -> bool:
         """Whether searches go through the approximate index."""
-        return self._approximate is not None
+        return self._label_rows is not None
+
+    def copy(self) -> VectorIndex:
+        """An index with the same rows, for a writer to change while readers use this one: the
+        vector matrix is shared (no method writes into it, each change makes a new one), and the
+        approximate index is extended rather than trained again when the copy is prepared."""
+        copy = VectorIndex(self.dimension)
+        copy._ids, copy._rows, copy._vectors = list(self._ids), dict(self._rows), self._vectors
+        copy.inherit_approximate(self)
+        return copy
+
+    def inherit_approximate(self, other: VectorIndex) -> None:
+        """Extend ``other``'s approximate index at the next :meth:`prepare` instead of training
+        a new one (a write's copy of the index, or a sidecar rebuilt in another row order)."""
+        self._base = other._approximate or other._base
+        self._label_rows = None
 
     def vector(self, item_id: str) -> Vectors:
         """The stored vector of one id."""
@@ -133,7 +181,7 @@ class VectorIndex:
             self._rows[ids[n]] = len(self._ids)
             self._ids.append(ids[n])
         self._vectors = np.ascontiguousarray(np.concatenate([self._vectors, vectors[keep]]))
-        self._approximate = None
+        self._drop_approximate()
 
     def remove(self, ids: Sequence[str]) -> None:
         """Drop ids (unknown ids are ignored); the rest keep their vectors."""
@@ -144,7 +192,13 @@ class VectorIndex:
         self._ids = [self._ids[n] for n in keep]
         self._rows = {item: n for n, item in enumerate(self._ids)}
         self._vectors = np.ascontiguousarray(self._vectors[keep])
-        self._approximate = None
+        self._drop_approximate()
+
+    def _drop_approximate(self) -> None:
+        """After a change of rows the approximate index no longer fits them; :meth:`prepare`
+        extends it (or trains another)."""
+        self._base = self._approximate or self._base
+        self._approximate, self._label_rows = None, None
 
     def prepare(self, mode: SearchMode = "auto") -> VectorIndex:
         """Build the approximate index when ``mode`` asks for it (``"auto"``: from
@@ -153,9 +207,16 @@ class VectorIndex:
         check_search_mode(mode)
         wanted = mode == "approximate" or (mode == "auto" and len(self) >= APPROXIMATE_FROM)
         if not wanted or len(self) < 2:
-            self._approximate = None
-        elif self._approximate is None or self._approximate.ntotal != len(self):
-            self._approximate = _build_ivf(self._vectors)
+            self._approximate, self._label_rows, self._base = None, None, None
+        elif self._label_rows is None:
+            base = self._base
+            approximate = base.extended(self._ids, self._vectors, self._rows) if base else None
+            if approximate is None:
+                approximate = _Approximate(_build_ivf(self._vectors), self._ids, len(self))
+            self._approximate, self._base = approximate, None
+            self._label_rows = np.array(
+                [self._rows.get(i, -1) for i in approximate.ids], dtype=np.int64
+            )
         return self
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
@@ -168,13 +229,14 @@ class VectorIndex:
         if not self._ids or k < 1:
             return [[] for _ in range(len(queries))]
         k = min(k, len(self._ids))
-        if self._approximate is not None:
+        if self._approximate is not None and self._label_rows is not None:
             wanted = min(len(self._ids), max(k * _CANDIDATES_PER_RESULT, 64))
-            _, candidates = self._approximate.search(queries, wanted)
-            return [
-                self._best(q, rows[rows >= 0], k)
-                for q, rows in zip(queries, candidates, strict=True)
-            ]
+            _, labels = self._approximate.ivf.search(queries, wanted)
+            found = []
+            for q, row_labels in zip(queries, labels, strict=True):
+                rows = self._label_rows[row_labels[row_labels >= 0]]
+                found.append(self._best(q, rows[rows >= 0], k))
+            return found
         return [self._best(q, None, k) for q in queries]
 
     def _best(self, query: Vectors, rows: Any, k: int) -> list[tuple[str, float]]:

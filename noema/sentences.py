@@ -210,6 +210,8 @@ class SentenceIndex:
         ordered = VectorIndex(embedder.dimension)
         if keys:
             ordered.add(list(keys.values()), np.stack([index.vector(k) for k in keys.values()]))
+        if old is not None:  # its approximate index is extended, whatever the row order
+            ordered.inherit_approximate(old)
         return cls(ordered, facts, document_topics(graph), keys)
 
     @classmethod

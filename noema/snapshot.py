@@ -17,7 +17,7 @@ from noema.graph import Relation, SemanticGraph, make_event_id, make_relation_id
 from noema.index import SearchMode, VectorIndex
 from noema.sentences import SentenceIndex
 
-__all__ = ["Snapshot", "copy_index", "prepared", "synced_index", "with_reused_vectors"]
+__all__ = ["Snapshot", "prepared", "synced_index", "with_reused_vectors"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def synced_index(
     missing = [f for f in facts if f not in index]
     if not stale and not missing:
         return index
-    index = copy_index(index)
+    index = index.copy()
     index.remove(stale)
     if missing:
         index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
@@ -84,13 +84,6 @@ def with_reused_vectors(
             rows.append(other_index.vector(fact.id))
     if not rows:
         return index
-    index = copy_index(index)
+    index = index.copy()
     index.add(reused_ids, np.stack(rows))
     return index
-
-
-def copy_index(index: VectorIndex) -> VectorIndex:
-    copy = VectorIndex(index.dimension)
-    if len(index):
-        copy.add(index.ids, index.vectors)
-    return copy

@@ -83,3 +83,39 @@ def test_an_approximate_index_is_built_again_on_load_never_read_from_the_bundle(
     assert loaded.retrieve(question, hops=2) == before
     exact = KnowledgeBase.load(tmp_path / "kb.noema", embedder=embedder, search="exact")
     assert not exact._snapshot.index.approximate
+
+
+def _centroids(index: VectorIndex) -> np.ndarray:
+    import faiss
+
+    assert index._approximate is not None
+    quantizer = faiss.downcast_index(index._approximate.ivf.quantizer)
+    return faiss.vector_to_array(quantizer.codes).copy()
+
+
+def test_a_write_extends_the_approximate_index_instead_of_training_another() -> None:
+    """Training is what a write into a large base paid every time (issue 27): rows added or
+    removed keep the trained clusters until the rows double; the index the old snapshot's
+    readers search is left as it was."""
+    vectors = _clustered(6000)
+    old = VectorIndex(32)
+    old.add([f"v{n}" for n in range(4000)], vectors[:4000])
+    old.prepare("approximate")
+    trained = _centroids(old)
+
+    new = old.copy()
+    new.remove(["v5", "v6"])
+    new.add([f"v{n}" for n in range(4000, 6000)], vectors[4000:])
+    new.prepare("approximate")
+    np.testing.assert_array_equal(_centroids(new), trained)
+    for n in (0, 4000, 4500, 5999):  # old and added rows are found, with exact scores
+        best, score = new.search(vectors[n], 1)[0]
+        assert best == f"v{n}" and score == pytest.approx(1.0, abs=1e-5)
+    assert all(i not in ("v5", "v6") for i, _ in new.search(vectors[5], 20))
+    assert old.search(vectors[4500], 1)[0][0] != "v4500"  # the readers' index: unchanged
+    assert old._approximate is not None and old._approximate.ivf.ntotal == 4000
+
+    grown = new.copy()
+    grown.add([f"w{n}" for n in range(4100)], _clustered(4100, seed=9))  # past twice 4,000
+    grown.prepare("approximate")
+    assert grown._approximate is not None and grown._approximate.trained == len(grown)
