@@ -26,6 +26,14 @@ Members (read by name; anything else in the zip is ignored):
     the text embedded as ``sentences.rendering`` says. A bundle without it (written before it
     existed), or whose rendering differs from this Noema's, has the sidecar rebuilt from
     ``graph.json`` on first use; its vectors are never mixed with the fact vectors.
+``names.bin`` (optional, from version 3)
+    The entity-name vectors the canonicalizer has embedded (it compares a new name with the
+    stored names it could join; without them the first ingest after opening a large base
+    embeds every such stored name again): ``names.rows`` little-endian int32, each the position
+    of the entity in ``graph.json``'s ``entities`` list (strictly increasing), then ``names.rows``
+    x ``embedding_dimension`` little-endian float32, one row per listed entity, the vector of
+    its name. Derived (``graph.json`` alone rebuilds it, by embedding the names); a bundle
+    without it loads as before.
 
 Loading checks, before anything is trusted: the zip structure, member sizes against the manifest
 (a member is inflated as a stream and refused once it passes its declared size, so a zip bomb
@@ -50,12 +58,13 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import orjson
 
 from noema.canonical import MergeRecord
@@ -84,11 +93,13 @@ __all__ = [
 #      version-1 manifest may lack either.
 #   2  fact_rendering always present (what the fact vectors were embedded from), and the
 #      manifest's sentences entry whenever sentences.bin is.
-SCHEMA_VERSION = 2
+#   3  the optional names.bin and the manifest's names entry (rows) whenever it is present.
+SCHEMA_VERSION = 3
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
 MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
 SENTENCES_MEMBER = "sentences.bin"
+NAMES_MEMBER = "names.bin"
 # Limits checked against the zip directory before a member is inflated.
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MEMBER_BYTES = 8 << 30
@@ -104,7 +115,7 @@ GRAPH_MAX_RATIO = 100
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # A temporary file of a save untouched this long belongs to a save that was killed.
 STALE_TEMPORARY_SECONDS = 600
-_BINARY = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER})
+_BINARY = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,7 @@ class BundleContents:
     merge_log: tuple[MergeRecord, ...]
     manifest: dict[str, Any]
     sentences: SentenceIndex | None = None
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -141,10 +153,11 @@ def write_bundle(
     settings: BundleSettings,
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
-    manifest, members = _members(graph, index, merge_log, sentences, settings)
+    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(target)
@@ -188,10 +201,11 @@ def bundle_bytes(
     settings: BundleSettings,
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> bytes:
     """The bytes :func:`write_bundle` writes, for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
     them back."""
-    manifest, members = _members(graph, index, merge_log, sentences, settings)
+    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
     buffer = io.BytesIO()
     _zip(buffer, manifest, members)
     return buffer.getvalue()
@@ -203,6 +217,7 @@ def _members(
     merge_log: tuple[MergeRecord, ...],
     sentences: SentenceIndex | None,
     settings: BundleSettings,
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and the other members, by name. ``index`` must hold a vector for every fact
     of ``graph``; rows are written in :func:`fact_order`, so the bytes do not depend on the order
@@ -228,6 +243,14 @@ def _members(
             raise BundleError("the sentence sidecar was built for another graph")
         members[SENTENCES_MEMBER] = sentences.vectors.vector_bytes()
         sentence_info = {"rows": len(keys), "rendering": SENTENCE_RENDERING}
+    names_info = None
+    if name_vectors:
+        positions = [n for n, eid in enumerate(graph.entities) if eid in name_vectors]
+        if positions:
+            ids = list(graph.entities)
+            rows = np.stack([name_vectors[ids[n]] for n in positions]).astype("<f4")
+            members[NAMES_MEMBER] = np.asarray(positions, dtype="<i4").tobytes() + rows.tobytes()
+            names_info = {"rows": len(positions)}
     manifest = {
         "format": FORMAT_NAME,
         "schema_version": SCHEMA_VERSION,
@@ -246,6 +269,7 @@ def _members(
         "embedding_rows": EMBEDDING_ROWS,
         "fact_rendering": FACT_RENDERING,
         **({"sentences": sentence_info} if sentence_info is not None else {}),
+        **({"names": names_info} if names_info is not None else {}),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             for name, data in members.items()
@@ -411,8 +435,53 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
     )
     sentences = _read_sentences(zf, manifest, graph, dimension, name)
     return BundleContents(
-        graph=graph, index=index, merge_log=merge_log, manifest=manifest, sentences=sentences
+        graph=graph,
+        index=index,
+        merge_log=merge_log,
+        manifest=manifest,
+        sentences=sentences,
+        name_vectors=_read_names(zf, manifest, graph, dimension, name),
     )
+
+
+def _read_names(
+    zf: zipfile.ZipFile, manifest: dict[str, Any], graph: SemanticGraph, dimension: int, name: str
+) -> dict[str, npt.NDArray[np.float32]]:
+    """The optional entity-name vectors by entity id; empty when absent, :class:`BundleError`
+    when present but damaged."""
+    info = manifest.get("names")
+    entry = manifest["members"].get(NAMES_MEMBER)
+    if info is None and entry is None:
+        return {}
+    if not isinstance(info, dict) or not isinstance(entry, dict):
+        raise BundleError(f"{name!r}: manifest describes {NAMES_MEMBER} only in part")
+    size, digest, rows = entry.get("size"), entry.get("sha256"), info.get("rows")
+    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
+        raise BundleError(f"{name!r}: manifest has no size and sha256 for {NAMES_MEMBER}")
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows * (4 + 4 * dimension) != size:
+        raise BundleError(
+            f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
+            f"of {dimension} float32 the manifest declares"
+        )
+    blob = _member(zf, NAMES_MEMBER, min(MAX_MEMBER_BYTES, size), name)
+    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {NAMES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+    positions = np.frombuffer(blob, dtype="<i4", count=rows).astype(np.int64)
+    vectors = np.frombuffer(blob, dtype="<f4", offset=4 * rows).reshape(rows, dimension)
+    if rows and (
+        positions[0] < 0 or positions[-1] >= len(graph.entities) or np.any(np.diff(positions) <= 0)
+    ):
+        raise BundleError(
+            f"{name!r}: {NAMES_MEMBER} lists entity positions out of order or outside the "
+            f"{len(graph.entities)} entities of graph.json"
+        )
+    norms = np.linalg.norm(vectors, axis=1)
+    if not np.all(np.abs(norms - 1.0) <= 1e-3):
+        raise BundleError(f"{name!r}: {NAMES_MEMBER} holds vectors that are not unit length")
+    ids = list(graph.entities)
+    return {ids[p]: vectors[n].astype(np.float32) for n, p in enumerate(positions.tolist())}
 
 
 def _read_sentences(
@@ -453,9 +522,17 @@ def _manifest_from_1(manifest: dict[str, Any]) -> dict[str, Any]:
     return {**manifest, "fact_rendering": manifest.get("fact_rendering", NOTATION_RENDERING)}
 
 
+def _manifest_from_2(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 to 3: names.bin is new and optional; a version-2 bundle has none."""
+    return manifest
+
+
 # One function per version step, taking a manifest of version n to version n + 1, so a bundle of
 # any older version is read by applying them in turn.
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _manifest_from_1}
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _manifest_from_1,
+    2: _manifest_from_2,
+}
 
 
 def _migrate(manifest: dict[str, Any], version: int) -> dict[str, Any]:

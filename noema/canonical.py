@@ -30,7 +30,7 @@ Every merge is recorded as a :class:`MergeRecord`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -112,6 +112,17 @@ class Canonicalizer:
         self._keys = {}
         self._names = _Postings()
         self._synced = set()
+
+    def name_vectors(self, store: SemanticGraph) -> dict[str, Vectors]:
+        """The name vectors embedded so far, of the entities ``store`` holds: a bundle keeps
+        them, so the next process compares new names with stored ones without embedding the
+        stored ones again (at 100,000 facts, half of the first ingest after opening)."""
+        embedded = dict(self._vectors)  # one step, while a writer may be adding to it
+        return {eid: v for eid, v in embedded.items() if eid in store.entities}
+
+    def remember(self, vectors: Mapping[str, Vectors]) -> None:
+        """Take name vectors a bundle kept (see :meth:`name_vectors`)."""
+        self._vectors.update(vectors)
 
     def merge_into(self, store: SemanticGraph, incoming: SemanticGraph) -> MergeResult:
         """Add ``incoming`` to ``store``, merging entities that are the same thing."""

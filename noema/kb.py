@@ -519,6 +519,7 @@ class KnowledgeBase:
             settings=self._bundle_settings(),
             merge_log=tuple(self._merge_log),
             sentences=snapshot.sentences,
+            name_vectors=self._canonicalizer.name_vectors(snapshot.graph),
         )
         return Path(path)
 
@@ -533,6 +534,7 @@ class KnowledgeBase:
             settings=self._bundle_settings(),
             merge_log=tuple(self._merge_log),
             sentences=snapshot.sentences,
+            name_vectors=self._canonicalizer.name_vectors(snapshot.graph),
         )
 
     def _saved_snapshot(self) -> Snapshot:
@@ -638,6 +640,7 @@ class KnowledgeBase:
             index = contents.index if current else VectorIndex(contents.index.dimension)
             kb._publish(contents.graph, index, contents.sentences)
         kb._merge_log = list(contents.merge_log)
+        kb._canonicalizer.remember(contents.name_vectors)
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb

@@ -12,6 +12,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import noema
@@ -36,6 +37,7 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
             "graph.json",
             "index.faiss",
             "manifest.json",
+            "names.bin",
             "sentences.bin",
         ]
         manifest = json.loads(zf.read("manifest.json"))
@@ -46,6 +48,8 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
         assert len(zf.read("embeddings.bin")) == facts * 384 * 4
         sentences = manifest["sentences"]["rows"]
         assert len(zf.read("sentences.bin")) == sentences * 384 * 4 and sentences > 0
+        names = manifest["names"]["rows"]  # positions, then vectors
+        assert len(zf.read("names.bin")) == names * (4 + 384 * 4) and names > 0
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["embedding_model"] == "all-MiniLM-L6-v2"
     assert manifest["embedding_dimension"] == 384
@@ -544,7 +548,7 @@ def test_every_older_schema_version_the_tests_hold_loads(
     with zipfile.ZipFile(old) as zf:
         assert json.loads(zf.read("manifest.json"))["schema_version"] == 1
     contents = read_bundle(old)
-    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 2
+    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 3
     kb = KnowledgeBase.load(old, embedder=embedder)
     assert "#1 Larry Page :PERSON" in kb.retrieve("Who founded Google?").text
 
@@ -557,3 +561,81 @@ def test_every_older_schema_version_the_tests_hold_loads(
 
     bare = rewrite(old, tmp_path / "bare.noema", drop_rendering)
     assert read_bundle(bare).manifest["fact_rendering"] == "notation block"
+
+
+def test_a_schema_2_bundle_loads_without_name_vectors(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    # tests/data/schema2.noema was written by Noema at schema 2 (session 13, before names.bin)
+    from noema.bundle import read_bundle
+
+    old = Path(__file__).parent / "data" / "schema2.noema"
+    with zipfile.ZipFile(old) as zf:
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == 2
+    contents = read_bundle(old)
+    assert contents.manifest["schema_version"] == SCHEMA_VERSION and contents.name_vectors == {}
+    kb = KnowledgeBase.load(old, embedder=embedder)
+    assert "Larry Page" in kb.retrieve("Who founded Google?", format="sentences").text
+
+
+def test_stored_name_vectors_are_not_embedded_again_after_opening(
+    embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    """Issue 27: the first ingest after opening a large base embedded every stored name a new
+    name could join (half of that ingest at 100,000 facts); the bundle keeps them now."""
+    kb = KnowledgeBase(embedder=embedder)
+    kb.ingest(
+        [
+            "Orrin Aerospace acquired Brightloop Labs in 2021.",
+            "Orrin Aerospace Systems builds rockets in Denver.",
+        ]
+    )
+    kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(tmp_path / "kb.noema") as zf:
+        assert json.loads(zf.read("manifest.json"))["names"] == {"rows": 1}
+    opened = KnowledgeBase.load(tmp_path / "kb.noema", embedder=embedder)
+    asked: list[str] = []
+    real = embedder.embed
+
+    def recorded(texts: list[str]) -> np.ndarray:  # the real model; the texts are recorded
+        asked.extend(texts)
+        return real(texts)
+
+    embedder.embed = recorded  # type: ignore[method-assign]
+    try:
+        opened.ingest(["Orrin Aerospace Group opened an office in Lyon."])
+    finally:
+        del embedder.embed
+    assert "Orrin Aerospace Group" in asked  # the new name is compared with the stored one...
+    assert "Orrin Aerospace" not in asked  # ...whose vector the bundle kept
+    names = {e.name for e in opened.graph.entities.values()}
+    assert "Orrin Aerospace Group" not in names and "Orrin Aerospace" in names  # it joined
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda blob: blob[:-4], "holds"),  # truncated
+        (lambda blob: (99).to_bytes(4, "little") + blob[4:], "outside"),  # no such entity
+        (lambda blob: blob[:4] + b"\x00" * (len(blob) - 4), "unit length"),  # zero vectors
+    ],
+    ids=["truncated", "position-out-of-range", "not-unit"],
+)
+def test_a_damaged_names_member_is_a_bundle_error(
+    embedder: noema.SentenceTransformerEmbedder,
+    tmp_path: Path,
+    damage: Callable[[bytes], bytes],
+    message: str,
+) -> None:
+    kb = KnowledgeBase(embedder=embedder)
+    kb.ingest(
+        ["Orrin Aerospace acquired Brightloop Labs.", "Orrin Aerospace Systems builds rockets."]
+    )
+    good = kb.save(tmp_path / "good.noema")
+
+    def change(members: dict[str, bytes]) -> None:
+        members["names.bin"] = damage(members["names.bin"])  # the manifest's size follows
+
+    bad = rewrite(good, tmp_path / "bad.noema", change, fix_manifest=True)
+    with pytest.raises(noema.BundleError, match=message):
+        KnowledgeBase.load(bad, embedder=embedder)
