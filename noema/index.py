@@ -158,6 +158,11 @@ class VectorIndex:
         self._base = other._approximate or other._base
         self._label_rows = None
 
+    def rows_of(self, ids: Sequence[str]) -> Any:
+        """Each id's row number, -1 for ids not held (an int64 array)."""
+        rows = self._rows
+        return np.fromiter((rows.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
+
     def vector(self, item_id: str) -> Vectors:
         """The stored vector of one id."""
         row: Vectors = self._vectors[self._rows[item_id]]

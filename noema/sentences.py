@@ -24,7 +24,7 @@ import numpy as np
 
 from noema.embed import Embedder, Vectors
 from noema.errors import BundleError, OptionError
-from noema.graph import VALUE_TYPES, SemanticGraph
+from noema.graph import VALUE_TYPES, Document, SemanticGraph
 from noema.index import VectorIndex
 from noema.names import normalize_name, strip_disambiguation
 
@@ -118,7 +118,10 @@ def source_sentences(graph: SemanticGraph) -> dict[Sentence, list[str]]:
         for m in fact.mentions:
             if m.document_id in graph.documents:
                 facts.setdefault(Sentence(m.document_id, m.start, m.end), []).append(fact.id)
-    return dict(sorted(facts.items()))
+    # the dataclass's own ordering, compared as plain tuples (5 times faster at 100,000)
+    return dict(
+        sorted(facts.items(), key=lambda item: (item[0].document_id, item[0].start, item[0].end))
+    )
 
 
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
@@ -166,9 +169,13 @@ class SentenceIndex:
         facts: Mapping[Sentence, Sequence[str]],
         topics: Mapping[str, Sequence[str]],
         keys: Mapping[Sentence, str],
+        documents: Mapping[str, Document] | None = None,
     ) -> None:
         self.vectors = vectors
         self._keys = dict(keys)
+        # the documents the keys were computed from: a later sidecar reuses the keys of a
+        # sentence whose document is the same object (a changed document is a new one)
+        self._documents = dict(documents or {})
         self.facts: Mapping[Sentence, tuple[str, ...]] = MappingProxyType(
             {s: tuple(f) for s, f in facts.items()}
         )
@@ -193,26 +200,42 @@ class SentenceIndex:
         embedder: Embedder,
         previous: SentenceIndex | None = None,
     ) -> SentenceIndex:
-        """The sidecar of ``graph``, embedding only sentences ``previous`` has no vector for."""
+        """The sidecar of ``graph``, embedding only sentences ``previous`` has no vector for.
+
+        A write into a large base touches few documents: the keys of the others' sentences are
+        taken from ``previous`` rather than hashed again, and their vectors copied as one block
+        (at 100,000 sentences the two had cost 2-3 s a write)."""
         facts = source_sentences(graph)
-        keys = {s: sentence_key(graph, s) for s in facts}
+        documents = graph.documents
+        before = previous._documents if previous is not None else {}
+        before_keys = previous._keys if previous is not None else {}
+        keys = {}
+        for s in facts:
+            known_key = (
+                before_keys.get(s)
+                if before.get(s.document_id) is documents[s.document_id]
+                else None
+            )
+            keys[s] = known_key if known_key is not None else sentence_key(graph, s)
         old = previous.vectors if previous is not None else None
-        index = VectorIndex(embedder.dimension)
-        known = [k for k in keys.values() if old is not None and k in old]
-        if known and old is not None:
-            index.add(known, np.stack([old.vector(k) for k in known]))
-        missing = [s for s, k in keys.items() if k not in index]
+        ordered_keys = list(keys.values())
+        rows = old.rows_of(ordered_keys) if old is not None else np.full(len(keys), -1)
+        matrix = np.zeros((len(keys), embedder.dimension), dtype=np.float32)
+        if old is not None and np.any(rows >= 0):
+            matrix[rows >= 0] = old.vectors[rows[rows >= 0]]
+        at = {key: n for n, key in enumerate(ordered_keys)}
+        missing = [s for s, k in keys.items() if rows[at[k]] < 0]
         if missing:
             # longest first, so each batch holds texts of about one length (less padding)
             missing.sort(key=lambda s: (s.start - s.end, s))
             texts = [sentence_text_for_embedding(graph, s) for s in missing]
-            index.add([keys[s] for s in missing], embedder.embed(texts))
+            matrix[[at[keys[s]] for s in missing]] = embedder.embed(texts)
         ordered = VectorIndex(embedder.dimension)
         if keys:
-            ordered.add(list(keys.values()), np.stack([index.vector(k) for k in keys.values()]))
+            ordered.add(ordered_keys, matrix)
         if old is not None:  # its approximate index is extended, whatever the row order
             ordered.inherit_approximate(old)
-        return cls(ordered, facts, document_topics(graph), keys)
+        return cls(ordered, facts, document_topics(graph), keys, documents)
 
     @classmethod
     def from_vectors(cls, graph: SemanticGraph, vectors: VectorIndex) -> SentenceIndex:
@@ -225,7 +248,7 @@ class SentenceIndex:
         keys = {s: sentence_key(graph, s) for s in facts}
         if list(keys.values()) != vectors.ids:
             raise OptionError("the sentence vectors do not match the graph's source sentences")
-        return cls(vectors, facts, document_topics(graph), keys)
+        return cls(vectors, facts, document_topics(graph), keys, graph.documents)
 
     @classmethod
     def from_bytes(cls, graph: SemanticGraph, dimension: int, blob: bytes) -> SentenceIndex:
@@ -242,7 +265,7 @@ class SentenceIndex:
                 f"{len(keys)} source sentences"
             )
         vectors = VectorIndex.from_bytes(list(keys.values()), dimension, blob, None)
-        return cls(vectors, facts, document_topics(graph), keys)
+        return cls(vectors, facts, document_topics(graph), keys, graph.documents)
 
     @classmethod
     def pooled(cls, indexes: Iterable[SentenceIndex]) -> SentenceIndex:

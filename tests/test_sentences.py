@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 
 import noema
 from noema import Document, KnowledgeBase
@@ -144,3 +145,48 @@ def test_a_markdown_heading_is_not_part_of_the_first_sentence(
     )
     result = kb.retrieve("Who acquired Mellanox?", format="sentences")
     assert result.text == "# Nvidia\nNvidia acquired Mellanox in 2020."
+
+
+def test_a_write_hashes_only_the_sentences_of_the_documents_it_touched(
+    make_kb: Callable[..., KnowledgeBase],
+    embedder: noema.SentenceTransformerEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 27: every write hashed every sentence of the base again to key its vector; the
+    keys of unchanged documents now come from the previous sidecar. A document replaced under
+    its id with text of the same length (same spans) still gets new keys and vectors."""
+    from noema import sentences
+
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="a"),
+            Document("Jensen Huang founded Nvidia.", id="b"),
+        ]
+    )
+    before = kb._snapshot.sentences
+    assert before is not None
+    hashed: list[str] = []
+    real = sentences.sentence_key
+
+    def counted(graph: noema.SemanticGraph, sentence: Sentence) -> str:  # the real function
+        hashed.append(sentence.document_id)
+        return real(graph, sentence)
+
+    monkeypatch.setattr(sentences, "sentence_key", counted)
+    kb.ingest([Document("Lisa Su leads AMD.", id="c")])
+    assert set(hashed) == {"c"}
+    after = kb._snapshot.sentences
+    assert after is not None
+    for s in before.facts:  # the untouched sentences keep their keys and vectors
+        assert after._keys[s] == before._keys[s]
+        np.testing.assert_array_equal(
+            after.vectors.vector(after._keys[s]), before.vectors.vector(before._keys[s])
+        )
+
+    hashed.clear()
+    kb.ingest([Document("Jensen Huang founded Nvidea.", id="b")])  # same length: same span
+    assert set(hashed) == {"b"}
+    [changed] = kb._snapshot.sentences.by_document["b"]
+    expected = embedder.embed(["Jensen Huang founded Nvidea."])[0]
+    assert kb._snapshot.sentences.similarities([changed], expected)[changed] > 0.999
