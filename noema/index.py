@@ -55,7 +55,9 @@ class _Approximate:
     def __init__(self, ivf: Any, ids: Sequence[str], trained: int) -> None:
         self.ivf, self.ids, self.trained = ivf, tuple(ids), trained
 
-    def extended(self, ids: Sequence[str], vectors: Vectors, rows: dict[str, int]) -> Any:
+    def extended(
+        self, ids: Sequence[str], vectors: Vectors, rows: dict[str, int]
+    ) -> _Approximate | None:
         """A copy holding also the ``ids`` it lacks (labels after its own), or ``None`` when it
         should be trained again instead."""
         if len(ids) > RETRAIN_GROWTH * self.trained:

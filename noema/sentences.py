@@ -282,7 +282,7 @@ class SentenceIndex:
         return [(self._by_key[key], s) for key, s in self.vectors.search(query, k)]
 
     def search_many(self, queries: Vectors, k: int) -> list[list[tuple[Sentence, float]]]:
-        """:meth:`search` for each row of ``queries``, in one pass over the vectors."""
+        """:meth:`search` for each row of ``queries``."""
         return [
             [(self._by_key[key], s) for key, s in hits]
             for hits in self.vectors.search_many(queries, k)
