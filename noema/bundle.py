@@ -10,7 +10,7 @@ Members (read by name; anything else in the zip is ignored):
     ``fact_rendering`` (what each fact's vector was embedded from; a bundle embedded another
     way has its fact vectors rebuilt on load, never mixed; absent in version-1 bundles embedded
     from notation blocks) and ``members``: for each other member its ``size`` in bytes and
-    ``sha256``. Versions are listed at :data:`SCHEMA_VERSION`; an older bundle is read through
+    ``sha256``; from version 3 ``merges``, the number of merge-log records. Versions are listed at :data:`SCHEMA_VERSION`; an older bundle is read through
     one migration per version step, a newer one refused.
 ``graph.json``
     :meth:`SemanticGraph.to_json` of the canonical graph, the source of truth, plus a
@@ -61,7 +61,7 @@ import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +83,7 @@ __all__ = [
     "default_max_memory",
     "read_bundle",
     "read_bundle_bytes",
+    "read_manifest",
     "write_bundle",
 ]
 
@@ -93,7 +94,8 @@ __all__ = [
 #      version-1 manifest may lack either.
 #   2  fact_rendering always present (what the fact vectors were embedded from), and the
 #      manifest's sentences entry whenever sentences.bin is.
-#   3  the optional names.bin and the manifest's names entry (rows) whenever it is present.
+#   3  the optional names.bin and the manifest's names entry (rows) whenever it is present;
+#      the manifest's merges (how many merge_log records graph.json holds).
 SCHEMA_VERSION = 3
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
@@ -115,6 +117,7 @@ GRAPH_MAX_RATIO = 100
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # A temporary file of a save untouched this long belongs to a save that was killed.
 STALE_TEMPORARY_SECONDS = 600
+_T = TypeVar("_T")
 _BINARY = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
 
 
@@ -270,6 +273,7 @@ def _members(
         "fact_rendering": FACT_RENDERING,
         **({"sentences": sentence_info} if sentence_info is not None else {}),
         **({"names": names_info} if names_info is not None else {}),
+        "merges": len(merge_log),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             for name, data in members.items()
@@ -339,14 +343,33 @@ def read_bundle_bytes(
     return _open(io.BytesIO(data), name, max_memory)
 
 
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A bundle's manifest alone, checked for its format and schema version and migrated to
+    this version: what ``noema info`` shows, without inflating or parsing anything else (so
+    without the members' checks: :func:`read_bundle` does those).
+
+    Raises:
+        BundleError: the file is missing, not a zip, not a Noema bundle, or from a newer Noema.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise BundleError(f"{str(source)!r} is not a file")
+    return _in_zip(source, str(source), lambda zf: _manifest_of(zf, str(source)))
+
+
 def _open(source: Any, name: str, max_memory: int | None) -> BundleContents:
     if max_memory is not None and (
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    return _in_zip(source, name, lambda zf: _read(zf, name, max_memory))
+
+
+def _in_zip(source: Any, name: str, read: Callable[[zipfile.ZipFile], _T]) -> _T:
+    """``read`` on the opened zip, its failures as :class:`BundleError`."""
     try:
         with zipfile.ZipFile(source) as zf:
-            return _read(zf, name, max_memory)
+            return read(zf)
     except BundleError:
         raise
     except (
@@ -360,7 +383,8 @@ def _open(source: Any, name: str, max_memory: int | None) -> BundleContents:
         raise BundleError(f"{name!r} is not a readable .noema bundle: {exc}") from exc
 
 
-def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleContents:
+def _manifest_of(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
+    """The manifest, checked for format and version and migrated to this version."""
     manifest_bytes = _member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = _load_json(manifest_bytes, "manifest.json", name)
     if manifest.get("format") != FORMAT_NAME:
@@ -376,7 +400,11 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
             f"{manifest.get('noema_version')!r}; this Noema reads schema {SCHEMA_VERSION} and older. "
             "Upgrade Noema to load it"
         )
-    manifest = _migrate(manifest, version)
+    return _migrate(manifest, version)
+
+
+def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleContents:
+    manifest = _manifest_of(zf, name)
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")

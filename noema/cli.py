@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
+from noema.bundle import read_manifest
 from noema.errors import NoemaError
 from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
@@ -269,8 +270,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    kb = KnowledgeBase.load(args.bundle)
-    manifest = kb.manifest or {}
+    # the manifest says it all from schema 3 on: nothing else is inflated, parsed or embedded
+    manifest = read_manifest(args.bundle)
+    merges = manifest.get("merges")
+    if not isinstance(merges, int):  # an older bundle: the merge log is inside graph.json
+        merges = len(KnowledgeBase.load(args.bundle).merge_log)
     info = {
         "path": args.bundle,
         "size_bytes": Path(args.bundle).stat().st_size,
@@ -281,7 +285,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "embedding_dimension": manifest.get("embedding_dimension"),
         "spacy_model": manifest.get("spacy_model"),
         "similarity_threshold": manifest.get("similarity_threshold"),
-        "merges": len(kb.merge_log),
+        "merges": merges,
     }
     if args.json:
         print(json.dumps(info, indent=2))

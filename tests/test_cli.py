@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import noema
 from noema.cli import build_parser, main
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
@@ -455,3 +456,34 @@ def test_a_ray_build_whose_workers_die_is_one_error_line(
     err = capsys.readouterr().err
     assert err.startswith("Error: the Ray build failed (ActorDiedError)") and err.count("\n") == 1
     assert not target.exists()
+
+
+def test_info_reads_the_manifest_alone(
+    tmp_path: Path,
+    company_kb: noema.KnowledgeBase,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 27 item 5: `noema info` showed the manifest after loading the whole bundle (graph,
+    vectors, sidecar); from schema 3 the manifest holds the merge count too, and nothing else
+    is read. An older bundle still has its merge log counted from graph.json."""
+    from noema.graph import SemanticGraph
+
+    path = company_kb.save(tmp_path / "kb.noema")
+    real = SemanticGraph.from_dict
+
+    def unread(data: object) -> SemanticGraph:
+        raise AssertionError("graph.json was parsed")
+
+    monkeypatch.setattr(SemanticGraph, "from_dict", unread)
+    assert main(["info", "--json", str(path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["merges"] == len(company_kb.merge_log) and shown["schema_version"] == 3
+    facts = len(company_kb.graph.relations) + len(company_kb.graph.events)
+    assert shown["counts"]["facts"] == facts
+
+    monkeypatch.setattr(SemanticGraph, "from_dict", real)
+    old = Path(__file__).parent / "data" / "schema2.noema"
+    assert main(["info", "--json", str(old)]) == 0
+    merges = len(noema.KnowledgeBase.load(old).merge_log)
+    assert json.loads(capsys.readouterr().out)["merges"] == merges == 1

@@ -103,7 +103,7 @@ LAYERS = {
     "warmup": _uses("graph kb resources"),
     "serve": _uses("errors filters kb names options retrieve sources"),
     "cli": _uses(
-        "_version distributed errors evaluate export filters graph kb notation options roundtrip serve sources warmup"
+        "_version bundle distributed errors evaluate export filters graph kb notation options roundtrip serve sources warmup"
     ),
 }
 
