@@ -55,23 +55,21 @@ class _Approximate:
     def __init__(self, ivf: Any, ids: Sequence[str], trained: int) -> None:
         self.ivf, self.ids, self.trained = ivf, tuple(ids), trained
 
-    def extended(
-        self, ids: Sequence[str], vectors: Vectors, rows: dict[str, int]
-    ) -> _Approximate | None:
-        """A copy holding also the ``ids`` it lacks (labels after its own), or ``None`` when it
-        should be trained again instead."""
-        if len(ids) > RETRAIN_GROWTH * self.trained:
+    def extended(self, index: VectorIndex) -> _Approximate | None:
+        """A copy holding also the rows of ``index`` it lacks (labels after its own), or
+        ``None`` when it should be trained again instead."""
+        if len(index) > RETRAIN_GROWTH * self.trained:
             return None
-        if sum(1 for i in self.ids if i in rows) * 2 < len(self.ids):
+        if int((index.rows_of(self.ids) >= 0).sum()) * 2 < len(self.ids):
             return None
         have = set(self.ids)
-        new = [n for n, i in enumerate(ids) if i not in have]
+        new = [n for n, i in enumerate(index._ids) if i not in have]
         ivf = _faiss().clone_index(self.ivf)
         if new:
             labels = np.arange(len(self.ids), len(self.ids) + len(new), dtype=np.int64)
-            ivf.add_with_ids(np.ascontiguousarray(vectors[new]), labels)
+            ivf.add_with_ids(np.ascontiguousarray(index._vectors[new]), labels)
         ivf.nprobe = self.ivf.nprobe
-        return _Approximate(ivf, [*self.ids, *(ids[n] for n in new)], self.trained)
+        return _Approximate(ivf, [*self.ids, *(index._ids[n] for n in new)], self.trained)
 
 
 def check_search_mode(mode: object) -> SearchMode:
@@ -217,13 +215,11 @@ class VectorIndex:
             self._approximate, self._label_rows, self._base = None, None, None
         elif self._label_rows is None:
             base = self._base
-            approximate = base.extended(self._ids, self._vectors, self._rows) if base else None
+            approximate = base.extended(self) if base else None
             if approximate is None:
                 approximate = _Approximate(_build_ivf(self._vectors), self._ids, len(self))
             self._approximate, self._base = approximate, None
-            self._label_rows = np.array(
-                [self._rows.get(i, -1) for i in approximate.ids], dtype=np.int64
-            )
+            self._label_rows = self.rows_of(approximate.ids)
         return self
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:

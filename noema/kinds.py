@@ -23,10 +23,10 @@ _KINDS = {
         goalkeeper coach manager politician diplomat lawyer judge businessman businesswoman
         entrepreneur executive writer author novelist poet playwright screenwriter journalist
         editor filmmaker director producer painter sculptor photographer architect designer
-        artist comedian presenter scientist physicist chemist biologist geneticist mathematician economist historian philosopher professor engineer physician
-        surgeon chef soldier officer general admiral priest bishop monk saint king queen prince
-        princess emperor empress duke nobleman aristocrat activist inventor explorer astronaut
-        personality
+        artist comedian presenter scientist physicist chemist biologist geneticist mathematician
+        economist historian philosopher professor engineer physician surgeon chef soldier
+        officer general admiral priest bishop monk saint king queen prince princess emperor
+        empress duke nobleman aristocrat activist inventor explorer astronaut personality
     """,
     "ORG": """
         band group duo trio quartet ensemble orchestra choir company corporation conglomerate

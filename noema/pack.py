@@ -107,9 +107,13 @@ def _render_facts(
     """The text, its notation and local entity ids. In notation a relation under ``floor`` is
     left out and its entities stay as entity lines: the names the retrieval reached, without a
     statement about them that is likely false (see min_confidence)."""
-    weak = [r for r in relations if not _stated(graph, r, floor)]
-    named = [e for r in weak for e in graph.relations[r].entity_ids]
-    stated = [r for r in relations if _stated(graph, r, floor)]
+    stated: list[str] = []
+    named: list[str] = []
+    for r in relations:
+        if _stated(graph, r, floor):
+            stated.append(r)
+        else:
+            named.extend(graph.relations[r].entity_ids)
     encoded = encode_facts(graph, stated, events, named)
     text = encoded.text if format == "notation" else decode(encoded.text) if encoded.text else ""
     return text, encoded.text, list(encoded.local_ids)
