@@ -36,6 +36,38 @@ def test_exact_search_is_brute_force_with_ties_by_row() -> None:
     assert [i for i, _ in index.search(vectors[7], 2)] == ["v7", "dup"]
 
 
+def _near_duplicates(n: int, seed: int = 5) -> np.ndarray:
+    """Rows in small bunches, in the model's dimension: many scores a float16 rounding apart."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((1000, 384)).astype(np.float32)
+    noise = rng.standard_normal((n, 384)).astype(np.float32) * rng.choice([0.01, 0.5], (n, 1))
+    points = centres[rng.integers(0, 1000, n)] + noise
+    return points / np.linalg.norm(points, axis=1, keepdims=True)
+
+
+def test_the_float16_prefilter_finds_exactly_what_the_full_scan_finds() -> None:
+    # ids and scores alike: a row is scored the same whichever rows are scored beside it
+    vectors = _near_duplicates(6000)
+    ids = [f"v{n}" for n in range(6000)]
+    full, prefiltered = VectorIndex(384), VectorIndex(384)
+    full.add(ids, vectors)
+    prefiltered.add(ids, vectors)
+    prefiltered.add(["dup"], vectors[11:12])  # ties stay in row order through the prefilter
+    full.add(["dup"], vectors[11:12])
+    prefiltered.prepare("exact")
+    rng = np.random.default_rng(8)
+    narrowed = 0
+    for n in range(0, 6000, 50):
+        query = vectors[n] + rng.uniform(0, 0.05) * rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        for k in (1, 5, 40):
+            assert prefiltered.search(query, k) == full.search(query, k)
+        candidates = prefiltered._prefilter.candidates(query, 5)
+        narrowed += candidates is not None and len(candidates) < 600
+    assert narrowed >= 100  # it did narrow the search, not fall back to the full scan
+    assert [i for i, _ in prefiltered.search(vectors[11], 2)] == ["v11", "dup"]
+
+
 def test_approximate_search_finds_most_exact_neighbours_with_exact_scores() -> None:
     vectors = _clustered(6000)
     index = VectorIndex(32)
