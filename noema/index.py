@@ -17,6 +17,7 @@ best ones. Every score a search reports is computed the same way, row by row
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
@@ -368,20 +369,34 @@ class VectorIndex:
         out = cls(dimension)
         out._ids = list(ids)
         out._rows = {item: n for n, item in enumerate(out._ids)}
-        matrix = np.frombuffer(vectors, dtype="<f4").astype(np.float32).reshape(len(ids), dimension)
-        if not np.all(np.isfinite(matrix)):
-            raise BundleError("embeddings contain NaN or infinite values")
-        norms = np.linalg.norm(matrix, axis=1)
-        if len(norms) and float(np.max(np.abs(norms - 1.0))) > _UNIT_TOLERANCE:
-            row = int(np.argmax(np.abs(norms - 1.0)))
-            raise BundleError(
-                f"embedding row {row} has length {float(norms[row]):.4g}; every row must be a "
-                "unit vector (a longer one would outscore every other fact)"
-            )
-        out._vectors = np.ascontiguousarray(matrix)
+        # a view of the bytes read, not a copy (a copy only where float32 is not little-endian):
+        # no method writes into the matrix, and a copy doubled the memory a load peaks at
+        matrix = np.frombuffer(vectors, dtype="<f4").astype(np.float32, copy=False)
+        matrix = matrix.reshape(len(ids), dimension)
+        _check_unit_rows(matrix)
+        out._vectors = matrix
         if index is not None:
-            _check_flat(index, out._vectors)
+            _check_flat(index, vectors, len(ids), dimension)
         return out
+
+
+def _check_unit_rows(matrix: Vectors) -> None:
+    """Every row finite and of length 1, checked from the squared lengths alone (no temporary
+    the size of the matrix: a non-finite number makes its row's squared length non-finite)."""
+    squares = np.einsum("ij,ij->i", matrix, matrix)
+    if not np.all(np.isfinite(squares)):
+        row = int(np.flatnonzero(~np.isfinite(squares))[0])
+        if not np.all(np.isfinite(matrix[row])):
+            raise BundleError("embeddings contain NaN or infinite values")
+        squares = squares.astype(np.float64)  # a finite row whose square overflowed
+        squares[row] = np.sum(matrix[row].astype(np.float64) ** 2)
+    lengths = np.sqrt(squares)
+    if len(lengths) and float(np.max(np.abs(lengths - 1.0))) > _UNIT_TOLERANCE:
+        row = int(np.argmax(np.abs(lengths - 1.0)))
+        raise BundleError(
+            f"embedding row {row} has length {float(lengths[row]):.4g}; every row must be a "
+            "unit vector (a longer one would outscore every other fact)"
+        )
 
 
 def _build_ivf(vectors: Vectors) -> Any:
@@ -403,21 +418,32 @@ def _build_ivf(vectors: Vectors) -> Any:
     return index
 
 
+def _flat_header(rows: int, dimension: int) -> bytes:
+    """What ``faiss.serialize_index`` writes before the vectors of an ``IndexFlatIP``: its type,
+    dimension, row count, two unused fields faiss fills with 2**20, "trained", the metric (0:
+    inner product) and the number of floats that follow (tests/test_index.py holds this equal
+    to faiss's own output)."""
+    fields = (dimension, rows, 1 << 20, 1 << 20, True, 0, rows * dimension)
+    return b"IxFI" + struct.pack("<iqqq?iQ", *fields)
+
+
 def _flat_bytes(vectors: Vectors) -> bytes:
-    """``faiss.serialize_index`` of an ``IndexFlatIP`` over ``vectors``."""
-    faiss = _faiss()
-    index = faiss.IndexFlatIP(vectors.shape[1])
-    if len(vectors):
-        index.add(vectors)
-    return bytes(faiss.serialize_index(index).tobytes())
+    """``faiss.serialize_index`` of an ``IndexFlatIP`` over ``vectors``, without building one."""
+    return _flat_header(*vectors.shape) + vectors.astype("<f4").tobytes()
 
 
-def _check_flat(blob: bytes, vectors: Vectors) -> None:
-    """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: compared
-    byte for byte rather than deserialized, so a header claiming gigabytes, another metric or
-    another index type is never acted on. (An approximate index is never read from a bundle: the
-    loader builds it again from the vectors.)"""
-    if blob != _flat_bytes(vectors):
+def _check_flat(blob: bytes, vectors: bytes, rows: int, dimension: int) -> None:
+    """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: its
+    header compared with the one faiss writes and the rest with the vectors' bytes, never
+    deserialized, so a header claiming gigabytes, another metric or another index type is never
+    acted on. (An approximate index is never read from a bundle: the loader builds it again
+    from the vectors.)"""
+    header = _flat_header(rows, dimension)
+    if (
+        len(blob) != len(header) + len(vectors)
+        or not blob.startswith(header)
+        or not blob.endswith(vectors)
+    ):
         raise BundleError(
             "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"
         )

@@ -68,6 +68,19 @@ def test_the_float16_prefilter_finds_exactly_what_the_full_scan_finds() -> None:
     assert [i for i, _ in prefiltered.search(vectors[11], 2)] == ["v11", "dup"]
 
 
+@pytest.mark.parametrize(("rows", "dimension"), [(0, 4), (3, 4), (70, 384)])
+def test_the_stored_flat_index_is_byte_for_byte_what_faiss_writes(rows: int, dimension: int) -> None:
+    import faiss
+
+    vectors = np.random.default_rng(rows).standard_normal((rows, dimension)).astype(np.float32)
+    flat = faiss.IndexFlatIP(dimension)
+    if rows:
+        flat.add(vectors)
+    index = VectorIndex(dimension)
+    index.add([f"v{n}" for n in range(rows)], vectors)
+    assert index.index_bytes() == bytes(faiss.serialize_index(flat))
+
+
 def test_approximate_search_finds_most_exact_neighbours_with_exact_scores() -> None:
     vectors = _clustered(6000)
     index = VectorIndex(32)
