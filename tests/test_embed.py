@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -95,3 +96,23 @@ def test_linears_cast_once_compute_what_autocast_computes(
     reference /= np.linalg.norm(reference, axis=1, keepdims=True)
     np.testing.assert_array_equal(fast, reference)
     assert {p.dtype for p in model.parameters()} == {torch.float32}
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_a_call_within_one_batch_embeds_what_encode_embeds(precision: str) -> None:
+    """A query's few texts skip ``encode``'s per-call bookkeeping (one forward pass of their own);
+    the vectors must stay those ``encode`` gives, bit for bit, or a base built through
+    ``encode`` would be searched with slightly different questions."""
+    from noema.embed import _bfloat16_autocast, _with_bfloat16_linears
+    from noema.resources import load_embedding_model
+
+    embedder = noema.SentenceTransformerEmbedder(precision=precision, batch_size=4)  # type: ignore[arg-type]
+    model = load_embedding_model(embedder.name)
+    if precision == "bfloat16":
+        model = _with_bfloat16_linears(model)
+    for texts in (TEXTS[2:3], TEXTS[:2], TEXTS, [*TEXTS, "Mellanox"]):  # the last: two batches
+        with _bfloat16_autocast() if precision == "bfloat16" else contextlib.nullcontext():
+            reference = model.encode(texts, batch_size=4, convert_to_numpy=True)
+        reference = reference.astype(np.float32)
+        reference /= np.linalg.norm(reference, axis=1, keepdims=True)
+        np.testing.assert_array_equal(embedder.embed(texts), reference)
