@@ -69,7 +69,9 @@ def test_the_float16_prefilter_finds_exactly_what_the_full_scan_finds() -> None:
 
 
 @pytest.mark.parametrize(("rows", "dimension"), [(0, 4), (3, 4), (70, 384)])
-def test_the_stored_flat_index_is_byte_for_byte_what_faiss_writes(rows: int, dimension: int) -> None:
+def test_the_stored_flat_index_is_byte_for_byte_what_faiss_writes(
+    rows: int, dimension: int
+) -> None:
     import faiss
 
     vectors = np.random.default_rng(rows).standard_normal((rows, dimension)).astype(np.float32)
