@@ -22,6 +22,7 @@ pty oy ab kg
 BUSINESS_SUFFIXES = frozenset(_SUFFIX_WORDS.split())
 _PUNCT = re.compile(r"[^\w\s]+")
 _WS = re.compile(r"\s+")
+_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
 
 
 def clean_name(text: str) -> str:
@@ -46,9 +47,12 @@ def normalize_name(name: str) -> str:
         >>> normalize_name("Google, Inc."), normalize_name("Siemens AG"), normalize_name("Nestlé S.A.")
         ('google', 'siemens', 'nestle')
     """
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"(?<=\w)\.(?=\w)", "", text)  # S.A. -> sa, U.S. -> us
+    if name.isascii():  # nothing to decompose (most names; half the time of a load's topics)
+        text = name.lower()
+    else:
+        text = unicodedata.normalize("NFKD", name)
+        text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = _INNER_DOT.sub("", text)  # S.A. -> sa, U.S. -> us
     words = _PUNCT.sub(" ", text).split()
     if len(words) > 1 and words[0] == "the":
         words = words[1:]
