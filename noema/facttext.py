@@ -11,7 +11,7 @@ rather than mixed with these.
 from __future__ import annotations
 
 from noema.graph import SemanticGraph
-from noema.notation import decode, encode_facts
+from noema.notation import decode_facts, encode_facts
 
 __all__ = ["FACT_RENDERING", "NOTATION_RENDERING", "fact_block", "fact_text"]
 
@@ -36,4 +36,6 @@ def fact_text(graph: SemanticGraph, fact_id: str) -> str:
         >>> fact_text(graph, graph.add_relation(a, "ceo_of", b))
         'Sundar Pichai is the ceo of Google.'
     """
-    return decode(fact_block(graph, fact_id))
+    if fact_id in graph.relations:
+        return decode_facts(graph, [fact_id])
+    return decode_facts(graph, (), [fact_id])

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from noema.graph import SemanticGraph
-from noema.notation import decode, encode_facts
+from noema.notation import decode_facts, encode_facts
 from noema.options import Format
 from noema.resources import count_tokens
 from noema.sentences import Sentence, document_heading, sentence_text
@@ -54,7 +54,7 @@ def render_sentences(graph: SemanticGraph, shown: Sequence[Sentence | str]) -> s
     if loose:
         relations = [f for f in loose if f in graph.relations]
         events = [f for f in loose if f in graph.events]
-        parts.append(decode(encode_facts(graph, relations, events).text))
+        parts.append(decode_facts(graph, relations, events))
     return "\n".join(parts)
 
 
@@ -97,16 +97,15 @@ def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
     return None
 
 
-def _render_facts(
+def _render_notation(
     graph: SemanticGraph,
     relations: list[str],
     events: list[str],
-    format: Format,
     floor: float = 0.0,
-) -> tuple[str, str, list[str]]:
-    """The text, its notation and local entity ids. In notation a relation under ``floor`` is
-    left out and its entities stay as entity lines: the names the retrieval reached, without a
-    statement about them that is likely false (see min_confidence)."""
+) -> tuple[str, list[str]]:
+    """The notation and its local entity ids. A relation under ``floor`` is left out and its
+    entities stay as entity lines: the names the retrieval reached, without a statement about
+    them that is likely false (see min_confidence)."""
     stated: list[str] = []
     named: list[str] = []
     for r in relations:
@@ -115,8 +114,7 @@ def _render_facts(
         else:
             named.extend(graph.relations[r].entity_ids)
     encoded = encode_facts(graph, stated, events, named)
-    text = encoded.text if format == "notation" else decode(encoded.text) if encoded.text else ""
-    return text, encoded.text, list(encoded.local_ids)
+    return encoded.text, list(encoded.local_ids)
 
 
 def pack(
@@ -176,11 +174,10 @@ def pack(
             over = middle
     chosen = items[:fit]
     text, tokens = counted[fit]
-    _, notation, entity_ids = _render_facts(
+    notation, entity_ids = _render_notation(
         graph,
         [f for f, _ in chosen if f in graph.relations],
         [f for f, _ in chosen if f not in graph.relations],
-        "notation",
         floor,
     )
     chosen = [(f, s) for f, s in chosen if _stated(graph, f, floor)]  # not only as entities
@@ -216,4 +213,6 @@ def _render_prefix(
         return render_sentences(graph, shown)
     relations = [f for f, _ in chosen if f in graph.relations]
     events = [f for f, _ in chosen if f not in graph.relations]
-    return _render_facts(graph, relations, events, format, floor)[0]
+    if format == "natural_language":  # no entity lines: only the stated facts show
+        return decode_facts(graph, [r for r in relations if _stated(graph, r, floor)], events)
+    return _render_notation(graph, relations, events, floor)[0]

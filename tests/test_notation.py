@@ -226,3 +226,33 @@ def test_parse_line_soup_parses_or_raises_value_error(lines: list[str]) -> None:
         parse_notation("\n".join(lines))
     except ValueError as exc:
         assert str(exc).startswith("line ")
+
+
+def test_decoding_facts_from_the_graph_says_what_decoding_their_notation_says() -> None:
+    """natural_language is rendered straight from the graph (no notation written and read back):
+    the text must be the round trip's, names with colons, accents and odd spacing included."""
+    from noema.notation import decode_facts, encode_facts
+
+    g = noema.SemanticGraph()
+    names = ["Star Wars: Episode IV", "Nestlé S.A.", "A :ORG", " spaced  out ", "Ōe", "Bob"]
+    ids = [
+        g.add_entity(n, t)
+        for n, t in zip(names, ["PRODUCT", "ORG", "ORG", "PERSON", "PERSON", "PERSON"], strict=True)
+    ]
+    relations = [
+        g.add_relation(ids[0], "direct_by", ids[3]),
+        g.add_relation(ids[1], "ceo_of", ids[2]),
+        g.add_relation(ids[4], "found", ids[1]),
+    ]
+    events = [
+        g.add_event("sign_treaty", [ids[4], ids[5], ids[3]], time="1998"),
+        g.add_event("ipo", [ids[1]]),
+    ]
+    for chosen_relations, chosen_events in [
+        (relations, events),
+        (relations[1:], []),
+        ([], events[::-1]),
+        (relations[::-1], events[:1]),
+    ]:
+        expected = decode(encode_facts(g, chosen_relations, chosen_events).text)
+        assert decode_facts(g, chosen_relations, chosen_events) == expected
