@@ -384,17 +384,19 @@ def _check_unit_rows(matrix: Vectors) -> None:
     """Every row finite and of length 1, checked from the squared lengths alone (no temporary
     the size of the matrix: a non-finite number makes its row's squared length non-finite)."""
     squares = np.einsum("ij,ij->i", matrix, matrix)
+    row, length = -1, 1.0
     if not np.all(np.isfinite(squares)):
         row = int(np.flatnonzero(~np.isfinite(squares))[0])
         if not np.all(np.isfinite(matrix[row])):
             raise BundleError("embeddings contain NaN or infinite values")
-        squares = squares.astype(np.float64)  # a finite row whose square overflowed
-        squares[row] = np.sum(matrix[row].astype(np.float64) ** 2)
-    lengths = np.sqrt(squares)
-    if len(lengths) and float(np.max(np.abs(lengths - 1.0))) > _UNIT_TOLERANCE:
+        length = math.sqrt(float(np.sum(matrix[row].astype(np.float64) ** 2)))  # overflowed
+    elif len(squares):
+        lengths = np.sqrt(squares)
         row = int(np.argmax(np.abs(lengths - 1.0)))
+        length = float(lengths[row])
+    if abs(length - 1.0) > _UNIT_TOLERANCE:
         raise BundleError(
-            f"embedding row {row} has length {float(lengths[row]):.4g}; every row must be a "
+            f"embedding row {row} has length {length:.4g}; every row must be a "
             "unit vector (a longer one would outscore every other fact)"
         )
 
