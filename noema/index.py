@@ -328,7 +328,9 @@ class VectorIndex:
         """The ``k`` best of ``rows`` (all rows when ``None``) by exact cosine, ties by row."""
         if rows is None and self._prefilter is not None:
             rows = self._prefilter.candidates(query, k)
-        if rows is None:
+        if rows is None and k >= len(self._ids):  # every row wanted: score each once
+            rows = np.arange(len(self._ids))
+        elif rows is None:
             rows = _near_top(self._vectors @ query, k)
         scores = _cosines(self._vectors[rows], query)
         top = _near_top(scores, k, _SAME_REPORTED)
