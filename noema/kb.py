@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
-from noema.bundle import (
-    BundleContents,
-    BundleSettings,
-    bundle_bytes,
-    read_bundle,
-    read_bundle_bytes,
-    write_bundle,
-)
+from noema.bundle import BundleContents, BundleSettings
 from noema.canonical import Canonicalizer, IngestReport, MergeRecord
 from noema.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
 from noema.errors import InputTypeError, ModelMismatchError, OptionError, UnknownIdError
 from noema.extractor import Extractor, extract_in_batches
-from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
+from noema.facttext import fact_text
 from noema.filters import FactFilter
 from noema.graph import SemanticGraph
 from noema.index import SearchMode, VectorIndex, check_search_mode, one_blas_thread
@@ -34,8 +26,8 @@ from noema.records import surrogate_at
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieve import RetrievalResult, retrieve_facts
 from noema.sentences import SentenceIndex, sentence_text
-from noema.snapshot import Snapshot, prepared, synced_index, with_reused_vectors
 from noema.sources import Source, as_documents
+from noema.store import Snapshot, Store, read, with_reused_vectors
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
@@ -95,16 +87,19 @@ class KnowledgeBase:
         )
         self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
         self._merge_log: list[MergeRecord] = []
-        # Graph, fact index and sentence sidecar in one attribute: a reader takes the snapshot
-        # once and uses nothing else, so it never waits and never sees half a write. Writers
-        # build the next snapshot (embedding what they added) and replace it whole.
-        self._snapshot = Snapshot(SemanticGraph(), None, None)
+        # Graph, fact index and sentence sidecar in one snapshot: a reader takes it once and
+        # uses nothing else, so it never waits and never sees half a write. Writers build the
+        # next graph aside and the store publishes it whole (noema.store).
+        self._store = Store(self.embedder, self.search)
         self._spacy_model_name: str | None = None
-        self._write_lock = threading.Lock()
         self.manifest: dict[str, Any] | None = None
         """The manifest of the bundle this knowledge base was loaded from, if any."""
 
     # -- state ---------------------------------------------------------------------------------
+    @property
+    def _snapshot(self) -> Snapshot:
+        return self._store.snapshot
+
     @property
     def graph(self) -> SemanticGraph:
         """The canonical graph (treat it as read-only; change it through ingest)."""
@@ -172,7 +167,7 @@ class KnowledgeBase:
             1
         """
         documents = as_documents(sources, root)
-        with self._write_lock:
+        with self._store.lock:
             graph = self._snapshot.graph.copy()
             seen: set[str] = set()
             fresh = []
@@ -200,7 +195,7 @@ class KnowledgeBase:
                     counts[1] += len(result.new_relation_ids)
                     counts[2] += len(result.new_event_ids)
                 with embedding_progress(embed_progress):
-                    self._publish(graph)
+                    self._store.publish(graph)
             except BaseException:
                 # the graph copy is dropped; the names filed from it must go too, or the next
                 # ingest would merge by an alias the stored graph never got
@@ -229,13 +224,13 @@ class KnowledgeBase:
             (2, 1)
         """
         ids = list(dict.fromkeys(document_ids))
-        with self._write_lock:
+        with self._store.lock:
             unknown = [d for d in ids if d not in self._snapshot.graph.documents]
             if unknown:
                 raise UnknownIdError(f"no document with id {unknown[0]!r} in this knowledge base")
             graph = self._snapshot.graph.copy()
             entities, facts = graph.remove_document_support(ids)
-            self._publish(graph)
+            self._store.publish(graph)
         return len(entities), len(facts)
 
     def split_entity(self, entity_id: str, merged_name: str) -> str:
@@ -250,7 +245,7 @@ class KnowledgeBase:
             ValueError: no merge of ``merged_name`` into ``entity_id`` is recorded; the message
                 lists the names that were merged into it.
         """
-        with self._write_lock:
+        with self._store.lock:
             records = [
                 r
                 for r in self._merge_log
@@ -273,7 +268,7 @@ class KnowledgeBase:
             documents = {d for r in records for d in r.document_ids}
             new_id = graph.split_entity(entity_id, merged_name, document_ids=documents, type=typed)
             self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
-            self._publish(graph)
+            self._store.publish(graph)
             self._merge_log = [r for r in self._merge_log if r not in records]
         return new_id
 
@@ -291,7 +286,7 @@ class KnowledgeBase:
             )
         theirs = other._snapshot
         other_graph = theirs.graph
-        with self._write_lock:
+        with self._store.lock:
             graph = self._snapshot.graph.copy()
             before = set(graph.documents)
             incoming = other_graph.copy()
@@ -302,7 +297,7 @@ class KnowledgeBase:
             if theirs.index is not None:
                 index = with_reused_vectors(index, graph, theirs, result.entity_ids)
             pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
-            self._publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
+            self._store.publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
             # the other base's own merges come along, pointed at the entities they joined here
             # (a typed-once merge inside a part would otherwise read as an exact one at the
             # seam, and split_entity could not undo it)
@@ -321,23 +316,6 @@ class KnowledgeBase:
             new_events=len(result.new_event_ids),
             merges=result.merges,
         )
-
-    def _publish(
-        self,
-        graph: SemanticGraph,
-        index: VectorIndex | None = None,
-        sentence_pool: SentenceIndex | None = None,
-    ) -> None:
-        """Make ``graph`` the current state, with a fact index and sentence sidecar that hold
-        exactly its facts and sentences; embeds only what no vector exists for. Called by
-        writers, under the write lock: the diff against the previous index is write-side work,
-        so no reader ever compares the facts with the index."""
-        current = self._snapshot
-        index = index if index is not None else current.index
-        index = synced_index(index, graph, self.embedder)
-        previous = sentence_pool if sentence_pool is not None else current.sentences
-        sentences = SentenceIndex.build(graph, self.embedder, previous)
-        self._snapshot = prepared(Snapshot(graph, index, sentences), self.search)
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
@@ -510,39 +488,21 @@ class KnowledgeBase:
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
-        snapshot = self._saved_snapshot()
-        assert snapshot.index is not None
-        write_bundle(
+        return self._store.save(
             path,
-            snapshot.graph,
-            snapshot.index,
             settings=self._bundle_settings(),
             merge_log=tuple(self._merge_log),
-            sentences=snapshot.sentences,
-            name_vectors=self._canonicalizer.name_vectors(snapshot.graph),
+            name_vectors=self._canonicalizer.name_vectors,
         )
-        return Path(path)
 
     def to_bytes(self) -> bytes:
         """The bytes :meth:`save` writes, to keep in memory or send elsewhere (a database, another
         process); :meth:`from_bytes` reads them back."""
-        snapshot = self._saved_snapshot()
-        assert snapshot.index is not None
-        return bundle_bytes(
-            snapshot.graph,
-            snapshot.index,
+        return self._store.to_bytes(
             settings=self._bundle_settings(),
             merge_log=tuple(self._merge_log),
-            sentences=snapshot.sentences,
-            name_vectors=self._canonicalizer.name_vectors(snapshot.graph),
+            name_vectors=self._canonicalizer.name_vectors,
         )
-
-    def _saved_snapshot(self) -> Snapshot:
-        """The current snapshot, with its index and sentences made if nothing was ingested."""
-        if self._snapshot.index is None or self._snapshot.sentences is None:
-            with self._write_lock:
-                self._publish(self._snapshot.graph)
-        return self._snapshot
 
     def _bundle_settings(self) -> BundleSettings:
         return BundleSettings(
@@ -590,13 +550,13 @@ class KnowledgeBase:
             allow_download,
             max_memory,
         )
-        return cls._from_contents(read_bundle(path, max_memory=max_memory), str(path), options)
+        return cls._from_contents(read(path, max_memory=max_memory), str(path), options)
 
     @classmethod
     def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
         """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
         checked = _LoadOptions(**options)
-        contents = read_bundle_bytes(data, max_memory=checked.max_memory)
+        contents = read(data, max_memory=checked.max_memory)
         return cls._from_contents(contents, "<bytes>", checked)
 
     @classmethod
@@ -629,16 +589,7 @@ class KnowledgeBase:
                 f"{name!r} holds vectors of dimension {contents.index.dimension}, but "
                 f"{stored_model!r} gives {kb.embedder.dimension}"
             )
-        current = manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
-        if current and contents.sentences is not None:
-            kb._snapshot = prepared(
-                Snapshot(contents.graph, contents.index, contents.sentences), kb.search
-            )
-        else:
-            # fact vectors embedded from another text (R2) are rebuilt, never mixed; a bundle
-            # from before the sentence sidecar gets one
-            index = contents.index if current else VectorIndex(contents.index.dimension)
-            kb._publish(contents.graph, index, contents.sentences)
+        kb._store.open(contents)
         kb._merge_log = list(contents.merge_log)
         kb._canonicalizer.remember(contents.name_vectors)
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]

@@ -310,8 +310,8 @@ def _typed_kb(make_kb: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBas
         *(_typed(f"org{n}", "Veltrix Robotics", "ORG") for n in range(3)),
         _typed("person", "Veltrix Robotics", "PERSON"),
     )
-    with kb._write_lock:
-        kb._publish(store)
+    with kb._store.lock:
+        kb._store.publish(store)
         kb._merge_log.extend(merges)
     return kb
 

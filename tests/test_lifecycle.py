@@ -158,7 +158,7 @@ def test_readers_do_not_wait_for_a_writer(make_kb) -> None:  # type: ignore[no-u
     first = kb.retrieve("Who founded Google?")
     answers: list[noema.RetrievalResult] = []
     # a writer mid-way holds the write lock; a reader reads the last published snapshot
-    with kb._write_lock:
+    with kb._store.lock:
         reader = threading.Thread(target=lambda: answers.append(kb.retrieve("Who founded Google?")))
         reader.start()
         reader.join(timeout=120)

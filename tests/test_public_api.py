@@ -91,10 +91,10 @@ LAYERS = {
     ),
     "facttext": _uses("graph notation"),
     "bundle": _uses("canonical errors facttext graph index records sentences"),
-    "snapshot": _uses("embed facttext graph index sentences"),
+    "store": _uses("bundle canonical embed facttext graph index sentences"),
     "kb": _uses(
         """_version bundle canonical embed errors extractor facttext filters graph index notation
-        options pack parse records resources retrieve sentences snapshot sources view"""
+        options pack parse records resources retrieve sentences sources store view"""
     ),
     "distributed": _uses("errors extractor graph kb sources"),
     "compress": _uses("embed extractor graph kb options resources retrieve sources"),

@@ -146,10 +146,10 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
 ) -> None:
     # spies that count and delegate to the real functions: the work that compares every fact
     # with the index, and the sidecar rebuild, happen once per write and never in a read
-    import noema.kb
+    import noema.store
 
     calls = {"index": 0, "sentences": 0}
-    sync, build = noema.kb.synced_index, noema.kb.SentenceIndex.build
+    sync, build = noema.store.synced_index, noema.store.SentenceIndex.build
 
     def counted_sync(*args: object) -> object:
         calls["index"] += 1
@@ -159,8 +159,8 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
         calls["sentences"] += 1
         return build(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(noema.kb, "synced_index", counted_sync)
-    monkeypatch.setattr(noema.kb.SentenceIndex, "build", counted_build)
+    monkeypatch.setattr(noema.store, "synced_index", counted_sync)
+    monkeypatch.setattr(noema.store.SentenceIndex, "build", counted_build)
     kb = KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."])
     assert calls == {"index": 1, "sentences": 1}

@@ -1,0 +1,218 @@
+"""The storage seam: what a knowledge base's readers see, how its writers publish the next
+state, and how that state goes to and comes from a bundle.
+
+A :class:`Snapshot` is a graph with the fact index and sentence sidecar built for it. Writers make
+a new one aside (copying the index, embedding only the facts they added, reusing vectors a merge
+brings) and publish it in one assignment (:meth:`Store.publish`); readers never wait and never
+see half a write. :class:`Store` holds the current snapshot and the writers' lock, writes it as a
+bundle (:mod:`noema.bundle` is the file format) and opens one, bringing an older bundle's state
+up to date (fact vectors embedded from another text, a missing sentence sidecar).
+:class:`noema.KnowledgeBase` keeps ingest and retrieval and goes through this module for the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from noema.bundle import (
+    BundleContents,
+    BundleSettings,
+    bundle_bytes,
+    read_bundle,
+    read_bundle_bytes,
+    write_bundle,
+)
+from noema.canonical import MergeRecord
+from noema.embed import Embedder
+from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
+from noema.graph import Relation, SemanticGraph, make_event_id, make_relation_id
+from noema.index import SearchMode, VectorIndex
+from noema.sentences import SentenceIndex
+
+__all__ = ["Snapshot", "Store", "prepared", "read", "synced_index", "with_reused_vectors"]
+
+NameVectors = Mapping[str, npt.NDArray[np.float32]]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a reader sees: a graph with the fact index and sentence sidecar built for it (both
+    ``None`` until the first write)."""
+
+    graph: SemanticGraph
+    index: VectorIndex | None
+    sentences: SentenceIndex | None
+
+
+def prepared(snapshot: Snapshot, search: SearchMode) -> Snapshot:
+    """The snapshot with its search structures built, before any reader can see it."""
+    if snapshot.index is not None:
+        snapshot.index.prepare(search)
+    if snapshot.sentences is not None:
+        snapshot.sentences.vectors.prepare(search)
+    return snapshot
+
+
+def synced_index(
+    index: VectorIndex | None, graph: SemanticGraph, embedder: Embedder
+) -> VectorIndex:
+    """A copy of ``index`` holding exactly the facts of ``graph``: removed facts dropped, new ones
+    embedded. ``index`` itself is left as it is, for the readers still using it."""
+    if index is None:
+        index = VectorIndex(embedder.dimension)
+    facts = [*graph.relations, *graph.events]
+    stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
+    missing = [f for f in facts if f not in index]
+    if not stale and not missing:
+        return index
+    index = index.copy()
+    index.remove(stale)
+    if missing:
+        index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
+    return index
+
+
+def with_reused_vectors(
+    index: VectorIndex, graph: SemanticGraph, theirs: Snapshot, mapping: dict[str, str]
+) -> VectorIndex:
+    """``index`` plus the vectors of another base's facts that kept their text after its
+    entities were mapped into ``graph``: a merge embeds none of those again."""
+    other_index = theirs.index
+    assert other_index is not None
+    reused_ids, rows = [], []
+    for fact in theirs.graph.iter_facts():
+        if not all(e in mapping for e in fact.entity_ids):
+            continue
+        ends = [mapping[e] for e in fact.entity_ids]
+        if isinstance(fact, Relation):
+            new_id = make_relation_id(ends[0], fact.predicate, ends[1])
+        else:  # events too: the docstring promised it, and they were embedded again
+            new_id = make_event_id(fact.label, tuple(dict.fromkeys(ends)), fact.time)
+        if (
+            (new_id in graph.relations or new_id in graph.events)
+            and new_id not in index
+            and fact.id in other_index
+            and fact_text(graph, new_id) == fact_text(theirs.graph, fact.id)
+        ):
+            reused_ids.append(new_id)
+            rows.append(other_index.vector(fact.id))
+    if not rows:
+        return index
+    index = index.copy()
+    index.add(reused_ids, np.stack(rows))
+    return index
+
+
+class Store:
+    """The current :class:`Snapshot` of one knowledge base, and everything that replaces it.
+
+    Readers take :attr:`snapshot` once and use nothing else. Writers hold :attr:`lock`, build
+    the next graph aside and :meth:`publish` it; opening a bundle (:meth:`open`) publishes what
+    it holds the same way.
+    """
+
+    def __init__(self, embedder: Embedder, search: SearchMode) -> None:
+        self.embedder = embedder
+        self.search: SearchMode = search
+        self.snapshot = Snapshot(SemanticGraph(), None, None)
+        self.lock = threading.Lock()
+
+    def publish(
+        self,
+        graph: SemanticGraph,
+        index: VectorIndex | None = None,
+        sentence_pool: SentenceIndex | None = None,
+    ) -> None:
+        """Make ``graph`` the current state, with a fact index and sentence sidecar that hold
+        exactly its facts and sentences; embeds only what no vector exists for. Called by
+        writers, under :attr:`lock`: the diff against the previous index is write-side work,
+        so no reader ever compares the facts with the index. ``index`` replaces the current
+        index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
+        sentence vectors to reuse besides the current sidecar's."""
+        current = self.snapshot
+        index = index if index is not None else current.index
+        index = synced_index(index, graph, self.embedder)
+        previous = sentence_pool if sentence_pool is not None else current.sentences
+        sentences = SentenceIndex.build(graph, self.embedder, previous)
+        self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
+
+    def complete(self) -> Snapshot:
+        """The current snapshot, with its index and sentences made if nothing was written yet."""
+        if self.snapshot.index is None or self.snapshot.sentences is None:
+            with self.lock:
+                if self.snapshot.index is None or self.snapshot.sentences is None:
+                    self.publish(self.snapshot.graph)
+        return self.snapshot
+
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        settings: BundleSettings,
+        merge_log: tuple[MergeRecord, ...],
+        name_vectors: Callable[[SemanticGraph], NameVectors],
+    ) -> Path:
+        """Write the current state as a bundle at ``path``, atomically (the previous bundle
+        there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
+        the graph that is written."""
+        snapshot = self.complete()
+        assert snapshot.index is not None
+        write_bundle(
+            path,
+            snapshot.graph,
+            snapshot.index,
+            settings=settings,
+            merge_log=merge_log,
+            sentences=snapshot.sentences,
+            name_vectors=name_vectors(snapshot.graph),
+        )
+        return Path(path)
+
+    def to_bytes(
+        self,
+        *,
+        settings: BundleSettings,
+        merge_log: tuple[MergeRecord, ...],
+        name_vectors: Callable[[SemanticGraph], NameVectors],
+    ) -> bytes:
+        """The bytes :meth:`save` writes."""
+        snapshot = self.complete()
+        assert snapshot.index is not None
+        return bundle_bytes(
+            snapshot.graph,
+            snapshot.index,
+            settings=settings,
+            merge_log=merge_log,
+            sentences=snapshot.sentences,
+            name_vectors=name_vectors(snapshot.graph),
+        )
+
+    def open(self, contents: BundleContents) -> None:
+        """Make a bundle's contents the current state. A bundle's manifest and members are
+        migrated as they are read (:mod:`noema.bundle`); what is left is the state itself:
+        fact vectors embedded from another text than today's (R2) are embedded again, never
+        mixed with new ones, and a bundle from before the sentence sidecar gets one."""
+        current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
+        if current and contents.sentences is not None:
+            snapshot = Snapshot(contents.graph, contents.index, contents.sentences)
+            self.snapshot = prepared(snapshot, self.search)
+            return
+        index = contents.index if current else VectorIndex(contents.index.dimension)
+        with self.lock:
+            self.publish(contents.graph, index, contents.sentences)
+
+
+def read(
+    source: str | os.PathLike[str] | bytes, *, max_memory: int | None = None
+) -> BundleContents:
+    """A bundle's checked contents, from its path or its bytes."""
+    if isinstance(source, bytes):
+        return read_bundle_bytes(source, max_memory=max_memory)
+    return read_bundle(source, max_memory=max_memory)

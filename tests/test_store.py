@@ -1,0 +1,82 @@
+"""The storage seam: publishing a write, saving the current state, opening a bundle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import noema
+from noema.bundle import BundleSettings
+from noema.graph import SemanticGraph
+from noema.store import Store, read
+from tests.conftest import CountingEmbedder
+
+_SETTINGS = BundleSettings(
+    embedding_model="all-MiniLM-L6-v2",
+    spacy_model="en_core_web_sm",
+    similarity_threshold=0.85,
+    noema_version=noema.__version__,
+)
+
+
+def _ingested(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor, *texts: str
+) -> SemanticGraph:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest([noema.Document(t, id=f"d{n}") for n, t in enumerate(texts)])
+    return kb.graph
+
+
+def test_publishing_a_write_embeds_only_the_facts_and_sentences_it_added(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    counting = CountingEmbedder(embedder)
+    store = Store(counting, "exact")
+    store.publish(_ingested(embedder, extractor, "Larry Page founded Google."))
+    before = store.snapshot
+    counting.calls.clear()
+
+    grown = _ingested(
+        embedder, extractor, "Larry Page founded Google.", "Jensen Huang founded Nvidia."
+    )
+    with store.lock:
+        store.publish(grown)
+
+    embedded = [t for call in counting.calls for t in call]
+    assert embedded and all("Google" not in t for t in embedded)
+    assert any("Nvidia" in t for t in embedded)
+    # the snapshot a reader took before the write still holds exactly what it held
+    assert before.index is not None and set(before.index.ids) == set(before.graph.relations)
+    assert store.snapshot is not before
+    assert store.snapshot.index is not None
+    assert set(store.snapshot.index.ids) == {*grown.relations, *grown.events}
+
+
+def test_saving_a_store_nothing_was_published_to_writes_an_empty_bundle_that_opens(
+    embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    store = Store(embedder, "exact")
+    path = store.save(
+        tmp_path / "empty.noema", settings=_SETTINGS, merge_log=(), name_vectors=lambda g: {}
+    )
+    opened = Store(embedder, "exact")
+    opened.open(read(path))
+    assert opened.snapshot.index is not None and len(opened.snapshot.index) == 0
+    assert opened.snapshot.sentences is not None and len(opened.snapshot.sentences) == 0
+
+
+def test_a_store_opened_from_its_own_bytes_holds_the_same_state_and_embeds_nothing(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> None:
+    store = Store(embedder, "exact")
+    store.publish(_ingested(embedder, extractor, "Larry Page founded Google."))
+    data = store.to_bytes(settings=_SETTINGS, merge_log=(), name_vectors=lambda g: {})
+
+    counting = CountingEmbedder(embedder)
+    opened = Store(counting, "exact")
+    opened.open(read(data))
+
+    assert counting.calls == []
+    assert opened.snapshot.graph == store.snapshot.graph
+    assert opened.snapshot.index is not None and store.snapshot.index is not None
+    for fact_id in store.snapshot.index.ids:
+        assert (opened.snapshot.index.vector(fact_id) == store.snapshot.index.vector(fact_id)).all()
