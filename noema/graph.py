@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from noema.errors import GraphError
+from noema.gcpause import paused_gc
 from noema.records import (
     ENTITY_TYPES,
     LINE_BREAKS,
@@ -441,11 +442,12 @@ class SemanticGraph:
     def copy(self) -> SemanticGraph:
         """A copy that can be changed without touching this graph."""
         other = SemanticGraph()
-        other._entities = dict(self._entities)
-        other._relations = dict(self._relations)
-        other._events = dict(self._events)
-        other._documents = dict(self._documents)
-        other._facts_by_entity = {k: dict(v) for k, v in self._facts_by_entity.items()}
+        with paused_gc():  # a dict per entity: see noema.gcpause
+            other._entities = dict(self._entities)
+            other._relations = dict(self._relations)
+            other._events = dict(self._events)
+            other._documents = dict(self._documents)
+            other._facts_by_entity = {k: dict(v) for k, v in self._facts_by_entity.items()}
         return other
 
     # -- JSON form -----------------------------------------------------------------------------

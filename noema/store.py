@@ -32,6 +32,7 @@ from noema.bundle import (
 from noema.canonical import MergeRecord
 from noema.embed import Embedder
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
+from noema.gcpause import paused_gc
 from noema.graph import Relation, SemanticGraph, make_event_id, make_relation_id
 from noema.index import SearchMode, VectorIndex
 from noema.sentences import SentenceIndex
@@ -137,11 +138,12 @@ class Store:
         index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
         sentence vectors to reuse besides the current sidecar's."""
         current = self.snapshot
-        index = index if index is not None else current.index
-        index = synced_index(index, graph, self.embedder)
-        previous = sentence_pool if sentence_pool is not None else current.sentences
-        sentences = SentenceIndex.build(graph, self.embedder, previous)
-        self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
+        with paused_gc():
+            index = index if index is not None else current.index
+            index = synced_index(index, graph, self.embedder)
+            previous = sentence_pool if sentence_pool is not None else current.sentences
+            sentences = SentenceIndex.build(graph, self.embedder, previous)
+            self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
 
     def complete(self) -> Snapshot:
         """The current snapshot, with its index and sentences made if nothing was written yet."""
@@ -202,7 +204,8 @@ class Store:
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
             snapshot = Snapshot(contents.graph, contents.index, contents.sentences)
-            self.snapshot = prepared(snapshot, self.search)
+            with paused_gc():
+                self.snapshot = prepared(snapshot, self.search)
             return
         index = contents.index if current else VectorIndex(contents.index.dimension)
         with self.lock:
@@ -213,6 +216,7 @@ def read(
     source: str | os.PathLike[str] | bytes, *, max_memory: int | None = None
 ) -> BundleContents:
     """A bundle's checked contents, from its path or its bytes."""
-    if isinstance(source, bytes):
-        return read_bundle_bytes(source, max_memory=max_memory)
-    return read_bundle(source, max_memory=max_memory)
+    with paused_gc():
+        if isinstance(source, bytes):
+            return read_bundle_bytes(source, max_memory=max_memory)
+        return read_bundle(source, max_memory=max_memory)

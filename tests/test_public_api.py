@@ -65,7 +65,8 @@ LAYERS = {
     "_version": _uses(""),
     "options": _uses(""),
     "records": _uses("errors"),
-    "graph": _uses("errors records"),
+    "gcpause": _uses(""),
+    "graph": _uses("errors gcpause records"),
     "names": _uses(""),
     "kinds": _uses(""),
     "resources": _uses("errors"),
@@ -91,7 +92,7 @@ LAYERS = {
     ),
     "facttext": _uses("graph notation"),
     "bundle": _uses("canonical errors facttext graph index records sentences"),
-    "store": _uses("bundle canonical embed facttext graph index sentences"),
+    "store": _uses("bundle canonical embed facttext gcpause graph index sentences"),
     "kb": _uses(
         """_version bundle canonical embed errors extractor facttext filters graph index notation
         options pack parse records resources retrieve sentences sources store view"""
