@@ -1,9 +1,9 @@
 """Pausing Python's cyclic garbage collector while a large structure is built.
 
-Opening a bundle or publishing a write creates millions of small objects (records, mentions,
+Opening a bundle or copying a large graph creates millions of small objects (records, mentions,
 dicts, tuples) and frees almost none: every collection the allocations trigger walks a growing
 heap and finds nothing, and the full collections walk all of it. Measured on a 100,000-fact
-bundle, that was a quarter of the time to read it (``benchmarks/scale.py``; see the README,
+bundle, that was over a quarter of the time to read it (``benchmarks/scale.py``; see the README,
 Large knowledge bases). Reference counting still frees everything as usual; only the search
 for reference cycles waits until the outermost pause ends.
 """

@@ -137,13 +137,14 @@ class Store:
         so no reader ever compares the facts with the index. ``index`` replaces the current
         index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
         sentence vectors to reuse besides the current sidecar's."""
+        # (no pause of the collector here: embedding runs inside, for minutes on a large
+        # ingest, and a write measured no faster with it; see noema.gcpause)
         current = self.snapshot
-        with paused_gc():
-            index = index if index is not None else current.index
-            index = synced_index(index, graph, self.embedder)
-            previous = sentence_pool if sentence_pool is not None else current.sentences
-            sentences = SentenceIndex.build(graph, self.embedder, previous)
-            self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
+        index = index if index is not None else current.index
+        index = synced_index(index, graph, self.embedder)
+        previous = sentence_pool if sentence_pool is not None else current.sentences
+        sentences = SentenceIndex.build(graph, self.embedder, previous)
+        self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
 
     def complete(self) -> Snapshot:
         """The current snapshot, with its index and sentences made if nothing was written yet."""
