@@ -16,7 +16,9 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +42,7 @@ from noema.sentences import SentenceIndex
 __all__ = ["Snapshot", "Store", "prepared", "read", "synced_index", "with_reused_vectors"]
 
 NameVectors = Mapping[str, npt.NDArray[np.float32]]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -165,17 +168,7 @@ class Store:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
         there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
         the graph that is written."""
-        snapshot = self.complete()
-        assert snapshot.index is not None
-        write_bundle(
-            path,
-            snapshot.graph,
-            snapshot.index,
-            settings=settings,
-            merge_log=merge_log,
-            sentences=snapshot.sentences,
-            name_vectors=name_vectors(snapshot.graph),
-        )
+        self._written(partial(write_bundle, path), settings, merge_log, name_vectors)
         return Path(path)
 
     def to_bytes(
@@ -186,9 +179,19 @@ class Store:
         name_vectors: Callable[[SemanticGraph], NameVectors],
     ) -> bytes:
         """The bytes :meth:`save` writes."""
+        return self._written(bundle_bytes, settings, merge_log, name_vectors)
+
+    def _written(
+        self,
+        write: Callable[..., _T],
+        settings: BundleSettings,
+        merge_log: tuple[MergeRecord, ...],
+        name_vectors: Callable[[SemanticGraph], NameVectors],
+    ) -> _T:
+        """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
         snapshot = self.complete()
         assert snapshot.index is not None
-        return bundle_bytes(
+        return write(
             snapshot.graph,
             snapshot.index,
             settings=settings,
