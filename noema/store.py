@@ -71,13 +71,14 @@ def synced_index(
     embedded. ``index`` itself is left as it is, for the readers still using it."""
     if index is None:
         index = VectorIndex(embedder.dimension)
-    facts = [*graph.relations, *graph.events]
-    stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
-    missing = [f for f in facts if f not in index]
-    if not stale and not missing:
-        return index
-    index = index.copy()
-    index.remove(stale)
+    with paused_gc():  # over the work on every fact, not over the embedding (noema.gcpause)
+        facts = [*graph.relations, *graph.events]
+        stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
+        missing = [f for f in facts if f not in index]
+        if not stale and not missing:
+            return index
+        index = index.copy()
+        index.remove(stale)
     if missing:
         index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
     return index
@@ -140,8 +141,8 @@ class Store:
         so no reader ever compares the facts with the index. ``index`` replaces the current
         index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
         sentence vectors to reuse besides the current sidecar's."""
-        # (no pause of the collector here: embedding runs inside, for minutes on a large
-        # ingest, and a write measured no faster with it; see noema.gcpause)
+        # (the collector is paused inside, around the work on every fact and sentence but not
+        # around the embedding, which runs for minutes on a large ingest; see noema.gcpause)
         current = self.snapshot
         index = index if index is not None else current.index
         index = synced_index(index, graph, self.embedder)

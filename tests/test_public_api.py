@@ -82,7 +82,7 @@ LAYERS = {
     "canonical": _uses("embed graph index names"),
     "view": _uses("notation"),
     "filters": _uses("graph"),
-    "sentences": _uses("embed errors graph index names"),
+    "sentences": _uses("embed errors gcpause graph index names"),
     "bridges": _uses("graph names"),
     "plan": _uses("bridges embed filters graph index names sentences"),
     "pack": _uses("graph notation options resources sentences"),
