@@ -39,6 +39,7 @@ import numpy as np
 
 from noema.embed import Embedder, Vectors
 from noema.errors import OptionError
+from noema.gcpause import paused_gc
 from noema.graph import VALUE_TYPES, SemanticGraph
 from noema.names import initials, key_words, names_compatible, normalize_name
 
@@ -362,6 +363,12 @@ class Canonicalizer:
     def _sync(self, store: SemanticGraph) -> None:
         """File stored entities this canonicalizer has not seen (e.g. after a bundle load) under
         their names; nothing is embedded until a new name could join one of them."""
+        # the first write after a load files every name: with the collector paused (see
+        # noema.gcpause), 0.8 -> 0.3 s at 100,000 facts
+        with paused_gc():
+            self._file_names(store)
+
+    def _file_names(self, store: SemanticGraph) -> None:
         removed = self._synced - set(store.entities)
         if removed:
             for eid in removed:

@@ -79,7 +79,7 @@ LAYERS = {
     "rules": _uses("entities graph"),
     "parse": _uses("entities extractor graph kinds resources rules"),
     "index": _uses("embed errors"),
-    "canonical": _uses("embed graph index names"),
+    "canonical": _uses("embed gcpause graph index names"),
     "view": _uses("notation"),
     "filters": _uses("graph"),
     "sentences": _uses("embed errors gcpause graph index names"),
