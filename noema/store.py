@@ -209,8 +209,7 @@ class Store:
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
             snapshot = Snapshot(contents.graph, contents.index, contents.sentences)
-            with paused_gc():
-                self.snapshot = prepared(snapshot, self.search)
+            self.snapshot = prepared(snapshot, self.search)  # faiss and numpy: nothing to pause
             return
         index = contents.index if current else VectorIndex(contents.index.dimension)
         with self.lock:
