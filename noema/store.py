@@ -77,11 +77,10 @@ def synced_index(
         missing = [f for f in facts if f not in index]
         if not stale and not missing:
             return index
-        index = index.copy()
-        index.remove(stale)
-    if missing:
-        index.add(missing, embedder.embed([fact_text(graph, f) for f in missing]))
-    return index
+    texts = [fact_text(graph, f) for f in missing]
+    vectors = embedder.embed(texts) if texts else np.zeros((0, index.dimension), np.float32)
+    with paused_gc():
+        return index.changed(stale, missing, vectors)
 
 
 def with_reused_vectors(
@@ -110,9 +109,7 @@ def with_reused_vectors(
             rows.append(other_index.vector(fact.id))
     if not rows:
         return index
-    index = index.copy()
-    index.add(reused_ids, np.stack(rows))
-    return index
+    return index.changed((), reused_ids, np.stack(rows))
 
 
 class Store:

@@ -166,3 +166,39 @@ def test_a_write_extends_the_approximate_index_instead_of_training_another() -> 
     grown.add([f"w{n}" for n in range(4100)], _clustered(4100, seed=9))  # past twice 4,000
     grown.prepare("approximate")
     assert grown._approximate is not None and grown._approximate.trained == len(grown)
+
+
+def test_a_changed_copy_holds_what_copy_remove_and_add_would_and_leaves_the_original() -> None:
+    """Issue 27: a write made its index by copy, remove and add, writing a large matrix twice;
+    ``changed`` makes the same rows in one pass. A removed id added back takes its new vector,
+    an id held and not removed keeps its old one, and the readers' index stays as it was."""
+    vectors = _clustered(60)
+    old = VectorIndex(32)
+    old.add([f"v{n}" for n in range(50)], vectors[:50])
+    before = old.vectors.copy()
+    added = ["v3", "v7", "n1", "n1", "n2"]  # v3 removed and added back; v7 held; n1 twice
+    rows = np.stack([vectors[50], vectors[51], vectors[52], vectors[53], vectors[54]])
+
+    new = old.changed(["v3", "v9", "unknown"], added, rows)
+    expected = old.copy()
+    expected.remove(["v3", "v9", "unknown"])
+    expected.add(added, rows)
+    assert new.ids == expected.ids
+    assert new.ids == [f"v{n}" for n in range(50) if n not in (3, 9)] + ["v3", "n1", "n2"]
+    np.testing.assert_array_equal(new.vectors, expected.vectors)
+    np.testing.assert_array_equal(new.vector("v3"), vectors[50])
+    np.testing.assert_array_equal(new.vector("v7"), vectors[7])
+    np.testing.assert_array_equal(new.vector("n1"), vectors[52])
+    assert old.ids == [f"v{n}" for n in range(50)]
+    np.testing.assert_array_equal(old.vectors, before)
+    assert old.changed([], ["v1"], vectors[:1]).ids == old.ids  # nothing new: the same rows
+
+
+def test_an_index_over_a_handed_matrix_refuses_rows_that_do_not_fit() -> None:
+    matrix = _clustered(3)
+    index = VectorIndex.from_rows(["a", "b", "c"], matrix)
+    assert index.search(matrix[1], 1)[0][0] == "b"
+    with pytest.raises(noema.OptionError, match="appears twice"):
+        VectorIndex.from_rows(["a", "b", "a"], matrix)
+    with pytest.raises(noema.OptionError, match="float32 matrix of 2 rows"):
+        VectorIndex.from_rows(["a", "b"], matrix)

@@ -7,7 +7,13 @@ import pytest
 
 import noema
 from noema import Document, KnowledgeBase
-from noema.sentences import Sentence, SentenceIndex, document_topics, source_sentences
+from noema.sentences import (
+    Sentence,
+    SentenceIndex,
+    document_topics,
+    sentence_text_for_embedding,
+    source_sentences,
+)
 from tests.conftest import CountingEmbedder
 
 
@@ -190,3 +196,27 @@ def test_a_write_hashes_only_the_sentences_of_the_documents_it_touched(
     [changed] = kb._snapshot.sentences.by_document["b"]
     expected = embedder.embed(["Jensen Huang founded Nvidea."])[0]
     assert kb._snapshot.sentences.similarities([changed], expected)[changed] > 0.999
+
+
+def test_a_write_puts_each_sentence_vector_on_its_own_row(
+    make_kb: Callable[..., KnowledgeBase], embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    """Issue 27: a write gathers the kept rows into the new matrix in one pass and writes the
+    new sentences' vectors after; a document whose id sorts between stored ones puts its
+    sentences in the middle of the rows, and every row must still be its own sentence's."""
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="a"),
+            Document("Lisa Su leads AMD.", id="c"),
+        ]
+    )
+    kb.ingest([Document("Jensen Huang founded Nvidia. Nvidia acquired Mellanox.", id="b")])
+    index = kb._snapshot.sentences
+    assert index is not None
+    assert [s.document_id for s in index.facts] == ["a", "a", "b", "b", "c"]
+    texts = [sentence_text_for_embedding(kb.graph, s) for s in index.facts]
+    expected = embedder.embed(texts)
+    similar = index.vectors.vectors @ expected.T
+    assert np.all(np.diag(similar) > 0.99)
+    assert np.all(similar - np.diag(np.diag(similar)) < 0.95)  # no two sentences alike
