@@ -220,3 +220,74 @@ def test_a_write_puts_each_sentence_vector_on_its_own_row(
     similar = index.vectors.vectors @ expected.T
     assert np.all(np.diag(similar) > 0.99)
     assert np.all(similar - np.diag(np.diag(similar)) < 0.95)  # no two sentences alike
+
+
+def _full(graph: noema.SemanticGraph) -> list[tuple[Sentence, tuple[str, ...]]]:
+    return [(s, tuple(f)) for s, f in source_sentences(graph).items()]
+
+
+def test_a_write_works_out_only_the_sentences_it_changed(
+    make_kb: Callable[..., KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: every write listed every fact's sentences again; now it compares the facts
+    with the previous graph's and changes only their sentences, with the same sentences, facts
+    and order as the full listing after ingests (a document sorting between stored ones, an
+    alias merged, a fact said again elsewhere), a changed text, a split and a delete."""
+    from noema import sentences
+
+    full_listings: list[int] = []
+    real = sentences._source_sentences
+
+    def counted(graph: noema.SemanticGraph) -> tuple[dict[Sentence, list[str]], bool]:
+        full_listings.append(len(graph))  # the real function, counted
+        return real(graph)
+
+    kb = make_kb()
+    kb.ingest([Document("Larry Page founded Google. Sundar Pichai is the CEO of Google.", id="a")])
+    monkeypatch.setattr(sentences, "_source_sentences", counted)
+    writes = [
+        lambda: kb.ingest([Document("Lisa Su leads AMD. AMD acquired Xilinx in 2022.", id="c")]),
+        lambda: kb.ingest(
+            [Document("Google, Inc. is headquartered in Mountain View.", id="b", metadata={})]
+        ),
+        lambda: kb.ingest([Document("Larry Page founded Google in 1998.", id="d")]),
+        lambda: kb.ingest([Document("Larry Page founded Google in Menlo Park.", id="a")]),
+        lambda: kb.split_entity(
+            next(r.entity_id for r in kb.merge_log if r.merged_name == "Google, Inc."),
+            "Google, Inc.",
+        ),
+        lambda: kb.delete_documents(["c"]),
+    ]
+    for write in writes:
+        write()
+        assert full_listings == []
+        index = kb._snapshot.sentences
+        assert index is not None
+        assert list(index.facts.items()) == _full(kb.graph)
+        assert dict(index.by_document) == {
+            d: tuple(s for s in index.facts if s.document_id == d)
+            for d in dict.fromkeys(s.document_id for s in index.facts)
+        }
+        full_listings.clear()  # the one just made to compare
+    assert {s.document_id for s in kb._snapshot.sentences.facts} == {"a", "b", "d"}
+
+
+def test_a_fact_changed_in_place_keeps_its_place_in_a_sentence(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    """A fact said again in a sentence that has others is a changed record, not a new one: it
+    stays where the graph holds it (before the sentence's other fact), as the full listing
+    has it."""
+    g = noema.SemanticGraph()
+    g.add_document(Document("Ann met Bob. Cy met Dee.", id="d"))
+    ann, bob, cy, dee = (g.add_entity(n, "PERSON") for n in ("Ann", "Bob", "Cy", "Dee"))
+    first = noema.Mention("d", 0, 12)
+    second = noema.Mention("d", 13, 24)
+    said_first = g.add_relation(ann, "meet", bob, mentions=[first])
+    g.add_relation(cy, "meet", dee, mentions=[second])
+    before = SentenceIndex.build(g, embedder)
+    after = g.copy()
+    assert after.add_relation(ann, "meet", bob, mentions=[second]) == said_first
+    built = SentenceIndex.build(after, embedder, before)
+    assert list(built.facts.items()) == _full(after)
+    assert built.facts[Sentence("d", 13, 24)][0] == said_first
