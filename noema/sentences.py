@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from types import MappingProxyType
@@ -146,9 +146,9 @@ def _changed_sentences(
     computation, in time for what changed rather than for the base (at a million facts the full
     one made every write pay for every sentence). ``None`` when ``previous`` cannot tell: it
     knows no graph, or a fact mention lies outside the documents before or after."""
-    built = previous._graph
-    if built is None or not previous._complete:
+    if previous._basis is None or not previous._basis.complete:
         return None
+    built = previous._basis.graph
     documents = graph.documents
     withdrawn: list[Fact] = []
     added: list[Fact] = []
@@ -210,25 +210,44 @@ def _changed_sentences(
 
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
     """Entity id -> ids of the documents about it (their title names it, else it comes first)."""
+    return _document_topics(graph, {}, {})[0]
+
+
+def _document_topics(
+    graph: SemanticGraph, names: Mapping[str, str], titles: Mapping[str, str]
+) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
+    """:func:`document_topics`, and the compared form of every entity name and title it read;
+    ``names`` and ``titles`` hold those an earlier call worked out (a write into a large base
+    changes few names, and working each out again was most of a write's topics: 2.8 s at a
+    million facts)."""
     by_name: dict[str, list[str]] = {}
     first: dict[str, tuple[int, str]] = {}
+    seen_names: dict[str, str] = {}
     for entity in graph.entities.values():
         if entity.type in VALUE_TYPES:
             continue
         for name in (entity.name, *entity.aliases):
-            by_name.setdefault(normalize_name(name), []).append(entity.id)
+            key = names.get(name)
+            if key is None:
+                key = normalize_name(name)
+            seen_names[name] = key
+            by_name.setdefault(key, []).append(entity.id)
         for m in entity.mentions:
             best = first.get(m.document_id)
             if best is None or (m.start, entity.id) < best:
                 first[m.document_id] = (m.start, entity.id)
     topics: dict[str, list[str]] = {}
+    seen_titles: dict[str, str] = {}
     for document_id, doc in graph.documents.items():
         title = doc.metadata.get("title") if doc.metadata else None
         named = []
         if isinstance(title, str) and title.strip():
             # compared as canonicalization compares names: the parser names "The Beatles"
             # "Beatles", and a title keeps its "The"
-            wanted = normalize_name(strip_disambiguation(" ".join(title.split())))
+            wanted = titles.get(title)
+            if wanted is None:
+                wanted = normalize_name(strip_disambiguation(" ".join(title.split())))
+            seen_titles[title] = wanted
             named = by_name.get(wanted, [])
         if named:
             chosen = named[0]
@@ -237,7 +256,19 @@ def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
         else:
             continue
         topics.setdefault(chosen, []).append(document_id)
-    return topics
+    return topics, seen_names, seen_titles
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """What a sidecar was worked out from, so the next write works out only what changed: the
+    graph (a published graph is never changed: a writer changes a copy), whether every fact
+    mention lay in one of its documents, and the compared forms of its names and titles."""
+
+    graph: SemanticGraph
+    complete: bool
+    names: Mapping[str, str]
+    titles: Mapping[str, str]
 
 
 class SentenceIndex:
@@ -255,14 +286,10 @@ class SentenceIndex:
         keys: Mapping[Sentence, str],
         documents: Mapping[str, Document] | None = None,
         *,
-        graph: SemanticGraph | None = None,
-        complete: bool = True,
+        basis: _Basis | None = None,
     ) -> None:
         self.vectors = vectors
-        # the graph ``facts`` are of, and whether each fact mention lay in one of its documents:
-        # the next build diffs the facts against it (a published graph is never changed: a
-        # writer changes a copy)
-        self._graph, self._complete = graph, complete
+        self._basis = basis
         self._keys = dict(keys)
         # the documents the keys were computed from: a later sidecar reuses the keys of a
         # sentence whose document is the same object (a changed document is a new one)
@@ -334,8 +361,12 @@ class SentenceIndex:
             ordered = VectorIndex.from_rows(ordered_keys, matrix)
             if old is not None:  # its approximate index is extended, whatever the row order
                 ordered.inherit_approximate(old)
-            topics = document_topics(graph)
-            return cls(ordered, facts, topics, keys, documents, graph=graph, complete=complete)
+            basis = previous._basis if previous is not None else None
+            topics, names, titles = _document_topics(
+                graph, basis.names if basis else {}, basis.titles if basis else {}
+            )
+            basis = _Basis(graph, complete, names, titles)
+            return cls(ordered, facts, topics, keys, documents, basis=basis)
 
     @classmethod
     def from_vectors(cls, graph: SemanticGraph, vectors: VectorIndex) -> SentenceIndex:
@@ -344,12 +375,13 @@ class SentenceIndex:
         Raises:
             ValueError: the rows do not belong to the graph's sentences.
         """
-        facts, complete = _source_sentences(graph)
-        keys = {s: sentence_key(graph, s) for s in facts}
-        if list(keys.values()) != vectors.ids:
-            raise OptionError("the sentence vectors do not match the graph's source sentences")
-        topics = document_topics(graph)
-        return cls(vectors, facts, topics, keys, graph.documents, graph=graph, complete=complete)
+
+        def checked(keys: list[str]) -> VectorIndex:
+            if keys != vectors.ids:
+                raise OptionError("the sentence vectors do not match the graph's source sentences")
+            return vectors
+
+        return cls._over(graph, checked)
 
     @classmethod
     def from_bytes(cls, graph: SemanticGraph, dimension: int, blob: bytes) -> SentenceIndex:
@@ -358,16 +390,28 @@ class SentenceIndex:
         Raises:
             BundleError: the rows do not fit the graph's sentences.
         """
+
+        def read(keys: list[str]) -> VectorIndex:
+            if len(blob) != len(keys) * dimension * 4:
+                raise BundleError(
+                    f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, graph.json "
+                    f"has {len(keys)} source sentences"
+                )
+            return VectorIndex.from_bytes(keys, dimension, blob, None)
+
+        return cls._over(graph, read)
+
+    @classmethod
+    def _over(
+        cls, graph: SemanticGraph, vectors_for: Callable[[list[str]], VectorIndex]
+    ) -> SentenceIndex:
+        """The sidecar of ``graph`` with the vectors ``vectors_for`` gives for its sentence keys."""
         facts, complete = _source_sentences(graph)
         keys = {s: sentence_key(graph, s) for s in facts}
-        if len(blob) != len(keys) * dimension * 4:
-            raise BundleError(
-                f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, graph.json has "
-                f"{len(keys)} source sentences"
-            )
-        vectors = VectorIndex.from_bytes(list(keys.values()), dimension, blob, None)
-        topics = document_topics(graph)
-        return cls(vectors, facts, topics, keys, graph.documents, graph=graph, complete=complete)
+        vectors = vectors_for(list(keys.values()))
+        topics, names, titles = _document_topics(graph, {}, {})
+        basis = _Basis(graph, complete, names, titles)
+        return cls(vectors, facts, topics, keys, graph.documents, basis=basis)
 
     @classmethod
     def pooled(cls, indexes: Iterable[SentenceIndex]) -> SentenceIndex:

@@ -268,6 +268,9 @@ def test_a_write_works_out_only_the_sentences_it_changed(
             d: tuple(s for s in index.facts if s.document_id == d)
             for d in dict.fromkeys(s.document_id for s in index.facts)
         }
+        assert list(index.topics.items()) == [
+            (e, tuple(d)) for e, d in document_topics(kb.graph).items()
+        ]
         full_listings.clear()  # the one just made to compare
     assert {s.document_id for s in kb._snapshot.sentences.facts} == {"a", "b", "d"}
 
@@ -291,3 +294,29 @@ def test_a_fact_changed_in_place_keeps_its_place_in_a_sentence(
     built = SentenceIndex.build(after, embedder, before)
     assert list(built.facts.items()) == _full(after)
     assert built.facts[Sentence("d", 13, 24)][0] == said_first
+
+
+def test_a_write_works_out_the_compared_form_only_of_new_names_and_titles(
+    make_kb: Callable[..., KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: the topics of every document are found again at each write, and working out
+    every stored name's compared form was most of it; the forms come from the previous sidecar."""
+    from noema import sentences
+
+    kb = make_kb()
+    kb.ingest([Document("Larry Page founded Google.", id="a", metadata={"title": "Google"})])
+    asked: list[str] = []
+    real = sentences.normalize_name
+
+    def counted(name: str) -> str:  # the real function, counted
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(sentences, "normalize_name", counted)
+    kb.ingest([Document("Lisa Su leads AMD.", id="c", metadata={"title": "AMD (company)"})])
+    assert sorted(asked) == ["AMD", "AMD", "Lisa Su"]  # a name, and the title without "(company)"
+    asked.clear()
+    index = kb._snapshot.sentences
+    assert index is not None
+    names = {kb.graph.entities[e].name: d for e, d in index.topics.items()}
+    assert names == {"Google": ("a",), "AMD": ("c",)}
