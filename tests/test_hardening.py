@@ -324,6 +324,25 @@ def test_a_small_bundle_that_declares_a_huge_graph_is_refused_before_inflating(
     assert "more than the budget of 1,024 MiB" in outcome and peak < baseline + 64
 
 
+def test_the_budget_counts_a_vector_member_once_and_a_half(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """Issue 27: the vectors are kept as the bytes read (no copy since session 14) plus a
+    search structure, at most half their size; counted twice, a million-fact base with its
+    name vectors was refused under the default budget of a 24 GB machine it opens in 8.2 GB of."""
+    import math
+    import zipfile
+
+    path = small_kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(path) as zf:
+        sizes = {info.filename: info.file_size for info in zf.infolist()}
+    vectors = sum(n for member, n in sizes.items() if member.endswith((".bin", ".faiss")))
+    needed = math.ceil(8 * sizes["graph.json"] + 1.5 * vectors)
+    assert KnowledgeBase.load(path, max_memory=needed).graph.documents.keys() == {"g"}
+    with pytest.raises(noema.BundleError, match="pass max_memory="):
+        KnowledgeBase.load(path, max_memory=needed - 2)
+
+
 def test_a_budget_the_caller_sets_bounds_what_opening_may_take(
     small_kb: KnowledgeBase, tmp_path: Path
 ) -> None:
