@@ -260,8 +260,12 @@ class VectorIndex:
         one pass over the rows; this index is left as it is, for the readers still using it.
         (Copying, removing and adding wrote a large index twice: 0.7 s a write at 100,000
         facts.)"""
-        out = self.copy()
-        out._take(self._rows_changed(removed, ids, vectors))
+        rows = self._rows_changed(removed, ids, vectors)
+        if rows is None:
+            return self.copy()
+        out = VectorIndex(self.dimension)  # not a copy: its ids and row numbers are replaced
+        out._ids, out._rows, out._vectors = rows
+        out.inherit_approximate(self)
         return out
 
     def _rows_changed(
@@ -417,17 +421,15 @@ class VectorIndex:
                 f"embeddings hold {len(vectors)} bytes, expected {len(ids)} rows x {dimension} "
                 f"float32 = {len(ids) * dimension * 4}"
             )
-        if len(set(ids)) != len(ids):
-            raise BundleError("the same fact id appears twice in the vector rows")
-        out = cls(dimension)
-        out._ids = list(ids)
-        out._rows = {item: n for n, item in enumerate(out._ids)}
         # a view of the bytes read, not a copy (a copy only where float32 is not little-endian):
         # no method writes into the matrix, and a copy doubled the memory a load peaks at
         matrix = np.frombuffer(vectors, dtype="<f4").astype(np.float32, copy=False)
         matrix = matrix.reshape(len(ids), dimension)
+        try:
+            out = cls.from_rows(ids, matrix)
+        except OptionError:  # the shape is right: the size was checked above
+            raise BundleError("the same fact id appears twice in the vector rows") from None
         _check_unit_rows(matrix)
-        out._vectors = matrix
         if index is not None:
             _check_flat(index, vectors, len(ids), dimension)
         return out

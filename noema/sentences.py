@@ -26,7 +26,7 @@ import numpy as np
 from noema.embed import Embedder, Vectors
 from noema.errors import BundleError, OptionError
 from noema.gcpause import paused_gc
-from noema.graph import VALUE_TYPES, Document, Fact, SemanticGraph
+from noema.graph import VALUE_TYPES, Fact, SemanticGraph
 from noema.index import VectorIndex
 from noema.names import normalize_name, strip_disambiguation
 
@@ -284,16 +284,14 @@ class SentenceIndex:
         facts: Mapping[Sentence, Sequence[str]],
         topics: Mapping[str, Sequence[str]],
         keys: Mapping[Sentence, str],
-        documents: Mapping[str, Document] | None = None,
         *,
         basis: _Basis | None = None,
     ) -> None:
         self.vectors = vectors
+        # the graph the keys were computed from: a later sidecar reuses the keys of a sentence
+        # whose document is the same object in its graph (a changed document is a new one)
         self._basis = basis
         self._keys = dict(keys)
-        # the documents the keys were computed from: a later sidecar reuses the keys of a
-        # sentence whose document is the same object (a changed document is a new one)
-        self._documents = dict(documents or {})
         self.facts: Mapping[Sentence, tuple[str, ...]] = MappingProxyType(
             {s: tuple(f) for s, f in facts.items()}
         )
@@ -329,7 +327,7 @@ class SentenceIndex:
             changed = _changed_sentences(previous, graph) if previous is not None else None
             facts, complete = (changed, True) if changed is not None else _source_sentences(graph)
             documents = graph.documents
-            before = previous._documents if previous is not None else {}
+            before = previous._basis.graph.documents if previous and previous._basis else {}
             before_keys = previous._keys if previous is not None else {}
             keys = {}
             for s in facts:
@@ -366,7 +364,7 @@ class SentenceIndex:
                 graph, basis.names if basis else {}, basis.titles if basis else {}
             )
             basis = _Basis(graph, complete, names, titles)
-            return cls(ordered, facts, topics, keys, documents, basis=basis)
+            return cls(ordered, facts, topics, keys, basis=basis)
 
     @classmethod
     def from_vectors(cls, graph: SemanticGraph, vectors: VectorIndex) -> SentenceIndex:
@@ -411,7 +409,7 @@ class SentenceIndex:
         vectors = vectors_for(list(keys.values()))
         topics, names, titles = _document_topics(graph, {}, {})
         basis = _Basis(graph, complete, names, titles)
-        return cls(vectors, facts, topics, keys, graph.documents, basis=basis)
+        return cls(vectors, facts, topics, keys, basis=basis)
 
     @classmethod
     def pooled(cls, indexes: Iterable[SentenceIndex]) -> SentenceIndex:
