@@ -68,12 +68,19 @@ import numpy.typing as npt
 import orjson
 
 from noema.canonical import MergeRecord
+from noema.columns import columns_bytes, read_columns
 from noema.errors import BundleError, GraphError, InputTypeError, OptionError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
 from noema.records import json_bytes, record_to_dict
-from noema.sentences import SENTENCE_RENDERING, SentenceIndex, sentence_key, source_sentences
+from noema.sentences import (
+    SENTENCE_RENDERING,
+    SentenceIndex,
+    StoredSentences,
+    sentence_key,
+    source_sentences,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -96,10 +103,13 @@ __all__ = [
 #      manifest's sentences entry whenever sentences.bin is.
 #   3  the optional names.bin and the manifest's names entry (rows) whenever it is present;
 #      the manifest's merges (how many merge_log records graph.json holds).
-SCHEMA_VERSION = 3
+#   4  graph.columns (the graph and merge log as arrays, read instead of graph.json) in every
+#      bundle.
+SCHEMA_VERSION = 4
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
 MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
+COLUMNS_MEMBER = "graph.columns"
 SENTENCES_MEMBER = "sentences.bin"
 NAMES_MEMBER = "names.bin"
 # Limits checked against the zip directory before a member is inflated.
@@ -114,6 +124,7 @@ MAX_MEMBER_BYTES = 8 << 30
 # 4,883 MiB) peaked at 8,188 MiB above the models: 8 and 1.5 say 9,893, where 8 and 2 said
 # 12,334 and refused it under the default budget of a 24 GB machine.
 GRAPH_MEMORY_PER_BYTE = 8
+COLUMNS_MEMORY_PER_BYTE = 8
 VECTOR_MEMORY_PER_BYTE = 1.5
 # A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
 # refused under the default budget; real graphs (text and ids) deflate about 5 times.
@@ -123,7 +134,10 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # A temporary file of a save untouched this long belongs to a save that was killed.
 STALE_TEMPORARY_SECONDS = 600
 _T = TypeVar("_T")
-_BINARY = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
+_VECTORS = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
+# Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
+# read in place.
+_BINARY = _VECTORS | {COLUMNS_MEMBER}
 
 
 @dataclass(frozen=True)
@@ -241,6 +255,7 @@ def _members(
     graph_data["merge_log"] = [record_to_dict(r) for r in merge_log]
     members = {
         "graph.json": _json_bytes(graph_data),
+        COLUMNS_MEMBER: columns_bytes(graph, graph_data["merge_log"], sentences),
         "embeddings.bin": ordered.vector_bytes(),
         "index.faiss": ordered.index_bytes(),
     }
@@ -413,29 +428,43 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
-    _check_budget(zf, name, max_memory)
+    columnar = COLUMNS_MEMBER in declared
+    _check_budget(zf, name, max_memory, columnar=columnar)
+    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
+    if columnar:
+        # graph.json is in every bundle and parsed only where no columns are; it is still
+        # checked against its sha256 (inflated as a stream, never held whole), so a bundle with
+        # a damaged source of truth is refused rather than passed on
+        _check_streamed(zf, "graph.json", *_declared(declared, "graph.json", name), name)
+        if _member_info(zf, COLUMNS_MEMBER, name).compress_type != zipfile.ZIP_STORED:
+            raise BundleError(
+                f"{name!r}: {COLUMNS_MEMBER} is compressed; a bundle stores it as it is, to be "
+                "read in place (written by another tool?)"
+            )
     data: dict[str, bytes] = {}
-    for member in MEMBERS:
-        entry = declared.get(member)
-        if (
-            not isinstance(entry, dict)
-            or not isinstance(entry.get("size"), int)
-            or not isinstance(entry.get("sha256"), str)
-        ):
-            raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")
-        blob = _member(zf, member, min(MAX_MEMBER_BYTES, entry["size"]), name)
-        if len(blob) != entry["size"] or hashlib.sha256(blob).hexdigest() != entry["sha256"]:
+    for member in (graph_member, "embeddings.bin", "index.faiss"):
+        size, digest = _declared(declared, member, name)
+        blob = _member(zf, member, min(MAX_MEMBER_BYTES, size), name)
+        if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
             raise BundleError(
                 f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
             )
         data[member] = blob
-    graph_data = _load_json(data["graph.json"], "graph.json", name)
-    raw_log = graph_data.pop("merge_log", [])
+    stored: StoredSentences | None = None
     try:
-        graph = SemanticGraph.from_dict(graph_data)
+        if columnar:
+            try:
+                columns = read_columns(data[COLUMNS_MEMBER], manifest.get("counts"))
+            except BundleError as exc:
+                raise BundleError(f"{name!r}: {exc}") from None
+            graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
+        else:
+            graph_data = _load_json(data["graph.json"], "graph.json", name)
+            raw_log = graph_data.pop("merge_log", [])
+            graph = SemanticGraph.from_dict(graph_data)
         merge_log = tuple(_record_from_dict(r) for r in raw_log)
     except (GraphError, KeyError, TypeError, ValueError) as exc:
-        raise BundleError(f"{name!r}: graph.json is invalid: {exc}") from exc
+        raise BundleError(f"{name!r}: {graph_member} is invalid: {exc}") from exc
     counts = manifest.get("counts")
     actual = {
         "entities": len(graph.entities),
@@ -466,7 +495,7 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
     index = VectorIndex.from_bytes(
         fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
     )
-    sentences = _read_sentences(zf, manifest, graph, dimension, name)
+    sentences = _read_sentences(zf, manifest, graph, dimension, name, stored)
     return BundleContents(
         graph=graph,
         index=index,
@@ -518,10 +547,17 @@ def _read_names(
 
 
 def _read_sentences(
-    zf: zipfile.ZipFile, manifest: dict[str, Any], graph: SemanticGraph, dimension: int, name: str
+    zf: zipfile.ZipFile,
+    manifest: dict[str, Any],
+    graph: SemanticGraph,
+    dimension: int,
+    name: str,
+    stored: StoredSentences | None,
 ) -> SentenceIndex | None:
     """The optional sentence sidecar; ``None`` when absent or made with another rendering (it is
-    then rebuilt from the graph), :class:`BundleError` when present but damaged."""
+    then rebuilt from the graph), :class:`BundleError` when present but damaged. ``stored``:
+    its sentences, facts, keys and topics as graph.columns holds them, else they are worked out
+    from the graph."""
     info = manifest.get("sentences")
     entry = manifest["members"].get(SENTENCES_MEMBER)
     if info is None and entry is None:
@@ -545,6 +581,8 @@ def _read_sentences(
             f"{dimension} float32 the manifest declares"
         )
     try:
+        if stored is not None:
+            return SentenceIndex.from_stored(graph, dimension, blob, stored)
         return SentenceIndex.from_bytes(graph, dimension, blob)
     except BundleError as exc:
         raise BundleError(f"{name!r}: {exc}") from exc
@@ -560,11 +598,18 @@ def _manifest_from_2(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def _manifest_from_3(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 to 4: a version-3 bundle has no graph.columns; its graph is read from
+    graph.json."""
+    return manifest
+
+
 # One function per version step, taking a manifest of version n to version n + 1, so a bundle of
 # any older version is read by applying them in turn.
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _manifest_from_1,
     2: _manifest_from_2,
+    3: _manifest_from_3,
 }
 
 
@@ -575,9 +620,11 @@ def _migrate(manifest: dict[str, Any], version: int) -> dict[str, Any]:
     return {**manifest, "schema_version": SCHEMA_VERSION}
 
 
-def _check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> None:
+def _check_budget(
+    zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool
+) -> None:
     """Refuse, before inflating anything, a bundle whose members declare more than opening
-    may take (see the module docstring)."""
+    may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
     sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
     graph_size, graph_stored = sizes.get("graph.json", (0, 0))
     if (
@@ -591,23 +638,63 @@ def _check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> Non
             "times): it looks like padding, not a graph. If you trust this bundle, open it "
             "with an explicit max_memory="
         )
-    needed = GRAPH_MEMORY_PER_BYTE * graph_size + VECTOR_MEMORY_PER_BYTE * sum(
-        sizes.get(member, (0, 0))[0] for member in _BINARY
+    # the graph is read from graph.columns where there is one (graph.json is then only hashed)
+    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
+    graph_size = sizes.get(graph_member, (0, 0))[0]
+    per_byte = COLUMNS_MEMORY_PER_BYTE if columnar else GRAPH_MEMORY_PER_BYTE
+    needed = per_byte * graph_size + VECTOR_MEMORY_PER_BYTE * sum(
+        sizes.get(member, (0, 0))[0] for member in _VECTORS
     )
     budget = default_max_memory() if max_memory is None else max_memory
     if needed > budget:
         raise BundleError(
-            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB (graph.json "
+            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB ({graph_member} "
             f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
             "MiB; pass max_memory= (bytes) to allow more"
         )
 
 
-def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
+def _declared(declared: dict[str, Any], member: str, name: str) -> tuple[int, str]:
+    """The size and sha256 the manifest declares for ``member``."""
+    entry = declared.get(member)
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("size"), int)
+        or not isinstance(entry.get("sha256"), str)
+    ):
+        raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")
+    return entry["size"], entry["sha256"]
+
+
+def _member_info(zf: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo:
     try:
-        info = zf.getinfo(member)
+        return zf.getinfo(member)
     except KeyError:
         raise BundleError(f"{name!r} has no {member}; it is not a complete .noema bundle") from None
+
+
+def _check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str) -> None:
+    """``member`` against its declared size and sha256, inflated a mebibyte at a time."""
+    info = _member_info(zf, member, name)
+    if info.file_size != size:
+        raise BundleError(
+            f"{name!r}: {member} holds {info.file_size} bytes, the manifest declares {size}"
+        )
+    hasher, seen = hashlib.sha256(), 0
+    with zf.open(info) as handle:
+        while chunk := handle.read(1 << 20):
+            seen += len(chunk)
+            if seen > size:
+                raise BundleError(f"{name!r}: {member} is larger than its declared size")
+            hasher.update(chunk)
+    if seen != size or hasher.hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+
+
+def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
+    info = _member_info(zf, member, name)
     if info.file_size > limit:
         raise BundleError(
             f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed"

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from itertools import chain
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from noema.errors import GraphError
 from noema.gcpause import paused_gc
@@ -64,6 +65,17 @@ __all__ = [
 ]
 
 GRAPH_FORMAT_VERSION = 1
+
+
+_R = TypeVar("_R", Document, Entity, Relation, Event)
+
+
+def _fill(store: dict[str, _R], records: Iterable[_R], what: str) -> None:
+    """``store`` holding ``records`` by id; a repeated id is refused."""
+    listed = list(records)
+    store.update((r.id, r) for r in listed)
+    if len(store) != len(listed):
+        raise GraphError(f"two {what} records share an id")
 
 
 def _label(text: str, what: str) -> str:
@@ -515,6 +527,34 @@ class SemanticGraph:
             for item in raw:
                 g._load_fact(read(item, shared, g._entities))
         g.check_mentions()
+        return g
+
+    @classmethod
+    def from_records(
+        cls,
+        documents: Iterable[Document],
+        entities: Iterable[Entity],
+        relations: Iterable[Relation],
+        events: Iterable[Event],
+    ) -> SemanticGraph:
+        """A graph of records its caller has checked (a bundle's columnar member checks types,
+        references and spans for all records at once), with the facts-by-entity index built.
+        Only repeated ids are refused here.
+
+        Raises:
+            GraphError: two documents, entities, relations or events share an id.
+        """
+        g = cls()
+        with paused_gc():  # a dict per entity: see noema.gcpause
+            _fill(g._documents, documents, "document")
+            _fill(g._entities, entities, "entity")
+            _fill(g._relations, relations, "relation")
+            _fill(g._events, events, "event")
+            by_entity = g._facts_by_entity
+            facts: Iterable[Fact] = chain(g._relations.values(), g._events.values())
+            for fact in facts:
+                for eid in fact.entity_ids:
+                    by_entity.setdefault(eid, {})[fact.id] = None
         return g
 
     def check_mentions(self) -> None:

@@ -73,14 +73,15 @@ def json_bytes(value: Any) -> bytes:
         ValueError: what no bundle can hold: NaN or infinite numbers, lone surrogates, nesting
             deeper than :data:`MAX_JSON_DEPTH`, or a value that is not JSON (``TypeError``).
     """
-    _check_depth(value)
+    check_json_depth(value)
     return json.dumps(
         value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
     ).encode("utf-8")
 
 
-def _check_depth(value: Any) -> None:
-    """Iteratively, so a hostile depth cannot exhaust the stack while being checked."""
+def check_json_depth(value: Any) -> None:
+    """``OptionError`` for ``value`` nested deeper than :data:`MAX_JSON_DEPTH`; iteratively, so
+    a hostile depth cannot exhaust the stack while being checked."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()

@@ -32,8 +32,10 @@ from noema.names import normalize_name, strip_disambiguation
 
 __all__ = [
     "SENTENCE_RENDERING",
+    "TOPIC_RULE",
     "Sentence",
     "SentenceIndex",
+    "StoredSentences",
     "document_heading",
     "document_title",
     "document_topics",
@@ -46,6 +48,11 @@ __all__ = [
 # What a sentence vector is built from; stored in the manifest so a bundle made another way is
 # re-embedded rather than mixed.
 SENTENCE_RENDERING = "title: sentence, headings dropped"
+
+# How a document's topic is chosen (the entity its title names, compared by normalize_name, else
+# the first it mentions); stored with the topics a bundle keeps, so a Noema that chooses them
+# another way works them out again. Change it whenever _document_topics or normalize_name change.
+TOPIC_RULE = "title names it (normalize_name), else first mentioned"
 
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
@@ -208,6 +215,16 @@ def _changed_sentences(
     return out
 
 
+def _stored_vectors(keys: list[str], dimension: int, blob: bytes) -> VectorIndex:
+    """The sidecar's vectors as a bundle stores them, one row per key."""
+    if len(blob) != len(keys) * dimension * 4:
+        raise BundleError(
+            f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, the graph "
+            f"has {len(keys)} source sentences"
+        )
+    return VectorIndex.from_bytes(keys, dimension, blob, None)
+
+
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
     """Entity id -> ids of the documents about it (their title names it, else it comes first)."""
     return _document_topics(graph, {}, {})[0]
@@ -260,6 +277,16 @@ def _document_topics(
 
 
 @dataclass(frozen=True)
+class StoredSentences:
+    """What a bundle stores of a sidecar besides its vectors (:mod:`noema.columns`): each
+    sentence's facts, in :func:`source_sentences` order, each sentence's key, and the topics."""
+
+    facts: Mapping[Sentence, Sequence[str]]
+    keys: Mapping[Sentence, str]
+    topics: Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
 class _Basis:
     """What a sidecar was worked out from, so the next write works out only what changed: the
     graph (a published graph is never changed: a writer changes a copy), whether every fact
@@ -308,6 +335,11 @@ class SentenceIndex:
 
     def __len__(self) -> int:
         return len(self.facts)
+
+    @property
+    def keys(self) -> Mapping[Sentence, str]:
+        """Each sentence's key (:func:`sentence_key`), the id of its vector."""
+        return MappingProxyType(self._keys)
 
     @classmethod
     def build(
@@ -389,15 +421,24 @@ class SentenceIndex:
             BundleError: the rows do not fit the graph's sentences.
         """
 
-        def read(keys: list[str]) -> VectorIndex:
-            if len(blob) != len(keys) * dimension * 4:
-                raise BundleError(
-                    f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, graph.json "
-                    f"has {len(keys)} source sentences"
-                )
-            return VectorIndex.from_bytes(keys, dimension, blob, None)
+        return cls._over(graph, lambda keys: _stored_vectors(keys, dimension, blob))
 
-        return cls._over(graph, read)
+    @classmethod
+    def from_stored(
+        cls, graph: SemanticGraph, dimension: int, blob: bytes, stored: StoredSentences
+    ) -> SentenceIndex:
+        """The sidecar of ``graph`` over rows stored by a bundle, with the sentences, facts,
+        keys and topics it stored beside them: nothing is listed, hashed or normalized again
+        (at a million facts that took 11 s of opening). The compared names and titles a write
+        reuses are worked out by the first write.
+
+        Raises:
+            BundleError: the rows do not fit the stored sentences.
+        """
+        vectors = _stored_vectors(list(stored.keys.values()), dimension, blob)
+        # a graph read from a bundle has every mention inside its documents (checked on load)
+        basis = _Basis(graph, True, {}, {})
+        return cls(vectors, stored.facts, stored.topics, stored.keys, basis=basis)
 
     @classmethod
     def _over(

@@ -34,6 +34,7 @@ def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
     with zipfile.ZipFile(saved) as zf:
         assert sorted(zf.namelist()) == [
             "embeddings.bin",
+            "graph.columns",
             "graph.json",
             "index.faiss",
             "manifest.json",
@@ -158,13 +159,88 @@ def _manifest(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], No
     return change
 
 
+def _without_columns(members: dict[str, bytes]) -> None:
+    """The bundle as one without graph.columns (older versions, or another writer): its graph
+    is then read from graph.json."""
+    members.pop("graph.columns")
+    manifest = json.loads(members["manifest.json"])
+    del manifest["members"]["graph.columns"]
+    members["manifest.json"] = json.dumps(manifest).encode()
+
+
+def _json(change: Callable[[dict[str, bytes]], None]) -> Callable[[dict[str, bytes]], None]:
+    """``change`` to graph.json in a bundle whose graph is read from it (no graph.columns)."""
+
+    def changed(members: dict[str, bytes]) -> None:
+        _without_columns(members)
+        change(members)
+
+    return changed
+
+
 def _graph(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
     def change(members: dict[str, bytes]) -> None:
         graph = json.loads(members["graph.json"])
         update(graph)
         members["graph.json"] = json.dumps(graph).encode()
 
+    return _json(change)
+
+
+def _columns(
+    update: Callable[[dict[str, np.ndarray], list[str]], None], *, strings_kept: bool = True
+) -> Callable[[dict[str, bytes]], None]:
+    """graph.columns rewritten after ``update`` changed its arrays or its strings (the heap and
+    offsets are then made again from the strings, unless ``strings_kept`` is false)."""
+    from noema.columns import _arrays, _pack, _strings
+
+    def change(members: dict[str, bytes]) -> None:
+        arrays, header = _arrays(memoryview(members["graph.columns"]))
+        copies = {name: array.copy() for name, array in arrays.items()}
+        strings = _strings(arrays["heap"], arrays["string_offsets"])
+        update(copies, strings)
+        if strings_kept:
+            copies["heap"] = np.frombuffer("".join(strings).encode(), np.uint8)
+            lengths = [len(text) for text in strings]
+            copies["string_offsets"] = np.concatenate([[0], np.cumsum(lengths)])
+        members["graph.columns"] = _pack(copies, {k: v for k, v in header.items() if k != "arrays"})
+
     return change
+
+
+def _columns_claiming_gigabytes(members: dict[str, bytes]) -> None:
+    """graph.columns whose directory says an array holds 3 GiB of items (the header made 64
+    bytes longer, every array moved along with it)."""
+    blob = members["graph.columns"]
+    magic, version, room = struct.unpack_from("<8sII", blob)
+    header = json.loads(blob[16 : 16 + room])
+    start = min(entry["offset"] for entry in header["arrays"].values())
+    for entry in header["arrays"].values():
+        entry["offset"] += 64
+    header["arrays"]["relation_mention_start"]["count"] = 3 << 27
+    text = json.dumps(header, separators=(",", ":")).encode().ljust(room + 64)
+    assert len(text) == room + 64
+    padding = b"\0" * (start + 64 - 16 - len(text))
+    members["graph.columns"] = (
+        struct.pack("<8sII", magic, version, room + 64) + text + padding + blob[start:]
+    )
+
+
+def _string(field: str, text: str) -> Callable[[dict[str, np.ndarray], list[str]], None]:
+    """The first record's ``field`` (an array of string numbers) made ``text``."""
+
+    def update(arrays: dict[str, np.ndarray], strings: list[str]) -> None:
+        arrays[field][0] = len(strings)
+        strings.append(text)
+
+    return update
+
+
+def _set(field: str, value: object) -> Callable[[dict[str, np.ndarray], list[str]], None]:
+    def update(arrays: dict[str, np.ndarray], strings: list[str]) -> None:
+        arrays[field][0] = value
+
+    return update
 
 
 def _l2_index(vectors: bytes) -> bytes:
@@ -232,7 +308,7 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
         "unknown entity",
     ),
     "wrong json type": (_graph(lambda g: g["entities"][0].update(name=["x"])), True, "graph.json"),
-    "graph not json": (lambda m: m.update({"graph.json": b"nope"}), True, "JSON"),
+    "graph not json": (_json(lambda m: m.update({"graph.json": b"nope"})), True, "JSON"),
     "index garbage": (lambda m: m.update({"index.faiss": b"\x00" * 64}), True, "index"),
     "index header claims 3 GiB": (
         lambda m: m.update(
@@ -303,9 +379,71 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
         "participants",
     ),
     "graph nested too deeply": (
-        lambda m: m.update({"graph.json": b"[" * 5000 + b"]" * 5000}),
+        _json(lambda m: m.update({"graph.json": b"[" * 5000 + b"]" * 5000})),
         True,
         "JSON",
+    ),
+    # issue 27: the columnar member is checked as graph.json is, each a BundleError
+    "columns bit flip": (_flip("graph.columns", 300), False, "sha256"),
+    "columns missing": (lambda m: m.pop("graph.columns"), False, "graph.columns"),
+    "columns not columnar": (
+        lambda m: m.update({"graph.columns": b"PK" * 64}),
+        True,
+        "NOEMACOL",
+    ),
+    "columns entity row out of range": (
+        _columns(_set("relation_subject", 10**6)),
+        True,
+        "entity row in relation_subject is out of range",
+    ),
+    "columns string number out of range": (
+        _columns(_set("entity_name", -5)),
+        True,
+        "string number in entity_name is out of range",
+    ),
+    "columns heap offset past its end": (
+        _columns(
+            lambda a, s: a["string_offsets"].__setitem__(-1, a["string_offsets"][-1] + 7),
+            strings_kept=False,
+        ),
+        True,
+        "do not cover the heap",
+    ),
+    "columns span outside its document": (
+        _columns(_set("relation_mention_end", 10**7)),
+        True,
+        "relation mention lies outside its document",
+    ),
+    "columns mention of a document it does not hold": (
+        _columns(_set("entity_mention_document", 99)),
+        True,
+        "document row in entity_mention_document is out of range",
+    ),
+    "columns unknown type": (_columns(_set("entity_type", 200)), True, "type is out of range"),
+    "columns confidence not a number": (
+        _columns(_set("relation_confidence", float("nan"))),
+        True,
+        "confidence is outside",
+    ),
+    "columns repeated id": (
+        _columns(lambda a, s: a["entity_id"].__setitem__(1, a["entity_id"][0])),
+        True,
+        "share an id",
+    ),
+    "columns predicate that injects notation": (
+        _columns(_string("relation_predicate", "found-> #2\n#2 -ceo_of")),
+        True,
+        "snake_case",
+    ),
+    "columns entity name with a line separator": (
+        _columns(_string("entity_name", "Google\u2028Inc")),
+        True,
+        "line break",
+    ),
+    "columns counts disagree": (
+        _manifest(lambda d: d["counts"].update(relations=1, facts=1)),
+        False,
+        "the manifest counts",
     ),
     "index from another bundle": (
         lambda m: m.update({"index.faiss": _OTHER_INDEX[0]}),
@@ -316,6 +454,11 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
         lambda m: m.update({"graph.JSON": m.pop("graph.json")}),
         False,
         "graph.json",
+    ),
+    "graph.json changed beside the columns": (
+        lambda m: m.update({"graph.json": m["graph.json"].replace(b"Google", b"Gaggle")}),
+        False,
+        "graph.json does not match its sha256",
     ),
 }
 _OTHER_INDEX: list[bytes] = []
@@ -490,6 +633,8 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
         rewrite(saved, tmp_path / "ivf.noema", _foreign_ivf_claiming_gigabytes, fix_manifest=True),
         # graph.json inflates to 400 MB more than the manifest declares
         rewrite(saved, tmp_path / "bomb.noema", _bomb),
+        # graph.columns says one of its arrays holds 3 GiB (issue 27)
+        rewrite(saved, tmp_path / "cols.noema", _columns_claiming_gigabytes, fix_manifest=True),
     ]
     script = textwrap.dedent(
         f"""
@@ -509,10 +654,11 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    assert len(data["errors"]) == 3, data["errors"]
+    assert len(data["errors"]) == 4, data["errors"]
     assert "index.faiss is not the inner-product flat index" in data["errors"][0]
     assert "index.faiss is not the inner-product flat index" in data["errors"][1]
-    assert "more than the" in data["errors"][2]  # refused by the size the zip declares
+    assert "the manifest declares" in data["errors"][2]  # refused by the size the zip declares
+    assert "relation_mention_start" in data["errors"][3] and "reaches past" in data["errors"][3]
     # peak RSS may grow by what a load of this small bundle needs, never by the sizes claimed
     assert data["grown_kb"] < 150 * 1024, data
 
@@ -548,7 +694,7 @@ def test_every_older_schema_version_the_tests_hold_loads(
     with zipfile.ZipFile(old) as zf:
         assert json.loads(zf.read("manifest.json"))["schema_version"] == 1
     contents = read_bundle(old)
-    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 3
+    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 4
     kb = KnowledgeBase.load(old, embedder=embedder)
     assert "#1 Larry Page :PERSON" in kb.retrieve("Who founded Google?").text
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import noema
+from noema.bundle import SCHEMA_VERSION
 from noema.cli import build_parser, main
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
@@ -478,7 +479,9 @@ def test_info_reads_the_manifest_alone(
     monkeypatch.setattr(SemanticGraph, "from_dict", unread)
     assert main(["info", "--json", str(path)]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["merges"] == len(company_kb.merge_log) and shown["schema_version"] == 3
+    assert (
+        shown["merges"] == len(company_kb.merge_log) and shown["schema_version"] == SCHEMA_VERSION
+    )
     facts = len(company_kb.graph.relations) + len(company_kb.graph.events)
     assert shown["counts"]["facts"] == facts
 

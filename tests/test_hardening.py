@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 import noema
 from noema import KnowledgeBase
 from noema.cli import main
-from tests.test_bundle import rewrite
+from tests.test_bundle import _columns, _without_columns, rewrite
 
 DEEP = "[" * 1000 + "]" * 1000
 
@@ -71,12 +72,19 @@ def test_a_file_name_that_is_not_utf8_is_saved(
 
 
 def _deep_bundle(small_kb: KnowledgeBase, tmp_path: Path) -> Path:
+    """The small bundle with metadata nested too deeply, read from graph.json (no columns)."""
     small_kb.save(tmp_path / "plain.noema")
 
     def deepen(members: dict[str, bytes]) -> None:
+        _without_columns(members)
         members["graph.json"] = members["graph.json"].replace(b'"PLACEHOLDER"', DEEP.encode())
 
     return rewrite(tmp_path / "plain.noema", tmp_path / "deep.noema", deepen, fix_manifest=True)
+
+
+def _deep_metadata(arrays: dict[str, Any], strings: list[str]) -> None:
+    (number,) = [n for n, text in enumerate(strings) if '"PLACEHOLDER"' in text]
+    strings[number] = strings[number].replace('"PLACEHOLDER"', DEEP)
 
 
 def test_a_bundle_whose_metadata_could_not_be_saved_again_is_refused_on_load(
@@ -86,6 +94,15 @@ def test_a_bundle_whose_metadata_could_not_be_saved_again_is_refused_on_load(
     deep = _deep_bundle(small_kb, tmp_path)
     with pytest.raises(noema.BundleError, match="nested deeper than 64 levels"):
         KnowledgeBase.load(deep)
+    # issue 27: the same metadata in graph.columns, which is read instead of graph.json
+    columnar = rewrite(
+        tmp_path / "plain.noema",
+        tmp_path / "deep_columns.noema",
+        _columns(_deep_metadata),
+        fix_manifest=True,
+    )
+    with pytest.raises(noema.BundleError, match="nested deeper than 64 levels"):
+        KnowledgeBase.load(columnar)
     assert (
         main(["merge", str(deep), str(tmp_path / "plain.noema"), "-o", str(tmp_path / "m.noema")])
         == 1
@@ -201,6 +218,7 @@ def test_a_mention_of_a_document_the_bundle_does_not_hold_is_refused(
     small_kb.save(tmp_path / "plain.noema")
 
     def stray(members: dict[str, bytes]) -> None:
+        _without_columns(members)  # (graph.columns holds a document row: out of range)
         graph = json.loads(members["graph.json"])
         graph["entities"][0]["mentions"][0][0] = "nowhere"
         members["graph.json"] = json.dumps(graph).encode()
@@ -268,6 +286,8 @@ def _padded_bundle(small_kb: KnowledgeBase, tmp_path: Path, padding: int) -> Pat
     small_kb.save(tmp_path / "plain.noema")
     with zipfile.ZipFile(tmp_path / "plain.noema") as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
+    # read from graph.json: with graph.columns, graph.json is only streamed through its hash
+    _without_columns(members)
     members["graph.json"] = b"{" + b" " * padding + members["graph.json"][1:]
     manifest = json.loads(members["manifest.json"])
     manifest["members"]["graph.json"] = {
@@ -337,7 +357,7 @@ def test_the_budget_counts_a_vector_member_once_and_a_half(
     with zipfile.ZipFile(path) as zf:
         sizes = {info.filename: info.file_size for info in zf.infolist()}
     vectors = sum(n for member, n in sizes.items() if member.endswith((".bin", ".faiss")))
-    needed = math.ceil(8 * sizes["graph.json"] + 1.5 * vectors)
+    needed = math.ceil(8 * sizes["graph.columns"] + 1.5 * vectors)
     assert KnowledgeBase.load(path, max_memory=needed).graph.documents.keys() == {"g"}
     with pytest.raises(noema.BundleError, match="pass max_memory="):
         KnowledgeBase.load(path, max_memory=needed - 2)

@@ -91,7 +91,8 @@ LAYERS = {
         "embed filters graph index notation options pack plan resources sentences strategies view"
     ),
     "facttext": _uses("graph notation"),
-    "bundle": _uses("canonical errors facttext graph index records sentences"),
+    "columns": _uses("errors graph records sentences"),
+    "bundle": _uses("canonical columns errors facttext graph index records sentences"),
     "store": _uses("bundle canonical embed facttext gcpause graph index sentences"),
     "kb": _uses(
         """_version bundle canonical embed errors extractor facttext filters graph index notation

@@ -1,0 +1,643 @@
+"""``graph.columns``: the graph as fixed-width arrays and one string heap, read without JSON.
+
+A bundle's ``graph.json`` is the source of truth (R9); this member is a derived copy of it that
+opens several times faster, because nothing is parsed: every field is an array read in place,
+checked with vectorized numpy, and the records are made straight from the arrays.
+
+Layout (all numbers little-endian):
+
+``magic``
+    8 bytes, ``NOEMACOL``; then ``version`` (uint32, :data:`COLUMNS_VERSION`) and ``header``
+    (uint32, the length in bytes of the header that follows).
+``header``
+    UTF-8 JSON object: ``arrays``, for each array below its ``dtype`` (numpy notation), byte
+    ``offset`` from the start of the member (a multiple of 8) and ``count`` of items; and
+    ``merge_log``, the string holding the canonicalizer's merge log as a JSON list (-1: none).
+    The arrays follow, each starting at its offset.
+
+Strings are numbered; a field holding a string holds its number (int32). ``heap`` (uint8) is
+every string's UTF-8 in number order, and ``string_offsets`` (int64, one more than the strings)
+the *character* offset at which each starts once the heap is decoded, the last being the heap's
+length in characters. Each distinct string is stored once.
+
+A record's variable-length parts (aliases, participants, mentions) are ranges: ``X_range``
+(int64, one more than the records) gives where record n's items start in the item array, the
+last being the item array's length.
+
+========================  =======  ==================================================================
+array                     dtype    one item per
+========================  =======  ==================================================================
+document_id               int32    document, in graph order: its id
+document_text             int32    document: its text
+document_metadata         int32    document: its metadata as a JSON object, -1 when empty
+entity_id, entity_name    int32    entity, in graph order
+entity_type               uint8    entity: the position of its type in ``ENTITY_TYPES``
+entity_confidence         float64  entity
+entity_alias_range        int64    entity, plus one: its range in ``entity_alias`` (strings)
+entity_mention_range      int64    entity, plus one: its range in the ``entity_mention_*`` arrays
+relation_id               int32    relation, in graph order
+relation_subject          int32    relation: the row of its subject among the entities
+relation_predicate        int32    relation: its predicate
+relation_object           int32    relation: the row of its object among the entities
+relation_confidence       float64  relation
+relation_mention_range    int64    relation, plus one
+event_id, event_label     int32    event, in graph order
+event_time                int32    event: its time, -1 when it has none
+event_confidence          float64  event
+event_participant_range   int64    event, plus one: its range in ``event_participant``
+event_participant         int32    participant: the row of the entity among the entities
+event_mention_range       int64    event, plus one
+X_mention_document        int32    mention (X: entity, relation, event): its document's row
+X_mention_start, _end     int64    mention: the character span ``[start, end)`` in that document
+========================  =======  ==================================================================
+
+Reading refuses, as :class:`~noema.errors.BundleError`, a member whose arrays are missing, of
+another type, or reach past its end; a string number, row or range out of bounds; a heap that is
+not UTF-8 or whose offsets do not cover it; counts that differ from the manifest's; a span outside
+its document; an unknown type; a confidence outside [0, 1]; a repeated id. Nothing is allocated
+before the sizes are checked against the member's length, so a hostile header cannot make a
+reader allocate more than the member holds.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any, TypeGuard
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from noema.errors import BundleError, GraphError
+from noema.graph import SemanticGraph
+from noema.records import (
+    ENTITY_TYPES,
+    LINE_BREAKS,
+    Document,
+    Entity,
+    Event,
+    Mention,
+    Relation,
+    check_json_depth,
+    json_bytes,
+    normalize_predicate,
+)
+from noema.sentences import (
+    SENTENCE_RENDERING,
+    TOPIC_RULE,
+    Sentence,
+    SentenceIndex,
+    StoredSentences,
+)
+
+__all__ = ["COLUMNS_VERSION", "Columns", "columns_bytes", "read_columns"]
+
+MAGIC = b"NOEMACOL"
+COLUMNS_VERSION = 1
+_PREFIX = struct.Struct("<8sII")
+_ALIGN = 8
+_MENTION_KINDS = ("entity", "relation", "event")
+_KEY_SEPARATOR = "\x1f"  # between the parts of a sentence key (noema.sentences.sentence_key)
+
+# Every array the reader expects, with its dtype.
+_DTYPES: dict[str, str] = {
+    "heap": "|u1",
+    "string_offsets": "<i8",
+    "document_id": "<i4",
+    "document_text": "<i4",
+    "document_metadata": "<i4",
+    "entity_id": "<i4",
+    "entity_name": "<i4",
+    "entity_type": "|u1",
+    "entity_confidence": "<f8",
+    "entity_alias_range": "<i8",
+    "entity_alias": "<i4",
+    "entity_mention_range": "<i8",
+    "relation_id": "<i4",
+    "relation_subject": "<i4",
+    "relation_predicate": "<i4",
+    "relation_object": "<i4",
+    "relation_confidence": "<f8",
+    "relation_mention_range": "<i8",
+    "event_id": "<i4",
+    "event_label": "<i4",
+    "event_time": "<i4",
+    "event_confidence": "<f8",
+    "event_participant_range": "<i8",
+    "event_participant": "<i4",
+    "event_mention_range": "<i8",
+    "sentence_document": "<i4",
+    "sentence_start": "<i8",
+    "sentence_end": "<i8",
+    "sentence_digest": "<i4",
+    "sentence_fact_range": "<i8",
+    "sentence_fact": "<i4",
+    "topic_entity": "<i4",
+    "topic_document_range": "<i8",
+    "topic_document": "<i4",
+    **{
+        f"{kind}_mention_{field}": dtype
+        for kind in _MENTION_KINDS
+        for field, dtype in (("document", "<i4"), ("start", "<i8"), ("end", "<i8"))
+    },
+}
+
+
+class _Strings:
+    """Numbers strings in the order first written; each distinct string once."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        return self.numbers.setdefault(text, len(self.numbers))
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        lengths = np.fromiter((len(s) for s in self.numbers), np.int64, len(self.numbers))
+        offsets = np.zeros(len(self.numbers) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        heap = "".join(self.numbers).encode("utf-8")
+        return {"heap": np.frombuffer(heap, np.uint8), "string_offsets": offsets}
+
+
+def _ranges(lengths: Sequence[int]) -> npt.NDArray[np.int64]:
+    """``X_range`` for records with these numbers of items."""
+    starts = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(np.asarray(lengths, np.int64), out=starts[1:])
+    return starts
+
+
+def columns_bytes(
+    graph: SemanticGraph,
+    merge_log: Sequence[Mapping[str, Any]] = (),
+    sentences: SentenceIndex | None = None,
+) -> bytes:
+    """The member for ``graph``, its merge log (each record as ``graph.json`` holds it) and what
+    its sentence sidecar holds besides vectors; the same graph gives the same bytes."""
+    text = _Strings()
+    documents = list(graph.documents.values())
+    document_row = {d.id: n for n, d in enumerate(documents)}
+    entities = list(graph.entities.values())
+    entity_row = {e.id: n for n, e in enumerate(entities)}
+    relations = list(graph.relations.values())
+    events = list(graph.events.values())
+    arrays: dict[str, Any] = {
+        "document_id": [text(d.id) for d in documents],
+        "document_text": [text(d.text) for d in documents],
+        "document_metadata": [
+            text(json_bytes(dict(d.metadata)).decode("utf-8")) if d.metadata else -1
+            for d in documents
+        ],
+        "entity_id": [text(e.id) for e in entities],
+        "entity_name": [text(e.name) for e in entities],
+        "entity_type": [ENTITY_TYPES.index(e.type) for e in entities],
+        "entity_confidence": [e.confidence for e in entities],
+        "entity_alias_range": _ranges([len(e.aliases) for e in entities]),
+        "entity_alias": [text(a) for e in entities for a in e.aliases],
+        "relation_id": [text(r.id) for r in relations],
+        "relation_subject": [entity_row[r.subject_id] for r in relations],
+        "relation_predicate": [text(r.predicate) for r in relations],
+        "relation_object": [entity_row[r.object_id] for r in relations],
+        "relation_confidence": [r.confidence for r in relations],
+        "event_id": [text(v.id) for v in events],
+        "event_label": [text(v.label) for v in events],
+        "event_time": [-1 if v.time is None else text(v.time) for v in events],
+        "event_confidence": [v.confidence for v in events],
+        "event_participant_range": _ranges([len(v.participant_ids) for v in events]),
+        "event_participant": [entity_row[p] for v in events for p in v.participant_ids],
+    }
+    kinds: dict[str, Sequence[Entity | Relation | Event]] = {
+        "entity": entities,
+        "relation": relations,
+        "event": events,
+    }
+    for kind, records in kinds.items():
+        mentions = [m for r in records for m in r.mentions]
+        arrays[f"{kind}_mention_range"] = _ranges([len(r.mentions) for r in records])
+        arrays[f"{kind}_mention_document"] = [document_row[m.document_id] for m in mentions]
+        arrays[f"{kind}_mention_start"] = [m.start for m in mentions]
+        arrays[f"{kind}_mention_end"] = [m.end for m in mentions]
+    arrays.update(_sentence_arrays(graph, sentences, text, document_row, entity_row))
+    merge_number = text(orjson.dumps(list(merge_log)).decode("utf-8")) if merge_log else -1
+    arrays.update(text.arrays())
+    header: dict[str, Any] = {"merge_log": merge_number, "sentences": None}
+    if sentences is not None:
+        header["sentences"] = {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}
+    return _pack(arrays, header)
+
+
+def _sentence_arrays(
+    graph: SemanticGraph,
+    sentences: SentenceIndex | None,
+    text: _Strings,
+    document_row: Mapping[str, int],
+    entity_row: Mapping[str, int],
+) -> dict[str, Any]:
+    """The ``sentence_*`` and ``topic_*`` arrays (empty without a sidecar)."""
+    listed = list(sentences.facts.items()) if sentences is not None else []
+    topics = list(sentences.topics.items()) if sentences is not None else []
+    keys = sentences.keys if sentences is not None else {}
+    fact_row = {f: n for n, f in enumerate(chain(graph.relations, graph.events))}
+    return {
+        "sentence_document": [document_row[s.document_id] for s, _ in listed],
+        "sentence_start": [s.start for s, _ in listed],
+        "sentence_end": [s.end for s, _ in listed],
+        "sentence_digest": [text(keys[s].rsplit(_KEY_SEPARATOR, 1)[1]) for s, _ in listed],
+        "sentence_fact_range": _ranges([len(facts) for _, facts in listed]),
+        "sentence_fact": [fact_row[f] for _, facts in listed for f in facts],
+        "topic_entity": [entity_row[e] for e, _ in topics],
+        "topic_document_range": _ranges([len(documents) for _, documents in topics]),
+        "topic_document": [document_row[d] for _, documents in topics for d in documents],
+    }
+
+
+def _pack(arrays: Mapping[str, Any], fields: Mapping[str, Any]) -> bytes:
+    """The magic, version, header and arrays, each array at an offset aligned to 8 bytes."""
+    names = sorted(_DTYPES)
+    data = {name: np.asarray(arrays[name], dtype=_DTYPES[name]) for name in names}
+    directory: dict[str, dict[str, Any]] = {}
+    header_room = 0
+    while True:  # the offsets depend on the header's length, which depends on the offsets
+        offset = _aligned(_PREFIX.size + header_room)
+        for name in names:
+            directory[name] = {"dtype": _DTYPES[name], "offset": offset, "count": len(data[name])}
+            offset = _aligned(offset + data[name].nbytes)
+        header = orjson.dumps({"arrays": directory, **fields}, option=orjson.OPT_SORT_KEYS)
+        if len(header) <= header_room:
+            break
+        header_room = len(header)
+    header = header.ljust(header_room)  # JSON allows trailing spaces
+    out = bytearray(_PREFIX.pack(MAGIC, COLUMNS_VERSION, header_room) + header)
+    for name in names:
+        out.extend(b"\0" * (directory[name]["offset"] - len(out)))
+        out.extend(data[name].tobytes())
+    return bytes(out)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // _ALIGN) * _ALIGN
+
+
+# -- reading ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Columns:
+    """What the member holds: the graph, its merge log (the records as ``graph.json`` holds
+    them, for the caller to read) and, when it was written with the sidecar this Noema makes,
+    what the sidecar holds besides vectors."""
+
+    graph: SemanticGraph
+    merge_log: list[Any]
+    sentences: StoredSentences | None
+
+
+def read_columns(blob: bytes | memoryview, counts: object) -> Columns:
+    """The member's contents, after the checks the module docstring lists; ``counts`` are the
+    manifest's.
+
+    Raises:
+        BundleError: saying what is wrong (the caller adds the bundle's name).
+    """
+    arrays, header = _arrays(memoryview(blob))
+    strings = _strings(arrays["heap"], arrays["string_offsets"])
+    n = {
+        "documents": _same_length(arrays, "document", ("id", "text", "metadata")),
+        "entities": _same_length(arrays, "entity", ("id", "name", "type", "confidence")),
+        "relations": _same_length(
+            arrays, "relation", ("id", "subject", "predicate", "object", "confidence")
+        ),
+        "events": _same_length(arrays, "event", ("id", "label", "time", "confidence")),
+    }
+    actual = {**n, "facts": n["relations"] + n["events"]}
+    if counts != actual:
+        raise BundleError(f"graph.columns holds {actual!r}, the manifest counts {counts!r}")
+    _check_numbers(arrays, len(strings), n)
+    _check_sentences(arrays, len(strings), n)
+    try:
+        graph = _graph(arrays, strings)
+    except GraphError as exc:
+        raise BundleError(f"graph.columns is invalid: {exc}") from None
+    sentences = None
+    if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
+        sentences = _sentences(arrays, strings, graph)
+    return Columns(graph, _merge_log(header["merge_log"], strings), sentences)
+
+
+def _merge_log(number: int, strings: list[str]) -> list[Any]:
+    if number < 0:
+        return []
+    if number >= len(strings):
+        raise BundleError("graph.columns: the merge log's string number is out of range")
+    try:
+        log = orjson.loads(strings[number])
+    except ValueError as exc:
+        raise BundleError(f"graph.columns: the merge log is not JSON: {exc}") from None
+    if not isinstance(log, list):
+        raise BundleError("graph.columns: the merge log is not a JSON list")
+    return log
+
+
+def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+    """Every array as a view of ``blob`` (nothing copied), after checking the directory; and
+    the header."""
+    if len(blob) < _PREFIX.size:
+        raise BundleError(f"graph.columns holds {len(blob)} bytes, too few for its header")
+    magic, version, header_size = _PREFIX.unpack_from(blob)
+    if magic != MAGIC:
+        raise BundleError("graph.columns does not start with NOEMACOL: it is not a columnar graph")
+    if version != COLUMNS_VERSION:
+        raise BundleError(
+            f"graph.columns is version {version}; this Noema reads version {COLUMNS_VERSION}"
+        )
+    if _PREFIX.size + header_size > len(blob):
+        raise BundleError("graph.columns declares a header longer than the member")
+    try:
+        header = orjson.loads(bytes(blob[_PREFIX.size : _PREFIX.size + header_size]))
+    except ValueError as exc:
+        raise BundleError(f"graph.columns has an unreadable header: {exc}") from None
+    directory = header.get("arrays") if isinstance(header, dict) else None
+    if (
+        not isinstance(directory, dict)
+        or not _is_int(header.get("merge_log"))
+        or not isinstance(header.get("sentences", ""), dict | None)
+    ):
+        raise BundleError(
+            "graph.columns has an unreadable header: it needs arrays (an object), merge_log "
+            "(an integer) and sentences (an object or null)"
+        )
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    for name, dtype in _DTYPES.items():
+        entry = directory.get(name)
+        if not isinstance(entry, dict) or entry.get("dtype") != dtype:
+            raise BundleError(f"graph.columns has no {dtype} array {name!r}")
+        offset, count = entry.get("offset"), entry.get("count")
+        if not _is_int(offset) or not _is_int(count) or offset < 0 or count < 0:
+            raise BundleError(f"graph.columns: array {name!r} has no offset and count")
+        size = np.dtype(dtype).itemsize
+        if offset + count * size > len(blob):
+            raise BundleError(
+                f"graph.columns: array {name!r} ({count} items at byte {offset}) reaches past "
+                f"the member's {len(blob)} bytes"
+            )
+        arrays[name] = np.frombuffer(blob, dtype=dtype, count=count, offset=offset)
+    return arrays, header
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
+    """Every string, from one decoding of the heap (a decode per string took longer than the
+    rest of reading)."""
+    try:
+        text = heap.tobytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"graph.columns: the string heap is not UTF-8: {exc}") from None
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(text):
+        raise BundleError(
+            f"graph.columns: the string offsets do not cover the heap's {len(text)} characters"
+        )
+    if np.any(np.diff(offsets) < 0):
+        raise BundleError("graph.columns: the string offsets go backwards")
+    bounds = offsets.tolist()
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]  # noqa: B905 (one more bound)
+
+
+def _same_length(arrays: Mapping[str, npt.NDArray[Any]], table: str, fields: Sequence[str]) -> int:
+    lengths = {len(arrays[f"{table}_{f}"]) for f in fields}
+    if len(lengths) != 1:
+        raise BundleError(f"graph.columns: the {table} arrays differ in length")
+    return lengths.pop()
+
+
+def _check_range(arrays: Mapping[str, npt.NDArray[Any]], name: str, items: str, n: int) -> None:
+    """``name`` (an ``X_range``) covers the ``items`` array from 0 to its end, going forward."""
+    starts = arrays[name]
+    if len(starts) != n + 1 or starts[0] != 0 or starts[-1] != len(arrays[items]):
+        raise BundleError(f"graph.columns: {name} does not cover {items} for {n} records")
+    if np.any(np.diff(starts) < 0):
+        raise BundleError(f"graph.columns: {name} goes backwards")
+
+
+def _check_within(values: npt.NDArray[Any], bound: int, what: str, *, none: bool = False) -> None:
+    """Every value in ``[0, bound)`` (or -1 where ``none`` allows it)."""
+    low = -1 if none else 0
+    if len(values) and (int(values.min()) < low or int(values.max()) >= bound):
+        raise BundleError(f"graph.columns: a {what} is out of range (0 to {bound - 1})")
+
+
+def _check_sentences(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
+) -> None:
+    """The sidecar's arrays in bounds, and each sentence a span inside its document."""
+    sentences = _same_length(arrays, "sentence", ("document", "start", "end", "digest"))
+    _check_within(arrays["sentence_digest"], strings, "string number in sentence_digest")
+    _check_within(arrays["sentence_document"], n["documents"], "document row of a sentence")
+    _check_range(arrays, "sentence_fact_range", "sentence_fact", sentences)
+    _check_within(arrays["sentence_fact"], n["relations"] + n["events"], "fact row of a sentence")
+    topics = len(arrays["topic_entity"])
+    _check_within(arrays["topic_entity"], n["entities"], "entity row of a topic")
+    _check_range(arrays, "topic_document_range", "topic_document", topics)
+    _check_within(arrays["topic_document"], n["documents"], "document row of a topic")
+    starts, ends = arrays["sentence_start"], arrays["sentence_end"]
+    lengths = _text_lengths(arrays)[arrays["sentence_document"]]
+    if not np.all((starts >= 0) & (starts <= ends) & (ends <= lengths)):
+        raise BundleError("graph.columns: a sentence lies outside its document")
+
+
+def _text_lengths(arrays: Mapping[str, npt.NDArray[Any]]) -> npt.NDArray[np.int64]:
+    """Each document's length in characters (string numbers checked already)."""
+    offsets, texts = arrays["string_offsets"], arrays["document_text"]
+    lengths: npt.NDArray[np.int64] = offsets[texts + 1] - offsets[texts]
+    return lengths
+
+
+def _sentences(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: list[str], graph: SemanticGraph
+) -> StoredSentences:
+    """The sidecar's sentences, facts, keys and topics, from arrays already checked."""
+    doc_ids = list(graph.documents)
+    entity_ids = list(graph.entities)
+    fact_ids = [*graph.relations, *graph.events]
+    listed = [
+        Sentence(doc_ids[d], s, e)
+        for d, s, e in zip(
+            arrays["sentence_document"].tolist(),
+            arrays["sentence_start"].tolist(),
+            arrays["sentence_end"].tolist(),
+            strict=True,
+        )
+    ]
+    digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
+    keys = {
+        s: _KEY_SEPARATOR.join((s.document_id, str(s.start), str(s.end), digest))
+        for s, digest in zip(listed, digests, strict=True)
+    }
+    facts = _split(
+        [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
+    )
+    topics = _split(
+        [doc_ids[d] for d in arrays["topic_document"].tolist()], arrays["topic_document_range"]
+    )
+    return StoredSentences(
+        dict(zip(listed, facts, strict=True)),
+        keys,
+        dict(zip((entity_ids[e] for e in arrays["topic_entity"].tolist()), topics, strict=True)),
+    )
+
+
+def _check_numbers(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
+) -> None:
+    """Every string number, row and range in bounds, every span inside its document, every type
+    known and confidence in [0, 1]: vectorized, before any record is made."""
+    for name in ("document_id", "document_text", "entity_id", "entity_name", "entity_alias"):
+        _check_within(arrays[name], strings, f"string number in {name}")
+    for name in ("relation_id", "relation_predicate", "event_id", "event_label"):
+        _check_within(arrays[name], strings, f"string number in {name}")
+    for name in ("document_metadata", "event_time"):
+        _check_within(arrays[name], strings, f"string number in {name}", none=True)
+    for name in ("relation_subject", "relation_object", "event_participant"):
+        _check_within(arrays[name], n["entities"], f"entity row in {name}")
+    _check_within(arrays["entity_type"], len(ENTITY_TYPES), "type")
+    _check_range(arrays, "entity_alias_range", "entity_alias", n["entities"])
+    _check_range(arrays, "event_participant_range", "event_participant", n["events"])
+    if n["events"] and np.any(np.diff(arrays["event_participant_range"]) < 1):
+        raise BundleError("graph.columns: an event has no participant")
+    text_lengths = _text_lengths(arrays)
+    table = {"entity": "entities", "relation": "relations", "event": "events"}
+    for kind, records in table.items():
+        confidence = arrays[f"{kind}_confidence"]
+        if not np.all((confidence >= 0.0) & (confidence <= 1.0)):  # NaN fails both
+            raise BundleError(f"graph.columns: a {kind} confidence is outside [0, 1]")
+        prefix = f"{kind}_mention"
+        _check_range(arrays, f"{prefix}_range", f"{prefix}_document", n[records])
+        documents = arrays[f"{prefix}_document"]
+        starts, ends = arrays[f"{prefix}_start"], arrays[f"{prefix}_end"]
+        if not len(documents) == len(starts) == len(ends):
+            raise BundleError(f"graph.columns: the {kind} mention arrays differ in length")
+        _check_within(documents, n["documents"], f"document row in {prefix}_document")
+        if len(documents) and not np.all(
+            (starts >= 0) & (starts <= ends) & (ends <= text_lengths[documents])
+        ):
+            raise BundleError(f"graph.columns: a {kind} mention lies outside its document")
+
+
+def _graph(arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]) -> SemanticGraph:
+    """The records, made from arrays already checked."""
+
+    def picked(name: str) -> list[str]:
+        return [strings[i] for i in arrays[name].tolist()]
+
+    doc_ids = picked("document_id")
+    documents = []
+    for doc_id, text, meta in zip(
+        doc_ids, picked("document_text"), arrays["document_metadata"].tolist(), strict=True
+    ):
+        try:
+            metadata = {} if meta < 0 else orjson.loads(strings[meta])
+            # what the writer could not write again is refused here, as from_dict refuses it
+            # (orjson already refused NaN, infinities and lone surrogates; json_bytes on every
+            # document took longer than the rest of reading the documents)
+            check_json_depth(metadata)
+        except (TypeError, ValueError) as exc:
+            raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
+        if not isinstance(metadata, dict):
+            raise GraphError(f"document {doc_id!r} metadata is not an object")
+        documents.append(Document(text, doc_id, metadata))
+
+    def mentions(kind: str) -> list[tuple[Mention, ...]]:
+        prefix = f"{kind}_mention"
+        made = [
+            Mention(doc_ids[d], s, e)
+            for d, s, e in zip(
+                arrays[f"{prefix}_document"].tolist(),
+                arrays[f"{prefix}_start"].tolist(),
+                arrays[f"{prefix}_end"].tolist(),
+                strict=True,
+            )
+        ]
+        return _split(made, arrays[f"{prefix}_range"])
+
+    entity_ids = picked("entity_id")
+    names = picked("entity_name")
+    aliases = _split(picked("entity_alias"), arrays["entity_alias_range"])
+    _check_one_line([*names, *(a for group in aliases for a in group)], "entity name or alias")
+    entities = [
+        Entity(*fields)
+        for fields in zip(
+            entity_ids,
+            names,
+            [ENTITY_TYPES[t] for t in arrays["entity_type"].tolist()],
+            aliases,
+            mentions("entity"),
+            arrays["entity_confidence"].tolist(),
+            strict=True,
+        )
+    ]
+    predicates = picked("relation_predicate")
+    labels = picked("event_label")
+    _check_snake_case({*predicates, *labels})
+    relations = [
+        Relation(rid, entity_ids[s], p, entity_ids[o], ms, c)
+        for rid, s, p, o, ms, c in zip(
+            picked("relation_id"),
+            arrays["relation_subject"].tolist(),
+            predicates,
+            arrays["relation_object"].tolist(),
+            mentions("relation"),
+            arrays["relation_confidence"].tolist(),
+            strict=True,
+        )
+    ]
+    times = [None if t < 0 else strings[t] for t in arrays["event_time"].tolist()]
+    _check_one_line([t for t in times if t is not None], "event time")
+    participants = _split(
+        [entity_ids[p] for p in arrays["event_participant"].tolist()],
+        arrays["event_participant_range"],
+    )
+    events = [
+        Event(vid, label, people, time, ms, c)
+        for vid, label, people, time, ms, c in zip(
+            picked("event_id"),
+            labels,
+            participants,
+            times,
+            mentions("event"),
+            arrays["event_confidence"].tolist(),
+            strict=True,
+        )
+    ]
+    for event in events:
+        if len(set(event.participant_ids)) != len(event.participant_ids):
+            raise GraphError(f"event {event.id!r} names a participant twice")
+    return SemanticGraph.from_records(documents, entities, relations, events)
+
+
+def _split(items: list[Any], starts: npt.NDArray[Any]) -> list[tuple[Any, ...]]:
+    """``items`` grouped by record (``starts`` an ``X_range``)."""
+    lengths = np.diff(starts)
+    # most relations have one mention and most entities no alias: slicing for each took longer
+    # than making the records
+    if not len(items):
+        return [()] * len(lengths)
+    if len(items) == len(lengths) and np.all(lengths == 1):
+        return [(item,) for item in items]
+    bounds = starts.tolist()
+    return [tuple(items[a:b]) for a, b in zip(bounds, bounds[1:])]  # noqa: B905
+
+
+def _check_one_line(texts: Sequence[str], what: str) -> None:
+    """What notation writes on one line holds no line break and is not blank."""
+    for text in texts:
+        if not text.strip() or not LINE_BREAKS.isdisjoint(text):
+            raise GraphError(f"{what} {text!r} is empty or holds a line break")
+
+
+def _check_snake_case(texts: set[str]) -> None:
+    for text in texts:
+        if not text or normalize_predicate(text) != text:
+            raise GraphError(f"predicate or label {text!r} is not in snake_case")
