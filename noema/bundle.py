@@ -52,8 +52,10 @@ from __future__ import annotations
 import glob
 import hashlib
 import io
+import mmap
 import os
 import stat
+import struct
 import tempfile
 import threading
 import time
@@ -134,6 +136,8 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # A temporary file of a save untouched this long belongs to a save that was killed.
 STALE_TEMPORARY_SECONDS = 600
 _T = TypeVar("_T")
+# A member's bytes: read, or a view of the bundle mapped from its file.
+Blob = bytes | memoryview
 _VECTORS = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
 # read in place.
@@ -352,7 +356,7 @@ def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) 
     source = Path(path)
     if not source.is_file():
         raise BundleError(f"{str(source)!r} is not a file")
-    return _open(source, str(source), max_memory)
+    return _open(source, str(source), max_memory, _mapped(source))
 
 
 def read_bundle_bytes(
@@ -360,7 +364,7 @@ def read_bundle_bytes(
 ) -> BundleContents:
     """:func:`read_bundle` for the bytes of a bundle (:func:`bundle_bytes`); ``name`` is what
     error messages call it."""
-    return _open(io.BytesIO(data), name, max_memory)
+    return _open(io.BytesIO(data), name, max_memory, memoryview(data))
 
 
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -377,12 +381,28 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     return _in_zip(source, str(source), lambda zf: _manifest_of(zf, str(source)))
 
 
-def _open(source: Any, name: str, max_memory: int | None) -> BundleContents:
+def _mapped(path: Path) -> memoryview | None:
+    """The file mapped into memory (read-only), so stored members are read in place: nothing is
+    copied, and only the pages read are loaded. ``None`` where it cannot be mapped (an empty
+    file, a file system without mmap) and on Windows, where a mapped file cannot be replaced
+    and a save over the bundle that was opened would fail."""
+    if os.name == "nt":
+        return None
+    try:
+        with path.open("rb") as handle:
+            return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+    except (OSError, ValueError):
+        return None
+
+
+def _open(
+    source: Any, name: str, max_memory: int | None, mapped: memoryview | None
+) -> BundleContents:
     if max_memory is not None and (
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
-    return _in_zip(source, name, lambda zf: _read(zf, name, max_memory))
+    return _in_zip(source, name, lambda zf: _read(zf, name, max_memory, mapped))
 
 
 def _in_zip(source: Any, name: str, read: Callable[[zipfile.ZipFile], _T]) -> _T:
@@ -423,7 +443,9 @@ def _manifest_of(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
     return _migrate(manifest, version)
 
 
-def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleContents:
+def _read(
+    zf: zipfile.ZipFile, name: str, max_memory: int | None, mapped: memoryview | None
+) -> BundleContents:
     manifest = _manifest_of(zf, name)
     declared = manifest.get("members")
     if not isinstance(declared, dict):
@@ -441,10 +463,10 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
                 f"{name!r}: {COLUMNS_MEMBER} is compressed; a bundle stores it as it is, to be "
                 "read in place (written by another tool?)"
             )
-    data: dict[str, bytes] = {}
+    data: dict[str, Blob] = {}
     for member in (graph_member, "embeddings.bin", "index.faiss"):
         size, digest = _declared(declared, member, name)
-        blob = _member(zf, member, min(MAX_MEMBER_BYTES, size), name)
+        blob = _member(zf, member, min(MAX_MEMBER_BYTES, size), name, mapped)
         if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
             raise BundleError(
                 f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
@@ -495,19 +517,24 @@ def _read(zf: zipfile.ZipFile, name: str, max_memory: int | None) -> BundleConte
     index = VectorIndex.from_bytes(
         fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
     )
-    sentences = _read_sentences(zf, manifest, graph, dimension, name, stored)
+    sentences = _read_sentences(zf, manifest, graph, dimension, name, stored, mapped)
     return BundleContents(
         graph=graph,
         index=index,
         merge_log=merge_log,
         manifest=manifest,
         sentences=sentences,
-        name_vectors=_read_names(zf, manifest, graph, dimension, name),
+        name_vectors=_read_names(zf, manifest, graph, dimension, name, mapped),
     )
 
 
 def _read_names(
-    zf: zipfile.ZipFile, manifest: dict[str, Any], graph: SemanticGraph, dimension: int, name: str
+    zf: zipfile.ZipFile,
+    manifest: dict[str, Any],
+    graph: SemanticGraph,
+    dimension: int,
+    name: str,
+    mapped: memoryview | None,
 ) -> dict[str, npt.NDArray[np.float32]]:
     """The optional entity-name vectors by entity id; empty when absent, :class:`BundleError`
     when present but damaged."""
@@ -525,7 +552,7 @@ def _read_names(
             f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
             f"of {dimension} float32 the manifest declares"
         )
-    blob = _member(zf, NAMES_MEMBER, min(MAX_MEMBER_BYTES, size), name)
+    blob = _member(zf, NAMES_MEMBER, min(MAX_MEMBER_BYTES, size), name, mapped)
     if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
         raise BundleError(
             f"{name!r}: {NAMES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
@@ -553,6 +580,7 @@ def _read_sentences(
     dimension: int,
     name: str,
     stored: StoredSentences | None,
+    mapped: memoryview | None,
 ) -> SentenceIndex | None:
     """The optional sentence sidecar; ``None`` when absent or made with another rendering (it is
     then rebuilt from the graph), :class:`BundleError` when present but damaged. ``stored``:
@@ -569,7 +597,7 @@ def _read_sentences(
     size, digest = entry.get("size"), entry.get("sha256")
     if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
         raise BundleError(f"{name!r}: manifest has no size and sha256 for {SENTENCES_MEMBER}")
-    blob = _member(zf, SENTENCES_MEMBER, min(MAX_MEMBER_BYTES, size), name)
+    blob = _member(zf, SENTENCES_MEMBER, min(MAX_MEMBER_BYTES, size), name, mapped)
     if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
         raise BundleError(
             f"{name!r}: {SENTENCES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
@@ -693,12 +721,18 @@ def _check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, na
         )
 
 
-def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
+def _member(
+    zf: zipfile.ZipFile, member: str, limit: int, name: str, mapped: memoryview | None = None
+) -> Blob:
+    """The member's bytes: a view of ``mapped`` (the whole bundle, in memory or mapped from its
+    file) where the member is stored as it is, else inflated."""
     info = _member_info(zf, member, name)
     if info.file_size > limit:
         raise BundleError(
             f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed"
         )
+    if mapped is not None and info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
+        return _stored_view(mapped, info, name)
     # No compression-ratio test: a graph of repetitive text deflates far beyond any fixed ratio
     # and is still ours. The limit is the size the manifest declares (or a fixed cap), and the
     # member is inflated as a stream that stops one byte past it.
@@ -709,7 +743,28 @@ def _member(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
     return blob
 
 
-def _load_json(blob: bytes, member: str, name: str) -> dict[str, Any]:
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip member's local header (zipfile's own)
+
+
+def _stored_view(mapped: memoryview, info: zipfile.ZipInfo, name: str) -> memoryview:
+    """A stored member's bytes within the whole bundle's, found from its local header as
+    zipfile finds them (no CRC: the member's sha256 is checked instead)."""
+    at = info.header_offset
+    if at + _LOCAL_HEADER.size > len(mapped):
+        raise BundleError(f"{name!r}: {info.filename} lies past the end of the file (truncated?)")
+    fields = _LOCAL_HEADER.unpack_from(mapped, at)
+    signature, name_length, extra_length = fields[0], fields[-2], fields[-1]
+    start = at + _LOCAL_HEADER.size + name_length + extra_length
+    if signature != b"PK\x03\x04" or bytes(
+        mapped[at + _LOCAL_HEADER.size : at + _LOCAL_HEADER.size + name_length]
+    ) != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
+        raise BundleError(f"{name!r}: {info.filename}'s local header is damaged")
+    if start + info.compress_size > len(mapped):
+        raise BundleError(f"{name!r}: {info.filename} lies past the end of the file (truncated?)")
+    return mapped[start : start + info.compress_size]
+
+
+def _load_json(blob: Blob, member: str, name: str) -> dict[str, Any]:
     try:
         # orjson parses graph.json about 3x faster than the standard library (see
         # benchmarks/scale.py); both give the same objects for what write_bundle writes

@@ -407,7 +407,11 @@ class VectorIndex:
 
     @classmethod
     def from_bytes(
-        cls, ids: Sequence[str], dimension: int, vectors: bytes, index: bytes | None
+        cls,
+        ids: Sequence[str],
+        dimension: int,
+        vectors: bytes | memoryview,
+        index: bytes | memoryview | None,
     ) -> VectorIndex:
         """Rebuild from :meth:`vector_bytes` and :meth:`index_bytes`, checking their sizes agree.
 
@@ -475,6 +479,15 @@ def _build_ivf(vectors: Vectors) -> Any:
     return index
 
 
+def _same_bytes(a: memoryview, b: memoryview) -> bool:
+    """Whether two byte views of one length hold the same bytes, compared a block at a time
+    (memoryview's own comparison goes item by item: 0.25 s per 150 MB)."""
+    step = 1 << 24
+    return all(
+        a[n : n + step].tobytes() == b[n : n + step].tobytes() for n in range(0, len(a), step)
+    )
+
+
 def _flat_header(rows: int, dimension: int) -> bytes:
     """What ``faiss.serialize_index`` writes before the vectors of an ``IndexFlatIP``: its type,
     dimension, row count, two unused fields faiss fills with 2**20, "trained", the metric (0:
@@ -489,7 +502,9 @@ def _flat_bytes(vectors: Vectors) -> bytes:
     return _flat_header(*vectors.shape) + vectors.astype("<f4").tobytes()
 
 
-def _check_flat(blob: bytes, vectors: bytes, rows: int, dimension: int) -> None:
+def _check_flat(
+    blob: bytes | memoryview, vectors: bytes | memoryview, rows: int, dimension: int
+) -> None:
     """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: its
     header compared with the one faiss writes and the rest with the vectors' bytes, never
     deserialized, so a header claiming gigabytes, another metric or another index type is never
@@ -498,8 +513,8 @@ def _check_flat(blob: bytes, vectors: bytes, rows: int, dimension: int) -> None:
     header = _flat_header(rows, dimension)
     if (
         len(blob) != len(header) + len(vectors)
-        or not blob.startswith(header)
-        or not blob.endswith(vectors)
+        or bytes(blob[: len(header)]) != header
+        or not _same_bytes(memoryview(blob)[len(header) :], memoryview(vectors))
     ):
         raise BundleError(
             "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"

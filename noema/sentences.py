@@ -215,7 +215,7 @@ def _changed_sentences(
     return out
 
 
-def _stored_vectors(keys: list[str], dimension: int, blob: bytes) -> VectorIndex:
+def _stored_vectors(keys: list[str], dimension: int, blob: bytes | memoryview) -> VectorIndex:
     """The sidecar's vectors as a bundle stores them, one row per key."""
     if len(blob) != len(keys) * dimension * 4:
         raise BundleError(
@@ -414,7 +414,9 @@ class SentenceIndex:
         return cls._over(graph, checked)
 
     @classmethod
-    def from_bytes(cls, graph: SemanticGraph, dimension: int, blob: bytes) -> SentenceIndex:
+    def from_bytes(
+        cls, graph: SemanticGraph, dimension: int, blob: bytes | memoryview
+    ) -> SentenceIndex:
         """The sidecar of ``graph`` over rows stored by a bundle (:func:`source_sentences` order).
 
         Raises:
@@ -425,7 +427,7 @@ class SentenceIndex:
 
     @classmethod
     def from_stored(
-        cls, graph: SemanticGraph, dimension: int, blob: bytes, stored: StoredSentences
+        cls, graph: SemanticGraph, dimension: int, blob: bytes | memoryview, stored: StoredSentences
     ) -> SentenceIndex:
         """The sidecar of ``graph`` over rows stored by a bundle, with the sentences, facts,
         keys and topics it stored beside them: nothing is listed, hashed or normalized again
