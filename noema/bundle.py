@@ -15,6 +15,12 @@ Members (read by name; anything else in the zip is ignored):
 ``graph.json``
     :meth:`SemanticGraph.to_json` of the canonical graph, the source of truth, plus a
     ``merge_log`` list of the canonicalizer's merges.
+``graph.columns`` (from version 4)
+    The graph, its merge log, and the sentence sidecar's sentences, keys and topics, as
+    fixed-width arrays and one string heap (:mod:`noema.columns` documents it field by field),
+    stored rather than deflated: opening reads it in place instead of parsing ``graph.json``.
+    Derived (``graph.json`` alone rebuilds it); a bundle without it is read
+    from ``graph.json``.
 ``embeddings.bin``
     ``counts.facts`` x ``embedding_dimension`` little-endian float32, row-major, one row per
     fact: the relations in ``graph.json`` order, then the events in ``graph.json`` order.
@@ -34,6 +40,19 @@ Members (read by name; anything else in the zip is ignored):
     x ``embedding_dimension`` little-endian float32, one row per listed entity, the vector of
     its name. Derived (``graph.json`` alone rebuilds it, by embedding the names); a bundle
     without it loads as before.
+
+Where a bundle holds ``graph.columns``, ``graph.json`` is not parsed on opening, only checked
+against its size and sha256 as a stream (never held whole). Members stored as they are (the
+vectors, the columns) are read in place: the file is mapped into memory and they are views of
+it, so nothing is copied (not on Windows, where a mapped file could not be replaced by a save).
+
+``facts.ivf``, ``sentences.ivf`` (optional, from version 4)
+    The approximate index of the fact vectors and of the sentence vectors, when the knowledge
+    base had one (``search="approximate"``, or ``"auto"`` from
+    :data:`~noema.index.APPROXIMATE_FROM` rows): its trained parts and each row's list, in the
+    layout :mod:`noema.ivf` documents (never a faiss serialization). Opening with approximate
+    search builds the index from them rather than training it again, and it searches as it did
+    before the save. Derived; without them the index is trained on opening.
 
 Loading checks, before anything is trusted: the zip structure, member sizes against the manifest
 (a member is inflated as a stream and refused once it passes its declared size, so a zip bomb
@@ -75,6 +94,7 @@ from noema.errors import BundleError, GraphError, InputTypeError, OptionError
 from noema.facttext import FACT_RENDERING, NOTATION_RENDERING
 from noema.graph import SemanticGraph
 from noema.index import VectorIndex
+from noema.ivf import ivf_bytes, read_ivf
 from noema.records import json_bytes, record_to_dict
 from noema.sentences import (
     SENTENCE_RENDERING,
@@ -106,12 +126,14 @@ __all__ = [
 #   3  the optional names.bin and the manifest's names entry (rows) whenever it is present;
 #      the manifest's merges (how many merge_log records graph.json holds).
 #   4  graph.columns (the graph and merge log as arrays, read instead of graph.json) in every
-#      bundle.
+#      bundle; the optional facts.ivf and sentences.ivf (approximate indexes kept).
 SCHEMA_VERSION = 4
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
 MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
 COLUMNS_MEMBER = "graph.columns"
+FACTS_IVF_MEMBER = "facts.ivf"
+SENTENCES_IVF_MEMBER = "sentences.ivf"
 SENTENCES_MEMBER = "sentences.bin"
 NAMES_MEMBER = "names.bin"
 # Limits checked against the zip directory before a member is inflated.
@@ -138,7 +160,16 @@ STALE_TEMPORARY_SECONDS = 600
 _T = TypeVar("_T")
 # A member's bytes: read, or a view of the bundle mapped from its file.
 Blob = bytes | memoryview
-_VECTORS = frozenset({"embeddings.bin", "index.faiss", SENTENCES_MEMBER, NAMES_MEMBER})
+_VECTORS = frozenset(
+    {
+        "embeddings.bin",
+        "index.faiss",
+        SENTENCES_MEMBER,
+        NAMES_MEMBER,
+        FACTS_IVF_MEMBER,
+        SENTENCES_IVF_MEMBER,
+    }
+)
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
 # read in place.
 _BINARY = _VECTORS | {COLUMNS_MEMBER}
@@ -263,12 +294,18 @@ def _members(
         "embeddings.bin": ordered.vector_bytes(),
         "index.faiss": ordered.index_bytes(),
     }
+    fact_parts = index.approximate_parts(order)
+    if fact_parts is not None:
+        members[FACTS_IVF_MEMBER] = ivf_bytes(fact_parts)
     sentence_info = None
     if sentences is not None:
         keys = [sentence_key(graph, s) for s in source_sentences(graph)]
         if keys != sentences.vectors.ids:
             raise BundleError("the sentence sidecar was built for another graph")
         members[SENTENCES_MEMBER] = sentences.vectors.vector_bytes()
+        sentence_parts = sentences.vectors.approximate_parts(keys)
+        if sentence_parts is not None:
+            members[SENTENCES_IVF_MEMBER] = ivf_bytes(sentence_parts)
         sentence_info = {"rows": len(keys), "rendering": SENTENCE_RENDERING}
     names_info = None
     if name_vectors:
@@ -466,11 +503,7 @@ def _read(
     data: dict[str, Blob] = {}
     for member in (graph_member, "embeddings.bin", "index.faiss"):
         size, digest = _declared(declared, member, name)
-        blob = _member(zf, member, min(MAX_MEMBER_BYTES, size), name, mapped)
-        if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
-            raise BundleError(
-                f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
-            )
+        blob = _checked_member(zf, member, size, digest, name, mapped)
         data[member] = blob
     stored: StoredSentences | None = None
     try:
@@ -517,7 +550,10 @@ def _read(
     index = VectorIndex.from_bytes(
         fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
     )
+    _read_ivf(zf, declared, FACTS_IVF_MEMBER, index, name, mapped)
     sentences = _read_sentences(zf, manifest, graph, dimension, name, stored, mapped)
+    if sentences is not None:
+        _read_ivf(zf, declared, SENTENCES_IVF_MEMBER, sentences.vectors, name, mapped)
     return BundleContents(
         graph=graph,
         index=index,
@@ -526,6 +562,26 @@ def _read(
         sentences=sentences,
         name_vectors=_read_names(zf, manifest, graph, dimension, name, mapped),
     )
+
+
+def _read_ivf(
+    zf: zipfile.ZipFile,
+    declared: dict[str, Any],
+    member: str,
+    index: VectorIndex,
+    name: str,
+    mapped: memoryview | None,
+) -> None:
+    """The optional approximate index kept for ``index``'s rows, handed to it to build when
+    one is wanted; :class:`BundleError` when present but damaged."""
+    if member not in declared:
+        return
+    size, digest = _declared(declared, member, name)
+    blob = _checked_member(zf, member, size, digest, name, mapped)
+    try:
+        index.keep_stored_approximate(read_ivf(blob, len(index), index.dimension))
+    except BundleError as exc:
+        raise BundleError(f"{name!r}: {member} {exc}") from None
 
 
 def _read_names(
@@ -552,11 +608,7 @@ def _read_names(
             f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
             f"of {dimension} float32 the manifest declares"
         )
-    blob = _member(zf, NAMES_MEMBER, min(MAX_MEMBER_BYTES, size), name, mapped)
-    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
-        raise BundleError(
-            f"{name!r}: {NAMES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
-        )
+    blob = _checked_member(zf, NAMES_MEMBER, size, digest, name, mapped)
     positions = np.frombuffer(blob, dtype="<i4", count=rows).astype(np.int64)
     vectors = np.frombuffer(blob, dtype="<f4", offset=4 * rows).reshape(rows, dimension)
     if rows and (
@@ -597,11 +649,7 @@ def _read_sentences(
     size, digest = entry.get("size"), entry.get("sha256")
     if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
         raise BundleError(f"{name!r}: manifest has no size and sha256 for {SENTENCES_MEMBER}")
-    blob = _member(zf, SENTENCES_MEMBER, min(MAX_MEMBER_BYTES, size), name, mapped)
-    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
-        raise BundleError(
-            f"{name!r}: {SENTENCES_MEMBER} does not match its sha256 in the manifest (corrupt or altered)"
-        )
+    blob = _checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
     rows = info.get("rows")
     if not isinstance(rows, int) or isinstance(rows, bool) or rows * dimension * 4 != size:
         raise BundleError(
@@ -699,6 +747,18 @@ def _member_info(zf: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo
         return zf.getinfo(member)
     except KeyError:
         raise BundleError(f"{name!r} has no {member}; it is not a complete .noema bundle") from None
+
+
+def _checked_member(
+    zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str, mapped: memoryview | None
+) -> Blob:
+    """The member's bytes, refused unless they are the size and sha256 the manifest declares."""
+    blob = _member(zf, member, min(MAX_MEMBER_BYTES, size), name, mapped)
+    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+    return blob
 
 
 def _check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str) -> None:

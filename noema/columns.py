@@ -1,8 +1,9 @@
 """``graph.columns``: the graph as fixed-width arrays and one string heap, read without JSON.
 
 A bundle's ``graph.json`` is the source of truth (R9); this member is a derived copy of it that
-opens several times faster, because nothing is parsed: every field is an array read in place,
-checked with vectorized numpy, and the records are made straight from the arrays.
+opens faster, because nothing is parsed: every field is an array read in place, checked with
+vectorized numpy, and the records are made straight from the arrays (the figures are in the
+README's "Large knowledge bases").
 
 Layout (all numbers little-endian):
 
@@ -12,7 +13,8 @@ Layout (all numbers little-endian):
 ``header``
     UTF-8 JSON object: ``arrays``, for each array below its ``dtype`` (numpy notation), byte
     ``offset`` from the start of the member (a multiple of 8) and ``count`` of items; and
-    ``merge_log``, the string holding the canonicalizer's merge log as a JSON list (-1: none).
+    ``merge_log``, the string holding the canonicalizer's merge log as a JSON list (-1: none),
+    and ``sentences`` (below).
     The arrays follow, each starting at its offset.
 
 Strings are numbered; a field holding a string holds its number (int32). ``heap`` (uint8) is
@@ -49,7 +51,20 @@ event_participant         int32    participant: the row of the entity among the 
 event_mention_range       int64    event, plus one
 X_mention_document        int32    mention (X: entity, relation, event): its document's row
 X_mention_start, _end     int64    mention: the character span ``[start, end)`` in that document
+sentence_document         int32    source sentence, in sidecar row order: its document's row
+sentence_start, _end      int64    source sentence: its character span in that document
+sentence_digest           int32    source sentence: the hash in its key (``sentence_key``)
+sentence_fact_range       int64    source sentence, plus one: its range in ``sentence_fact``
+sentence_fact             int32    fact of a sentence: its row among the relations then events
+topic_entity              int32    topic: the entity's row, in the sidecar's topic order
+topic_document_range      int64    topic, plus one: its range in ``topic_document``
+topic_document            int32    document about a topic: its row
 ========================  =======  ==================================================================
+
+The sidecar arrays are empty and the header's ``sentences`` is null when the bundle has no
+sidecar; otherwise ``sentences`` holds the ``rendering`` (``SENTENCE_RENDERING``) and the
+``topics`` rule (``TOPIC_RULE``) they were made with, and a reader whose differ works them out
+from the graph again instead.
 
 Reading refuses, as :class:`~noema.errors.BundleError`, a member whose arrays are missing, of
 another type, or reach past its end; a string number, row or range out of bounds; a heap that is

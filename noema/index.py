@@ -20,6 +20,7 @@ import math
 import struct
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from noema.embed import Vectors
 from noema.errors import BundleError, OptionError
+from noema.ivf import IVFParts, parts_of
 
 __all__ = [
     "APPROXIMATE_FROM",
@@ -195,6 +197,8 @@ class VectorIndex:
         self._label_rows: Any = None
         self._base: _Approximate | None = None
         self._prefilter: _Prefilter | None = None  # exact search's float16 copy, once prepared
+        # the approximate index a bundle kept for these rows, built by prepare() if it is wanted
+        self._stored: IVFParts | None = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -312,6 +316,29 @@ class VectorIndex:
         extends it (or trains another)."""
         self._base = self._approximate or self._base
         self._approximate, self._label_rows, self._prefilter = None, None, None
+        self._stored = None
+
+    def keep_stored_approximate(self, parts: IVFParts) -> None:
+        """Build the approximate index from ``parts`` (a bundle's, for exactly these rows) at
+        the next :meth:`prepare` that wants one, instead of training it again."""
+        if len(parts.assignment) != len(self):
+            raise OptionError(f"{len(parts.assignment)} rows assigned, the index has {len(self)}")
+        self._stored = parts
+
+    def approximate_parts(self, order: Sequence[str]) -> IVFParts | None:
+        """What a bundle keeps of the approximate index, for the rows of ``order``; ``None``
+        when there is none (opening then trains one if it is wanted)."""
+        if self._approximate is None or self._label_rows is None:
+            if self._stored is None:
+                return None
+            # kept from the bundle this index was opened from, not built (exact search): saved
+            # again as it came, so the next approximate opening need not train one
+            rows = self.rows_of(order)
+            if np.any(rows < 0):
+                return None
+            return replace(self._stored, assignment=self._stored.assignment[rows])
+        approximate = self._approximate
+        return parts_of(approximate.ivf, approximate.ids, order, approximate.trained)
 
     def prepare(self, mode: SearchMode = "auto") -> VectorIndex:
         """Build the approximate index when ``mode`` asks for it (``"auto"``: from
@@ -327,11 +354,15 @@ class VectorIndex:
                 self._prefilter = _Prefilter(self._vectors)
         elif self._label_rows is None:
             self._prefilter = None
-            base = self._base
-            approximate = base.extended(self) if base else None
+            base, stored = self._base, self._stored
+            approximate: _Approximate | None
+            if stored is not None:  # labels are row numbers, as the parts were written
+                approximate = _Approximate(stored.build(self._vectors), self._ids, stored.trained)
+            else:
+                approximate = base.extended(self) if base else None
             if approximate is None:
                 approximate = _Approximate(_build_ivf(self._vectors), self._ids, len(self))
-            self._approximate, self._base = approximate, None
+            self._approximate, self._base, self._stored = approximate, None, None
             self._label_rows = self.rows_of(approximate.ids)
         return self
 

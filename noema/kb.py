@@ -527,7 +527,8 @@ class KnowledgeBase:
         max_memory: int | None = None,
     ) -> KnowledgeBase:
         """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
-        for the constructor; the approximate index of a large base is built again on load).
+        for the constructor; an approximate index the bundle kept is built from its parts,
+        one it did not keep is trained on load).
         The embedding model the manifest names is looked for only in installed packages, local
         paths and the Hugging Face cache: opening a stranger's bundle reaches no network unless
         ``allow_download=True``. ``max_memory`` (bytes) bounds what opening may take, judged

@@ -78,7 +78,8 @@ LAYERS = {
     "entities": _uses("graph names"),
     "rules": _uses("entities graph"),
     "parse": _uses("entities extractor graph kinds resources rules"),
-    "index": _uses("embed errors"),
+    "ivf": _uses("errors"),
+    "index": _uses("embed errors ivf"),
     "canonical": _uses("embed gcpause graph index names"),
     "view": _uses("notation"),
     "filters": _uses("graph"),
@@ -92,7 +93,7 @@ LAYERS = {
     ),
     "facttext": _uses("graph notation"),
     "columns": _uses("errors graph records sentences"),
-    "bundle": _uses("canonical columns errors facttext graph index records sentences"),
+    "bundle": _uses("canonical columns errors facttext graph index ivf records sentences"),
     "store": _uses("bundle canonical embed facttext gcpause graph index sentences"),
     "kb": _uses(
         """_version bundle canonical embed errors extractor facttext filters graph index notation

@@ -1,0 +1,147 @@
+"""A bundle keeps its approximate indexes (issue 27): opening builds them from the kept parts
+instead of training them again, and searches as before the save."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import noema
+import noema.index
+from noema import BundleError, KnowledgeBase
+from noema.index import VectorIndex
+from noema.ivf import ivf_bytes, read_ivf
+from tests.conftest import COMPANY_DOCS
+from tests.test_bundle import rewrite
+
+QUESTIONS = ["Who founded the company that acquired YouTube?", "Where is Nvidia headquartered?"]
+
+
+def _refuse_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(vectors: object) -> None:
+        raise AssertionError("an approximate index was trained again")
+
+    monkeypatch.setattr(noema.index, "_build_ivf", refused)
+
+
+def _unit_rows(n: int, seed: int) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((n, 384)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_an_index_made_again_from_its_parts_searches_as_the_original(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = [f"f{n}" for n in range(3000)]
+    original = VectorIndex.from_rows(ids, _unit_rows(3000, 1)).prepare("approximate")
+    original = original.changed(ids[:100], ["new1", "new2"], _unit_rows(2, 2))
+    original.prepare("approximate")  # extended, not trained: labels no longer row numbers
+    order = list(reversed(original.ids))  # a bundle writes rows in its own order
+    parts = original.approximate_parts(order)
+    assert parts is not None
+    read = read_ivf(ivf_bytes(parts), len(order), 384)
+    again = VectorIndex.from_rows(order, np.stack([original.vector(i) for i in order]))
+    again.keep_stored_approximate(read)
+    _refuse_training(monkeypatch)
+    again.prepare("approximate")
+    assert again.approximate
+    queries = _unit_rows(40, 3)
+    assert again.search_many(queries, 10) == original.search_many(queries, 10)
+
+
+@pytest.fixture(scope="module")
+def approximate_kb(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> KnowledgeBase:
+    kb = KnowledgeBase(embedder=embedder, extractor=extractor, search="approximate")
+    kb.ingest(COMPANY_DOCS[:3])
+    kb.ingest(COMPANY_DOCS[3:])  # the second write extends the indexes the first trained
+    return kb
+
+
+def test_a_round_trip_keeps_the_approximate_indexes_and_their_results(
+    approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Done-when of issue 27: results identical before and after a save/open round trip; an
+    approximate index trained again on opening may differ from one extended by writes."""
+    saved = approximate_kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(saved) as zf:
+        assert {"facts.ivf", "sentences.ivf"} <= set(zf.namelist())
+    _refuse_training(monkeypatch)
+    loaded = KnowledgeBase.load(saved, search="approximate")
+    for question in QUESTIONS:
+        for fmt in ("notation", "sentences"):
+            assert loaded.retrieve(question, format=fmt) == approximate_kb.retrieve(
+                question, format=fmt
+            )
+    assert loaded.save(tmp_path / "again.noema").read_bytes() == saved.read_bytes()
+
+
+def _ivf(change: Callable[[bytearray], None]) -> Callable[[dict[str, bytes]], None]:
+    def changed(members: dict[str, bytes]) -> None:
+        blob = bytearray(members["facts.ivf"])
+        change(blob)
+        members["facts.ivf"] = bytes(blob)
+
+    return changed
+
+
+def _assign_past_the_lists(blob: bytearray) -> None:
+    blob[-4:] = struct.pack("<i", 1 << 20)
+
+
+def _claim_rows(blob: bytearray) -> None:
+    blob[12:16] = struct.pack("<I", 1 << 30)
+
+
+def _infinite_centroid(blob: bytearray) -> None:
+    blob[36:40] = struct.pack("<f", float("inf"))
+
+
+@pytest.mark.parametrize(
+    ("change", "fix", "message"),
+    [
+        (_ivf(lambda b: b.__setitem__(slice(0, 8), b"NOTANIVF")), True, "NOEMAIVF"),
+        (_ivf(_assign_past_the_lists), True, "outside the"),
+        (_ivf(_claim_rows), True, "rows of"),
+        (_ivf(_infinite_centroid), True, "not finite"),
+        (_ivf(lambda b: b.extend(b"\0" * 8)), True, "bytes, not the"),
+        (_ivf(lambda b: b.__setitem__(100, b[100] ^ 0x40)), False, "sha256"),
+    ],
+    ids=["not one", "list out of range", "rows claimed", "infinite", "longer", "bit flip"],
+)
+def test_a_damaged_approximate_index_is_a_bundle_error(
+    approximate_kb: KnowledgeBase,
+    tmp_path: Path,
+    change: Callable[[dict[str, bytes]], None],
+    fix: bool,
+    message: str,
+) -> None:
+    saved = approximate_kb.save(tmp_path / "kb.noema")
+    bad = rewrite(saved, tmp_path / "bad.noema", change, fix_manifest=fix)
+    with pytest.raises(BundleError, match=f"facts.ivf.*{message}"):
+        KnowledgeBase.load(bad, search="approximate")
+
+
+def test_exact_search_opens_without_building_the_kept_index(
+    approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved = approximate_kb.save(tmp_path / "kb.noema")
+    monkeypatch.setattr(noema.ivf.IVFParts, "build", _refused_build)
+    loaded = KnowledgeBase.load(saved, search="exact")
+    assert not loaded._snapshot.index.approximate  # type: ignore[union-attr]
+    # saved again as it came: the next approximate opening need not train one either
+    assert loaded.save(tmp_path / "again.noema").read_bytes() == saved.read_bytes()
+    with zipfile.ZipFile(saved) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+    assert manifest["members"]["facts.ivf"]["size"] > 0
+
+
+def _refused_build(self: object, vectors: object) -> None:
+    raise AssertionError("built although exact search was asked for")
