@@ -40,12 +40,6 @@ Members (read by name; anything else in the zip is ignored):
     x ``embedding_dimension`` little-endian float32, one row per listed entity, the vector of
     its name. Derived (``graph.json`` alone rebuilds it, by embedding the names); a bundle
     without it loads as before.
-
-Where a bundle holds ``graph.columns``, ``graph.json`` is not parsed on opening, only checked
-against its size and sha256 as a stream (never held whole). Members stored as they are (the
-vectors, the columns) are read in place: the file is mapped into memory and they are views of
-it, so nothing is copied (not on Windows, where a mapped file could not be replaced by a save).
-
 ``facts.ivf``, ``sentences.ivf`` (optional, from version 4)
     The approximate index of the fact vectors and of the sentence vectors, when the knowledge
     base had one (``search="approximate"``, or ``"auto"`` from
@@ -53,6 +47,11 @@ it, so nothing is copied (not on Windows, where a mapped file could not be repla
     layout :mod:`noema.ivf` documents (never a faiss serialization). Opening with approximate
     search builds the index from them rather than training it again, and it searches as it did
     before the save. Derived; without them the index is trained on opening.
+
+Where a bundle holds ``graph.columns``, ``graph.json`` is not parsed on opening, only checked
+against its size and sha256 as a stream (never held whole). Members stored as they are (the
+vectors, the columns) are read in place: the file is mapped into memory and they are views of
+it, so nothing is copied (not on Windows, where a mapped file could not be replaced by a save).
 
 Loading checks, before anything is trusted: the zip structure, member sizes against the manifest
 (a member is inflated as a stream and refused once it passes its declared size, so a zip bomb
@@ -130,7 +129,6 @@ __all__ = [
 SCHEMA_VERSION = 4
 FORMAT_NAME = "noema-bundle"
 EMBEDDING_ROWS = "relations then events, in graph.json order"
-MEMBERS = ("graph.json", "embeddings.bin", "index.faiss")
 COLUMNS_MEMBER = "graph.columns"
 FACTS_IVF_MEMBER = "facts.ivf"
 SENTENCES_IVF_MEMBER = "sentences.ivf"
@@ -148,6 +146,8 @@ MAX_MEMBER_BYTES = 8 << 30
 # 4,883 MiB) peaked at 8,188 MiB above the models: 8 and 1.5 say 9,893, where 8 and 2 said
 # 12,334 and refused it under the default budget of a 24 GB machine.
 GRAPH_MEMORY_PER_BYTE = 8
+# graph.columns is mapped (1) and made into records and strings: reading it peaked at 5.1 times
+# its size on the 100,000-fact benchmark bundle and 6.4 times on the HotpotQA pool's
 COLUMNS_MEMORY_PER_BYTE = 8
 VECTOR_MEMORY_PER_BYTE = 1.5
 # A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
@@ -554,6 +554,7 @@ def _read(
     sentences = _read_sentences(zf, manifest, graph, dimension, name, stored, mapped)
     if sentences is not None:
         _read_ivf(zf, declared, SENTENCES_IVF_MEMBER, sentences.vectors, name, mapped)
+    name_vectors = _read_names(zf, manifest, graph, dimension, name, mapped)
     for member in (graph_member, "index.faiss"):  # read, checked, and needed no more
         _forget_pages(mapped, data[member])
     return BundleContents(
@@ -562,7 +563,7 @@ def _read(
         merge_log=merge_log,
         manifest=manifest,
         sentences=sentences,
-        name_vectors=_read_names(zf, manifest, graph, dimension, name, mapped),
+        name_vectors=name_vectors,
     )
 
 
@@ -624,9 +625,11 @@ def _read_names(
     if not np.all(np.abs(norms - 1.0) <= 1e-3):
         raise BundleError(f"{name!r}: {NAMES_MEMBER} holds vectors that are not unit length")
     ids = list(graph.entities)
-    # views of the rows as read (a copy of each took 5 s of opening a million-fact base); the
-    # canonicalizer only reads them
-    rows = vectors.astype(np.float32, copy=False)
+    # one copy of the matrix, each entity's vector a view of it (a copy of each row took 5 s of
+    # opening a million-fact base); not views of the mapped file, which the canonicalizer would
+    # then hold open for the life of the process, past any save that replaces it
+    rows = np.array(vectors, dtype=np.float32)
+    _forget_pages(mapped, blob)
     return {ids[p]: rows[n] for n, p in enumerate(positions.tolist())}
 
 
@@ -811,8 +814,8 @@ def _member(
 def _forget_pages(mapped: memoryview | None, view: Blob) -> None:
     """Take a mapped member's pages, once read and no longer needed, out of this process's
     resident memory (they stay in the system's file cache, and a later read maps them again):
-    at a million facts index.faiss and graph.columns are 1.8 GB that opening reads whole and
-    then never touches."""
+    at a million facts index.faiss, graph.columns and names.bin are 2.3 GB that opening reads
+    whole and then never touches again."""
     if mapped is None or not isinstance(view, memoryview) or not isinstance(mapped.obj, mmap.mmap):
         return
     if not hasattr(mmap, "MADV_DONTNEED") or len(view) == 0:
