@@ -59,6 +59,8 @@ sentence_fact             int32    fact of a sentence: its row among the relatio
 topic_entity              int32    topic: the entity's row, in the sidecar's topic order
 topic_document_range      int64    topic, plus one: its range in ``topic_document``
 topic_document            int32    document about a topic: its row
+compared_name, _form      int32    entity name or alias: it, and its compared form (normalize_name)
+compared_title, _form     int32    document title: it, and the compared form topics match it by
 ========================  =======  ==================================================================
 
 The sidecar arrays are empty and the header's ``sentences`` is null when the bundle has no
@@ -153,6 +155,10 @@ _DTYPES: dict[str, str] = {
     "topic_entity": "<i4",
     "topic_document_range": "<i8",
     "topic_document": "<i4",
+    "compared_name": "<i4",
+    "compared_name_form": "<i4",
+    "compared_title": "<i4",
+    "compared_title_form": "<i4",
     **{
         f"{kind}_mention_{field}": dtype
         for kind in _MENTION_KINDS
@@ -255,6 +261,7 @@ def _sentence_arrays(
     listed = list(sentences.facts.items()) if sentences is not None else []
     topics = list(sentences.topics.items()) if sentences is not None else []
     keys = sentences.keys if sentences is not None else {}
+    names, titles = sentences.compared_forms if sentences is not None else ({}, {})
     fact_row = {f: n for n, f in enumerate(chain(graph.relations, graph.events))}
     return {
         "sentence_document": [document_row[s.document_id] for s, _ in listed],
@@ -266,6 +273,10 @@ def _sentence_arrays(
         "topic_entity": [entity_row[e] for e, _ in topics],
         "topic_document_range": _ranges([len(documents) for _, documents in topics]),
         "topic_document": [document_row[d] for _, documents in topics for d in documents],
+        "compared_name": [text(name) for name in names],
+        "compared_name_form": [text(form) for form in names.values()],
+        "compared_title": [text(title) for title in titles],
+        "compared_title_form": [text(form) for form in titles.values()],
     }
 
 
@@ -457,6 +468,12 @@ def _check_sentences(
     _check_within(arrays["topic_entity"], n["entities"], "entity row of a topic")
     _check_range(arrays, "topic_document_range", "topic_document", topics)
     _check_within(arrays["topic_document"], n["documents"], "document row of a topic")
+    for kind in ("name", "title"):
+        _same_length(arrays, "compared", (kind, f"{kind}_form"))
+        for field in (kind, f"{kind}_form"):
+            _check_within(
+                arrays[f"compared_{field}"], strings, f"string number in compared_{field}"
+            )
     starts, ends = arrays["sentence_start"], arrays["sentence_end"]
     lengths = _text_lengths(arrays)[arrays["sentence_document"]]
     if not np.all((starts >= 0) & (starts <= ends) & (ends <= lengths)):
@@ -497,10 +514,23 @@ def _sentences(
     topics = _split(
         [doc_ids[d] for d in arrays["topic_document"].tolist()], arrays["topic_document_range"]
     )
+
+    def forms(kind: str) -> dict[str, str]:
+        return {
+            strings[a]: strings[b]
+            for a, b in zip(
+                arrays[f"compared_{kind}"].tolist(),
+                arrays[f"compared_{kind}_form"].tolist(),
+                strict=True,
+            )
+        }
+
     return StoredSentences(
         dict(zip(listed, facts, strict=True)),
         keys,
         dict(zip((entity_ids[e] for e in arrays["topic_entity"].tolist()), topics, strict=True)),
+        forms("name"),
+        forms("title"),
     )
 
 
