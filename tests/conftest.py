@@ -107,3 +107,19 @@ def company_kb(
     kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(COMPANY_DOCS)
     return kb
+
+
+def record_normalized_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every name the sentence sidecar works out a compared form of from now on (the real
+    ``normalize_name``, each call recorded)."""
+    from noema import sentences
+
+    asked: list[str] = []
+    real = sentences.normalize_name
+
+    def recorded(name: str) -> str:
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(sentences, "normalize_name", recorded)
+    return asked

@@ -12,6 +12,7 @@ from noema import BundleError, KnowledgeBase
 from noema.columns import columns_bytes, read_columns
 from noema.graph import Document, SemanticGraph
 from noema.records import record_to_dict
+from tests.conftest import record_normalized_names
 from tests.test_bundle import _without_columns, rewrite
 
 QUESTIONS = [
@@ -170,19 +171,11 @@ def test_the_first_write_after_opening_works_out_only_new_compared_forms(
 ) -> None:
     """The compared forms of names and titles are stored with the topics: the first write after
     opening worked out every stored one again (2.8 s at a million facts)."""
-    from noema import sentences
 
     kb = KnowledgeBase(embedder=embedder)
     kb.ingest([noema.Document("Larry Page founded Google.", id="a", metadata={"title": "Google"})])
     opened = KnowledgeBase.load(kb.save(tmp_path / "kb.noema"), embedder=embedder)
-    asked: list[str] = []
-    real = sentences.normalize_name
-
-    def counted(name: str) -> str:  # the real function, counted
-        asked.append(name)
-        return real(name)
-
-    monkeypatch.setattr(sentences, "normalize_name", counted)
+    asked = record_normalized_names(monkeypatch)
     opened.ingest([noema.Document("Lisa Su leads AMD.", id="c", metadata={"title": "AMD"})])
     assert sorted(asked) == ["AMD", "AMD", "Lisa Su"]  # the new names and the new title only
     index, fresh = opened._snapshot.sentences, kb._snapshot.sentences

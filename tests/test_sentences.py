@@ -14,7 +14,7 @@ from noema.sentences import (
     sentence_text_for_embedding,
     source_sentences,
 )
-from tests.conftest import CountingEmbedder
+from tests.conftest import CountingEmbedder, record_normalized_names
 
 
 def _kb_with(make_kb: Callable[..., KnowledgeBase], *docs: Document) -> KnowledgeBase:
@@ -301,18 +301,9 @@ def test_a_write_works_out_the_compared_form_only_of_new_names_and_titles(
 ) -> None:
     """Issue 27: the topics of every document are found again at each write, and working out
     every stored name's compared form was most of it; the forms come from the previous sidecar."""
-    from noema import sentences
-
     kb = make_kb()
     kb.ingest([Document("Larry Page founded Google.", id="a", metadata={"title": "Google"})])
-    asked: list[str] = []
-    real = sentences.normalize_name
-
-    def counted(name: str) -> str:  # the real function, counted
-        asked.append(name)
-        return real(name)
-
-    monkeypatch.setattr(sentences, "normalize_name", counted)
+    asked = record_normalized_names(monkeypatch)
     kb.ingest([Document("Lisa Su leads AMD.", id="c", metadata={"title": "AMD (company)"})])
     assert sorted(asked) == ["AMD", "AMD", "Lisa Su"]  # a name, and the title without "(company)"
     asked.clear()
