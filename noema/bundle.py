@@ -603,9 +603,8 @@ def _read_names(
         return {}
     if not isinstance(info, dict) or not isinstance(entry, dict):
         raise BundleError(f"{name!r}: manifest describes {NAMES_MEMBER} only in part")
-    size, digest, rows = entry.get("size"), entry.get("sha256"), info.get("rows")
-    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
-        raise BundleError(f"{name!r}: manifest has no size and sha256 for {NAMES_MEMBER}")
+    size, digest = _declared(manifest["members"], NAMES_MEMBER, name)
+    rows = info.get("rows")
     if not isinstance(rows, int) or isinstance(rows, bool) or rows * (4 + 4 * dimension) != size:
         raise BundleError(
             f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
@@ -654,9 +653,7 @@ def _read_sentences(
         raise BundleError(f"{name!r}: manifest describes {SENTENCES_MEMBER} only in part")
     if info.get("rendering") != SENTENCE_RENDERING:
         return None  # embedded another way: re-embedded on first use, never mixed
-    size, digest = entry.get("size"), entry.get("sha256")
-    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str):
-        raise BundleError(f"{name!r}: manifest has no size and sha256 for {SENTENCES_MEMBER}")
+    size, digest = _declared(manifest["members"], SENTENCES_MEMBER, name)
     blob = _checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
     rows = info.get("rows")
     if not isinstance(rows, int) or isinstance(rows, bool) or rows * dimension * 4 != size:
@@ -744,6 +741,7 @@ def _declared(declared: dict[str, Any], member: str, name: str) -> tuple[int, st
     if (
         not isinstance(entry, dict)
         or not isinstance(entry.get("size"), int)
+        or isinstance(entry.get("size"), bool)
         or not isinstance(entry.get("sha256"), str)
     ):
         raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")

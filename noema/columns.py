@@ -108,6 +108,8 @@ from noema.sentences import (
     Sentence,
     SentenceIndex,
     StoredSentences,
+    key_digest,
+    key_with_digest,
 )
 
 __all__ = ["COLUMNS_VERSION", "Columns", "columns_bytes", "read_columns"]
@@ -117,7 +119,6 @@ COLUMNS_VERSION = 1
 _PREFIX = struct.Struct("<8sII")
 _ALIGN = 8
 _MENTION_KINDS = ("entity", "relation", "event")
-_KEY_SEPARATOR = "\x1f"  # between the parts of a sentence key (noema.sentences.sentence_key)
 
 # Every array the reader expects, with its dtype.
 _DTYPES: dict[str, str] = {
@@ -267,7 +268,7 @@ def _sentence_arrays(
         "sentence_document": [document_row[s.document_id] for s, _ in listed],
         "sentence_start": [s.start for s, _ in listed],
         "sentence_end": [s.end for s, _ in listed],
-        "sentence_digest": [text(keys[s].rsplit(_KEY_SEPARATOR, 1)[1]) for s, _ in listed],
+        "sentence_digest": [text(key_digest(keys[s])) for s, _ in listed],
         "sentence_fact_range": _ranges([len(facts) for _, facts in listed]),
         "sentence_fact": [fact_row[f] for _, facts in listed for f in facts],
         "topic_entity": [entity_row[e] for e, _ in topics],
@@ -504,10 +505,7 @@ def _sentences(
         )
     ]
     digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
-    keys = {
-        s: _KEY_SEPARATOR.join((s.document_id, str(s.start), str(s.end), digest))
-        for s, digest in zip(listed, digests, strict=True)
-    }
+    keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
     facts = _split(
         [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
     )

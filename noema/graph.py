@@ -67,7 +67,7 @@ __all__ = [
 GRAPH_FORMAT_VERSION = 1
 
 
-_R = TypeVar("_R", Document, Entity, Relation, Event)
+_R = TypeVar("_R", Document, Entity)
 
 
 def _fill(store: dict[str, _R], records: Iterable[_R], what: str) -> None:
@@ -548,13 +548,9 @@ class SemanticGraph:
         with paused_gc():  # a dict per entity: see noema.gcpause
             _fill(g._documents, documents, "document")
             _fill(g._entities, entities, "entity")
-            _fill(g._relations, relations, "relation")
-            _fill(g._events, events, "event")
-            by_entity = g._facts_by_entity
-            facts: Iterable[Fact] = chain(g._relations.values(), g._events.values())
-            for fact in facts:
-                for eid in fact.entity_ids:
-                    by_entity.setdefault(eid, {})[fact.id] = None
+            facts: Iterable[Fact] = chain(relations, events)
+            for fact in facts:  # stored and indexed by entity as from_dict stores them
+                g._load_fact(fact)
         return g
 
     def check_mentions(self) -> None:

@@ -39,6 +39,8 @@ __all__ = [
     "document_heading",
     "document_title",
     "document_topics",
+    "key_digest",
+    "key_with_digest",
     "sentence_key",
     "sentence_text",
     "sentence_text_for_embedding",
@@ -54,6 +56,7 @@ SENTENCE_RENDERING = "title: sentence, headings dropped"
 # another way works them out again. Change it whenever _document_topics or normalize_name change.
 TOPIC_RULE = "title names it (normalize_name), else first mentioned"
 
+_KEY_SEPARATOR = "\x1f"  # between the parts of a sentence key
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
@@ -116,8 +119,20 @@ def sentence_key(graph: SemanticGraph, sentence: Sentence) -> str:
     """The id a sentence's vector is stored under: its span and a hash of the embedded text, so a
     document replaced under the same id never reuses a vector of its old text."""
     text = sentence_text_for_embedding(graph, sentence)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    return f"{sentence.document_id}\x1f{sentence.start}\x1f{sentence.end}\x1f{digest}"
+    return key_with_digest(sentence, hashlib.sha256(text.encode("utf-8")).hexdigest()[:12])
+
+
+def key_with_digest(sentence: Sentence, digest: str) -> str:
+    """:func:`sentence_key` of a sentence whose embedded text hashes to ``digest`` (a bundle
+    stores the digest, and the key is made again from it)."""
+    return _KEY_SEPARATOR.join(
+        (sentence.document_id, str(sentence.start), str(sentence.end), digest)
+    )
+
+
+def key_digest(key: str) -> str:
+    """The hash of the embedded text a :func:`sentence_key` ends with."""
+    return key.rsplit(_KEY_SEPARATOR, 1)[1]
 
 
 def source_sentences(graph: SemanticGraph) -> dict[Sentence, list[str]]:
