@@ -52,7 +52,7 @@ pytest: $(STAMP) browser
 PRECISION_TESTS := tests/test_embed.py tests/test_bundle.py tests/test_distributed.py
 
 pytest-other-precision: $(STAMP)
-	@other=$$($(PY) -c "from noema.embed import resolved_precision as r; print('float32' if r('auto') == 'bfloat16' else 'bfloat16')"); \
+	@other=$$($(PY) -c "from noema.vectors.embed import resolved_precision as r; print('float32' if r('auto') == 'bfloat16' else 'bfloat16')"); \
 	  echo "==> pytest with NOEMA_PRECISION=$$other (the other kind of CPU)"; \
 	  NOEMA_PRECISION=$$other $(PY) -m pytest -q $(PRECISION_TESTS)
 

@@ -62,8 +62,8 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> Non
 
 def add_embedder_options(parser: argparse.ArgumentParser) -> None:
     """--embedding-model and --precision, used for Noema and its baseline alike."""
-    from noema.embed import PRECISIONS
     from noema.resources import DEFAULT_EMBEDDING_MODEL
+    from noema.vectors.embed import PRECISIONS
 
     parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
     parser.add_argument("--precision", default="auto", choices=PRECISIONS)
@@ -72,7 +72,7 @@ def add_embedder_options(parser: argparse.ArgumentParser) -> None:
 def embedder_from(args: argparse.Namespace) -> Any:
     """The warmed-up embedder the options ask for, and a label saying what precision it ran in."""
     import noema
-    from noema.embed import cpu_has_bfloat16
+    from noema.vectors.embed import cpu_has_bfloat16
 
     embedder = noema.SentenceTransformerEmbedder(args.embedding_model, precision=args.precision)
     embedder.embed(["warm up"])

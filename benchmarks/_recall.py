@@ -20,7 +20,7 @@ from _common import add_embedder_options, embedder_from, machine, peak_rss_mb, p
 
 import noema
 from noema.evaluate import ChunkRetriever, answer_in_context
-from noema.options import FORMATS, SEED_STRATEGIES
+from noema.retrieval.options import FORMATS, SEED_STRATEGIES
 
 BUDGETS = (100, 200, 400)
 # what one method answers: the context, its tokens, source ids in rank order, facts in it

@@ -25,7 +25,7 @@ from _common import data_file, machine, print_table  # noqa: E402
 
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
-from noema.options import FORMATS  # noqa: E402
+from noema.retrieval.options import FORMATS  # noqa: E402
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ empty ``label``, to be judged by hand against their sentence. ``score`` reads th
 (``benchmarks/fact_labels.jsonl``), finds each labelled fact in the bundles given by its document,
 sentence and the surface form of its subject, predicate and object (so the labels survive a
 rebuild), and prints precision overall, by extraction pattern (the confidence names it, see
-``noema.rules.CONFIDENCE``), by type, and for the facts that notation and natural_language show at
+``noema.ingest.rules.CONFIDENCE``), by type, and for the facts that notation and natural_language show at
 a confidence floor.
 
 The rule a label follows (written before labelling, applied to every fact alike):
@@ -48,12 +48,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import print_table  # noqa: E402
 
-from noema.bundle import read_bundle  # noqa: E402
-from noema.facttext import fact_block  # noqa: E402
-from noema.graph import SemanticGraph  # noqa: E402
-from noema.notation import decode  # noqa: E402
-from noema.options import NOTATION_MIN_CONFIDENCE  # noqa: E402
-from noema.rules import pattern_of  # noqa: E402
+from noema.ingest.rules import pattern_of  # noqa: E402
+from noema.model.facttext import fact_block  # noqa: E402
+from noema.model.graph import SemanticGraph  # noqa: E402
+from noema.model.notation import decode  # noqa: E402
+from noema.retrieval.options import NOTATION_MIN_CONFIDENCE  # noqa: E402
+from noema.storage.bundle import read_bundle  # noqa: E402
 
 LABELS = Path(__file__).with_name("fact_labels.jsonl")
 VERDICTS = ("true", "wrong_end", "meaningless", "wrong_type")

@@ -32,7 +32,7 @@ from _common import (  # noqa: E402
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever  # noqa: E402
 from noema.resources import load_spacy_model  # noqa: E402
-from noema.sentences import sentence_text_for_embedding, source_sentences  # noqa: E402
+from noema.vectors.sentences import sentence_text_for_embedding, source_sentences  # noqa: E402
 
 
 def main() -> int:

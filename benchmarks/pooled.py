@@ -37,11 +37,11 @@ from _common import machine, print_table, timer  # noqa: E402
 from _recall import Question  # noqa: E402
 
 import noema  # noqa: E402
-from noema.embed import _bfloat16_autocast, _with_bfloat16_linears  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
-from noema.pack import first_sentence  # noqa: E402
 from noema.resources import DEFAULT_SPACY_MODEL, load_embedding_model, load_spacy_model  # noqa: E402
-from noema.sentences import document_title  # noqa: E402
+from noema.retrieval.pack import first_sentence  # noqa: E402
+from noema.vectors.embed import _bfloat16_autocast, _with_bfloat16_linears  # noqa: E402
+from noema.vectors.sentences import document_title  # noqa: E402
 
 VARIANTS = ("embedded", "sentences", "sentences+title", "facts", "facts+names1", "facts+names2")
 BUDGETS = (100, 200, 400)

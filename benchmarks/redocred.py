@@ -133,7 +133,7 @@ class TimedEmbedder:
 
 def canonicalization(docs: list[dict], sizes: list[int]) -> None:  # type: ignore[type-arg]
     """Time merging N entities into an empty store, then N/10 more into the filled store."""
-    from noema.canonical import Canonicalizer
+    from noema.ingest.canonical import Canonicalizer
 
     rng = random.Random(0)
     pool = sorted(
@@ -206,7 +206,7 @@ def typed_once(docs: list[dict]) -> None:  # type: ignore[type-arg]
     gold gives it one kind landed on entities of more than one type; a typed-once merge is right
     when gold gives the merged documents the kind it gives the kept entity's other documents
     (and counted apart when gold itself gives those other documents both kinds)."""
-    from noema import canonical
+    from noema.ingest import canonical
 
     documents = [
         noema.Document(

@@ -74,9 +74,9 @@ def clustered(n: int, dimension: int, rng: np.random.Generator) -> np.ndarray:
 def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
     """Write a bundle of ``n_facts`` synthetic facts; returns the save time in seconds."""
     import noema
-    from noema.bundle import BundleSettings, write_bundle
-    from noema.index import VectorIndex
-    from noema.sentences import SentenceIndex, sentence_key, source_sentences
+    from noema.storage.bundle import BundleSettings, write_bundle
+    from noema.vectors.index import VectorIndex
+    from noema.vectors.sentences import SentenceIndex, sentence_key, source_sentences
 
     rng = np.random.default_rng(seed)
     pick = random.Random(seed)
@@ -145,7 +145,7 @@ def name_vectors(graph: noema.SemanticGraph) -> dict[str, np.ndarray]:
     which no base Noema builds asks for. Every name here, where an ingest keeps those that met
     a candidate: at this size nearly all of them."""
     import noema
-    from noema.graph import VALUE_TYPES
+    from noema.model.graph import VALUE_TYPES
 
     wanted = {e.id: e.name for e in graph.entities.values() if e.type not in VALUE_TYPES}
     distinct = sorted(set(wanted.values()))
@@ -250,7 +250,7 @@ def real_recall(bundle: str) -> None:
     """Recall@5 of the approximate index against exact search on a real bundle's vectors (fact
     index and sentence sidecar), asked the HotpotQA questions."""
     import noema
-    from noema.index import VectorIndex
+    from noema.vectors.index import VectorIndex
 
     kb = noema.KnowledgeBase.load(bundle, search="exact")
     questions = [
@@ -279,7 +279,7 @@ def writes(sizes: list[int], added: int = 5000) -> None:
     """What a write costs the approximate index of a large base: copying the index for the
     writer, adding ``added`` rows and preparing it, as before (a new index filled row by row, then
     trained again) and now (a copy sharing the matrix, the trained index extended), same vectors."""
-    from noema.index import VectorIndex
+    from noema.vectors.index import VectorIndex
 
     rng = np.random.default_rng(11)
     rows = []

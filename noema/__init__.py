@@ -11,9 +11,7 @@ Importing ``noema`` is light: spaCy, torch, faiss and sentence-transformers load
 """
 
 from noema._version import __version__
-from noema.canonical import MergeRecord, normalize_name
 from noema.compress import compress, compression_base
-from noema.embed import Embedder, SentenceTransformerEmbedder
 from noema.errors import (
     BundleError,
     GraphError,
@@ -25,9 +23,10 @@ from noema.errors import (
     OptionError,
     UnknownIdError,
 )
-from noema.extractor import BatchExtractor, Extractor
-from noema.filters import check_filters
-from noema.graph import (
+from noema.ingest.extractor import BatchExtractor, Extractor
+from noema.ingest.parse import RelationPattern, SpacyExtractor
+from noema.kb import IngestReport, KnowledgeBase
+from noema.model.graph import (
     ENTITY_TYPES,
     Citation,
     Document,
@@ -38,8 +37,8 @@ from noema.graph import (
     SemanticGraph,
     normalize_predicate,
 )
-from noema.kb import IngestReport, KnowledgeBase
-from noema.notation import (
+from noema.model.names import normalize_name
+from noema.model.notation import (
     NotationEntity,
     NotationEvent,
     NotationRelation,
@@ -48,16 +47,23 @@ from noema.notation import (
     encode_graph,
     parse_notation,
 )
-from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
-from noema.parse import RelationPattern, SpacyExtractor
+from noema.model.records import MergeRecord
+from noema.model.roundtrip import RoundTripReport, check_round_trip
 from noema.resources import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_SPACY_MODEL,
     count_tokens,
     get_encoding,
 )
-from noema.retrieve import FactExplanation, FactMatch, RetrievalResult
-from noema.roundtrip import RoundTripReport, check_round_trip
+from noema.retrieval.filters import check_filters
+from noema.retrieval.options import (
+    DEFAULT_SIMILARITY_THRESHOLD,
+    Format,
+    RetrieveOptions,
+    SeedStrategy,
+)
+from noema.retrieval.retrieve import FactExplanation, FactMatch, RetrievalResult
+from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.warmup import load_models
 
 __all__ = [

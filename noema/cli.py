@@ -17,22 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
-from noema.bundle import read_manifest
 from noema.errors import NoemaError
 from noema.evaluate import EvalQuestion, evaluate
 from noema.export import to_graphml
-from noema.filters import check_filters
-from noema.graph import Document
+from noema.ingest.sources import read_documents
 from noema.kb import IngestReport, KnowledgeBase
-from noema.notation import decode, encode_graph
-from noema.options import (
+from noema.model.graph import Document
+from noema.model.notation import decode, encode_graph
+from noema.model.roundtrip import check_round_trip
+from noema.retrieval.filters import check_filters
+from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     FORMATS,
     SEED_STRATEGIES,
     RetrieveOptions,
 )
-from noema.roundtrip import check_round_trip
-from noema.sources import read_documents
+from noema.storage.bundle import read_manifest
 from noema.warmup import load_models
 
 DEFAULTS = RetrieveOptions()

@@ -15,14 +15,19 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from noema.embed import Embedder
-from noema.extractor import Extractor
-from noema.graph import Document
+from noema.ingest.extractor import Extractor
+from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
-from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
+from noema.model.graph import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
-from noema.retrieve import RetrievalResult
-from noema.sources import Source, as_documents
+from noema.retrieval.options import (
+    DEFAULT_SIMILARITY_THRESHOLD,
+    Format,
+    RetrieveOptions,
+    SeedStrategy,
+)
+from noema.retrieval.retrieve import RetrievalResult
+from noema.vectors.embed import Embedder
 
 __all__ = ["compress", "compression_base"]
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from noema.errors import MissingResourceError, OptionError
-from noema.extractor import INGEST_BATCH
-from noema.graph import Document
+from noema.ingest.extractor import INGEST_BATCH
+from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
-from noema.sources import Source, as_documents
+from noema.model.graph import Document
 
 __all__ = ["DistributedBuild", "FailedDocument", "build_on_ray", "partition"]
 

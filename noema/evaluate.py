@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from noema.embed import Embedder
-from noema.graph import Document
-from noema.index import VectorIndex, one_blas_thread
 from noema.kb import KnowledgeBase
-from noema.options import Format, RetrieveOptions
+from noema.model.graph import Document
 from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
+from noema.retrieval.options import Format, RetrieveOptions
+from noema.vectors.embed import Embedder
+from noema.vectors.index import VectorIndex, one_blas_thread
 
 __all__ = [
     "ChunkRetriever",
@@ -67,7 +67,7 @@ class ChunkRetriever:
     """Plain dense retrieval over whole documents, for comparison.
 
     Example:
-        >>> from noema.embed import SentenceTransformerEmbedder
+        >>> from noema.vectors.embed import SentenceTransformerEmbedder
         >>> chunks = ChunkRetriever(SentenceTransformerEmbedder(), [Document("Paris is in France.", id="p")])
         >>> chunks.retrieve("Where is Paris?", max_tokens=4)[1]
         ['p']

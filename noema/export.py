@@ -6,7 +6,7 @@ import re
 from xml.sax.saxutils import escape as _escape
 from xml.sax.saxutils import quoteattr as _quoteattr
 
-from noema.graph import SemanticGraph
+from noema.model.graph import SemanticGraph
 
 __all__ = ["to_graphml"]
 

@@ -9,25 +9,30 @@ from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
-from noema.bundle import BundleContents, BundleSettings
-from noema.canonical import Canonicalizer, IngestReport, MergeRecord
-from noema.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
 from noema.errors import InputTypeError, ModelMismatchError, OptionError, UnknownIdError
-from noema.extractor import Extractor, extract_in_batches
-from noema.facttext import fact_text
-from noema.filters import FactFilter
-from noema.graph import SemanticGraph
-from noema.index import SearchMode, VectorIndex, check_search_mode, one_blas_thread
-from noema.notation import encode_graph
-from noema.options import DEFAULT_SIMILARITY_THRESHOLD, Format, RetrieveOptions, SeedStrategy
-from noema.pack import first_sentence, render_facts, split_blocks
-from noema.parse import SpacyExtractor
-from noema.records import surrogate_at
+from noema.ingest.canonical import Canonicalizer, IngestReport, MergeRecord
+from noema.ingest.extractor import Extractor, extract_in_batches
+from noema.ingest.parse import SpacyExtractor
+from noema.ingest.sources import Source, as_documents
+from noema.model.facttext import fact_text
+from noema.model.graph import SemanticGraph
+from noema.model.notation import encode_graph
+from noema.model.records import surrogate_at
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
-from noema.retrieve import RetrievalResult, retrieve_facts
-from noema.sentences import SentenceIndex, sentence_text
-from noema.sources import Source, as_documents
-from noema.store import Snapshot, Store, read, with_reused_vectors
+from noema.retrieval.filters import FactFilter
+from noema.retrieval.options import (
+    DEFAULT_SIMILARITY_THRESHOLD,
+    Format,
+    RetrieveOptions,
+    SeedStrategy,
+)
+from noema.retrieval.pack import first_sentence, render_facts, split_blocks
+from noema.retrieval.retrieve import RetrievalResult, retrieve_facts
+from noema.storage.bundle import BundleContents, BundleSettings
+from noema.storage.store import Snapshot, Store, read, with_reused_vectors
+from noema.vectors.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
+from noema.vectors.index import SearchMode, VectorIndex, check_search_mode, one_blas_thread
+from noema.vectors.sentences import SentenceIndex, sentence_text
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
@@ -48,7 +53,7 @@ class KnowledgeBase:
         n_process: processes for spaCy parsing.
         search: how the fact index and the sentence sidecar are searched: ``"exact"``,
             ``"approximate"`` (a faiss IVF index proposes candidates, re-scored exactly) or
-            ``"auto"``: approximate from :data:`noema.index.APPROXIMATE_FROM` vectors on.
+            ``"auto"``: approximate from :data:`noema.vectors.index.APPROXIMATE_FROM` vectors on.
 
     ``retrieve`` may run from many threads at once; ``ingest`` takes a lock, builds the new
     state aside and swaps it in, so a retrieval sees the knowledge base before or after an
@@ -89,7 +94,7 @@ class KnowledgeBase:
         self._merge_log: list[MergeRecord] = []
         # Graph, fact index and sentence sidecar in one snapshot: a reader takes it once and
         # uses nothing else, so it never waits and never sees half a write. Writers build the
-        # next graph aside and the store publishes it whole (noema.store).
+        # next graph aside and the store publishes it whole (noema.storage.store).
         self._store = Store(self.embedder, self.search)
         self._spacy_model_name: str | None = None
         self.manifest: dict[str, Any] | None = None
@@ -132,8 +137,8 @@ class KnowledgeBase:
 
     def to_html(self) -> str:
         """The whole graph as a picture: self-contained HTML (no scripts, no network)."""
-        from noema.notation import parse_notation
-        from noema.view import render_html
+        from noema.model.notation import parse_notation
+        from noema.model.view import render_html
 
         return render_html(
             parse_notation(encode_graph(self._snapshot.graph)), title=repr(self), table=False
@@ -320,7 +325,7 @@ class KnowledgeBase:
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
         """The text a fact is embedded as: its notation block decoded to a sentence
-        (:data:`noema.facttext.FACT_RENDERING`)."""
+        (:data:`noema.model.facttext.FACT_RENDERING`)."""
         return fact_text(self._snapshot.graph, fact_id)
 
     def render_fact(self, fact_id: str, format: Format = "notation") -> str:

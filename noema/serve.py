@@ -35,12 +35,12 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from noema.errors import NoemaError, OptionError
-from noema.filters import check_filters
+from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
-from noema.names import normalize_name
-from noema.options import Format, RetrieveOptions, SeedStrategy
-from noema.retrieve import RetrievalResult
-from noema.sources import read_documents
+from noema.model.names import normalize_name
+from noema.retrieval.filters import check_filters
+from noema.retrieval.options import Format, RetrieveOptions, SeedStrategy
+from noema.retrieval.retrieve import RetrievalResult
 
 __all__ = ["build_server", "check_http_binding", "run_http", "run_stdio"]
 

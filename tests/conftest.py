@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence  # noqa: E402
 import pytest  # noqa: E402
 
 import noema  # noqa: E402
-from noema.embed import Vectors  # noqa: E402
+from noema.vectors.embed import Vectors  # noqa: E402
 
 
 def is_bridge_query(question: str, text: str) -> bool:
     """``text`` starts with the question's first word and goes on with some of its words in
-    order, then a name: a bridge query (see ``noema.bridges.bridge_query``)."""
+    order, then a name: a bridge query (see ``noema.retrieval.bridges.bridge_query``)."""
     asked, words = question.split(), text.split()
     if len(words) < 2 or words[0] != asked[0] or text.endswith("?"):  # "?": the next question
         return False
@@ -112,7 +112,7 @@ def company_kb(
 def record_normalized_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every name the sentence sidecar works out a compared form of from now on (the real
     ``normalize_name``, each call recorded)."""
-    from noema import sentences
+    from noema.vectors import sentences
 
     asked: list[str] = []
     real = sentences.normalize_name

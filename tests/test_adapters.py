@@ -18,7 +18,7 @@ from llama_index.core.schema import NodeWithScore
 import noema
 import noema_langchain
 import noema_llamaindex
-from noema.options import option_names
+from noema.retrieval.options import option_names
 
 QUESTION = "Who founded the company that acquired YouTube?"
 

@@ -17,7 +17,7 @@ import pytest
 
 import noema
 from noema import BundleError, KnowledgeBase, ModelMismatchError
-from noema.bundle import SCHEMA_VERSION
+from noema.storage.bundle import SCHEMA_VERSION
 from tests.conftest import is_bridge_query
 
 QUESTION = "Who founded the company that acquired YouTube?"
@@ -192,7 +192,7 @@ def _columns(
 ) -> Callable[[dict[str, bytes]], None]:
     """graph.columns rewritten after ``update`` changed its arrays or its strings (the heap and
     offsets are then made again from the strings, unless ``strings_kept`` is false)."""
-    from noema.columns import _arrays, _pack, _strings
+    from noema.storage.columns import _arrays, _pack, _strings
 
     def change(members: dict[str, bytes]) -> None:
         arrays, header = _arrays(memoryview(members["graph.columns"]))
@@ -665,7 +665,7 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
 
 def test_bundle_bytes_are_the_file_and_read_back(saved: Path, company_kb: KnowledgeBase) -> None:
     # issue 17 item 4: the writer offers a bytes-level pair, as spaCy's DocBin has to_bytes
-    from noema.bundle import read_bundle, read_bundle_bytes
+    from noema.storage.bundle import read_bundle, read_bundle_bytes
 
     data = company_kb.to_bytes()
     assert data == saved.read_bytes()
@@ -688,7 +688,7 @@ def test_every_older_schema_version_the_tests_hold_loads(
 ) -> None:
     # issue 27 item 3: the layout changed twice under version 1; version 2 moved the number.
     # tests/data/schema1.noema was written by Noema at schema 1 (session 11, before the bump)
-    from noema.bundle import read_bundle
+    from noema.storage.bundle import read_bundle
 
     old = Path(__file__).parent / "data" / "schema1.noema"
     with zipfile.ZipFile(old) as zf:
@@ -713,7 +713,7 @@ def test_a_schema_2_bundle_loads_without_name_vectors(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
     # tests/data/schema2.noema was written by Noema at schema 2 (session 13, before names.bin)
-    from noema.bundle import read_bundle
+    from noema.storage.bundle import read_bundle
 
     old = Path(__file__).parent / "data" / "schema2.noema"
     with zipfile.ZipFile(old) as zf:

@@ -6,8 +6,8 @@ import pytest
 
 import noema
 from noema import SemanticGraph
-from noema.canonical import Canonicalizer
-from noema.names import names_compatible, normalize_name
+from noema.ingest.canonical import Canonicalizer
+from noema.model.names import names_compatible, normalize_name
 
 
 @pytest.mark.parametrize(
@@ -184,7 +184,7 @@ def test_user_events_survive_canonicalization(embedder: noema.SentenceTransforme
 
 
 def test_descriptions_merge_only_when_their_words_are_the_same() -> None:
-    from noema.names import is_description, names_compatible
+    from noema.model.names import is_description, names_compatible
 
     assert is_description("American television broadcaster")
     assert not is_description("Bank of America")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import noema
-from noema.bundle import SCHEMA_VERSION
 from noema.cli import build_parser, main
+from noema.storage.bundle import SCHEMA_VERSION
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
 
@@ -468,7 +468,7 @@ def test_info_reads_the_manifest_alone(
     """Issue 27 item 5: `noema info` showed the manifest after loading the whole bundle (graph,
     vectors, sidecar); from schema 3 the manifest holds the merge count too, and nothing else
     is read. An older bundle still has its merge log counted from graph.json."""
-    from noema.graph import SemanticGraph
+    from noema.model.graph import SemanticGraph
 
     path = company_kb.save(tmp_path / "kb.noema")
     real = SemanticGraph.from_dict

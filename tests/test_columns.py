@@ -9,9 +9,9 @@ import pytest
 
 import noema
 from noema import BundleError, KnowledgeBase
-from noema.columns import columns_bytes, read_columns
-from noema.graph import Document, SemanticGraph
-from noema.records import record_to_dict
+from noema.model.graph import Document, SemanticGraph
+from noema.model.records import record_to_dict
+from noema.storage.columns import columns_bytes, read_columns
 from tests.conftest import record_normalized_names
 from tests.test_bundle import _without_columns, rewrite
 
@@ -106,7 +106,7 @@ def test_opening_a_columnar_bundle_parses_and_lists_nothing_again(
 ) -> None:
     """graph.json is not parsed, and the sidecar's sentences, keys and topics are read, not
     worked out from the graph (at a million facts those two took 31 s of opening)."""
-    import noema.sentences
+    import noema.vectors.sentences
 
     saved = company_kb.save(tmp_path / "kb.noema")
 
@@ -115,7 +115,7 @@ def test_opening_a_columnar_bundle_parses_and_lists_nothing_again(
 
     monkeypatch.setattr(SemanticGraph, "from_dict", refused)
     for name in ("_source_sentences", "sentence_key", "_document_topics"):
-        monkeypatch.setattr(noema.sentences, name, refused)
+        monkeypatch.setattr(noema.vectors.sentences, name, refused)
     kb = KnowledgeBase.load(saved)
     assert kb.retrieve(QUESTIONS[0]) == company_kb.retrieve(QUESTIONS[0])
 
@@ -134,17 +134,17 @@ def test_a_compressed_columns_member_is_refused(company_kb: KnowledgeBase, tmp_p
 def test_a_sidecar_stored_by_another_topic_rule_is_worked_out_again(
     company_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import noema.columns
-    import noema.sentences
+    import noema.storage.columns
+    import noema.vectors.sentences
 
-    monkeypatch.setattr(noema.columns, "TOPIC_RULE", "an older rule")
+    monkeypatch.setattr(noema.storage.columns, "TOPIC_RULE", "an older rule")
     saved = company_kb.save(tmp_path / "kb.noema")
     monkeypatch.undo()
 
     def refused(*args: object, **kwargs: object) -> None:
         raise AssertionError("topics of another rule were used")
 
-    monkeypatch.setattr(noema.sentences.SentenceIndex, "from_stored", refused)
+    monkeypatch.setattr(noema.vectors.sentences.SentenceIndex, "from_stored", refused)
     loaded = KnowledgeBase.load(saved)
     sidecar = loaded._store.snapshot.sentences
     expected = company_kb._store.snapshot.sentences

@@ -14,7 +14,7 @@ import ray.cloudpickle
 
 import noema
 from noema.distributed import build_on_ray, partition
-from noema.embed import resolved_precision
+from noema.vectors.embed import resolved_precision
 
 # the workers unpickle this module's extractor by value: they cannot import the test module
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])

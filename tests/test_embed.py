@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import noema
-from noema.embed import cpu_has_bfloat16
+from noema.vectors.embed import cpu_has_bfloat16
 
 TEXTS = [
     "#1 Larry Page :PERSON\n#2 Google :ORG\n#1 -found-> #2",
@@ -52,7 +52,7 @@ def test_unknown_precision_is_refused() -> None:
 def test_embedding_reports_progress_without_changing_the_vectors(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
-    from noema.embed import EMBED_GROUP, embedding_progress
+    from noema.vectors.embed import EMBED_GROUP, embedding_progress
 
     texts = [
         f"Company number {n} was founded" + " in a year" * (n % 7) for n in range(EMBED_GROUP + 40)
@@ -86,8 +86,8 @@ def test_linears_cast_once_compute_what_autocast_computes(
     float32 model is left in float32 for ``precision="float32"``."""
     import torch
 
-    from noema.embed import _bfloat16_autocast
     from noema.resources import load_embedding_model
+    from noema.vectors.embed import _bfloat16_autocast
 
     fast = noema.SentenceTransformerEmbedder(precision="bfloat16").embed(TEXTS)
     model = load_embedding_model(exact.name)
@@ -103,8 +103,8 @@ def test_a_call_within_one_batch_embeds_what_encode_embeds(precision: str) -> No
     """A query's few texts skip ``encode``'s per-call bookkeeping (one forward pass of their own);
     the vectors must stay those ``encode`` gives, bit for bit, or a base built through
     ``encode`` would be searched with slightly different questions."""
-    from noema.embed import _bfloat16_autocast, _with_bfloat16_linears
     from noema.resources import load_embedding_model
+    from noema.vectors.embed import _bfloat16_autocast, _with_bfloat16_linears
 
     embedder = noema.SentenceTransformerEmbedder(precision=precision, batch_size=4)  # type: ignore[arg-type]
     model = load_embedding_model(embedder.name)

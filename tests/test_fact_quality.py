@@ -9,9 +9,9 @@ import pytest
 
 import noema
 from noema import Document, SpacyExtractor
-from noema.graph import SemanticGraph
-from noema.options import NOTATION_MIN_CONFIDENCE
-from noema.rules import CONFIDENCE, pattern_of
+from noema.ingest.rules import CONFIDENCE, pattern_of
+from noema.model.graph import SemanticGraph
+from noema.retrieval.options import NOTATION_MIN_CONFIDENCE
 
 
 def graph_of(extractor: SpacyExtractor, text: str, title: str | None = None) -> SemanticGraph:

@@ -12,8 +12,8 @@ from types import FrameType
 import pytest
 
 import noema
-from noema.gcpause import paused_gc
-from noema.store import read
+from noema.model.gcpause import paused_gc
+from noema.storage.store import read
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_no_collection_runs_while_a_bundle_is_read(
     assert "bundle.py" not in eager_collector
     assert gc.isenabled()
     # the same reading without the pause collects: the assertion above can fail
-    from noema.bundle import read_bundle
+    from noema.storage.bundle import read_bundle
 
     assert read_bundle(path).graph == contents.graph
     assert "bundle.py" in eager_collector
@@ -66,7 +66,7 @@ def test_no_collection_runs_while_a_bundle_is_read(
 def test_a_sidecar_rebuild_collects_only_while_embedding_and_where_its_pauses_begin(
     company_kb: noema.KnowledgeBase, eager_collector: list[str]
 ) -> None:
-    from noema.sentences import SentenceIndex
+    from noema.vectors.sentences import SentenceIndex
 
     sidecar = SentenceIndex.build(company_kb.graph, company_kb.embedder)
     # collections may run while the model embeds (embed.py), never in the work on every
@@ -80,7 +80,7 @@ def test_a_sidecar_rebuild_collects_only_while_embedding_and_where_its_pauses_be
 def test_filing_every_stored_name_collects_only_where_its_pause_begins(
     company_kb: noema.KnowledgeBase, eager_collector: list[str]
 ) -> None:
-    from noema.canonical import Canonicalizer
+    from noema.ingest.canonical import Canonicalizer
 
     canonicalizer = Canonicalizer(company_kb.embedder, 0.85)  # as after a bundle load
     canonicalizer._sync(company_kb.graph)

@@ -169,17 +169,20 @@ def test_a_fact_repeated_in_order_is_not_resorted_each_time(
 ) -> None:
     # a spy that delegates: sorting every stored mention again on each repeat made a fact
     # repeated n times cost n^2 log n (8,000 identical sentences: 148 s)
-    import noema.graph
-    import noema.records
+    import noema.model.graph
+    import noema.model.records
 
     calls = []
-    union = noema.records.union_mentions
+    union = noema.model.records.union_mentions
 
     def counted(*groups: object) -> object:
         calls.append(sum(len(g) for g in groups))  # type: ignore[arg-type]
         return union(*groups)  # type: ignore[arg-type]
 
-    for module in (noema.graph, noema.records):  # new facts, and mentions added to stored ones
+    for module in (
+        noema.model.graph,
+        noema.model.records,
+    ):  # new facts, and mentions added to stored ones
         monkeypatch.setattr(module, "union_mentions", counted)
     g = SemanticGraph()
     a, b = g.add_entity("Larry Page", "PERSON"), g.add_entity("Google", "ORG")

@@ -8,7 +8,7 @@ import pytest
 
 import noema
 from noema import KnowledgeBase
-from noema.index import VectorIndex
+from noema.vectors.index import VectorIndex
 
 
 def _clustered(n: int, seed: int = 3) -> np.ndarray:

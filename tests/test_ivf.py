@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import noema
-import noema.index
+import noema.vectors.index
 from noema import BundleError, KnowledgeBase
-from noema.index import VectorIndex
-from noema.ivf import ivf_bytes, read_ivf
+from noema.vectors.index import VectorIndex
+from noema.vectors.ivf import ivf_bytes, read_ivf
 from tests.conftest import COMPANY_DOCS
 from tests.test_bundle import rewrite
 
@@ -27,7 +27,7 @@ def _refuse_training(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(vectors: object) -> None:
         raise AssertionError("an approximate index was trained again")
 
-    monkeypatch.setattr(noema.index, "_build_ivf", refused)
+    monkeypatch.setattr(noema.vectors.index, "_build_ivf", refused)
 
 
 def _unit_rows(n: int, seed: int) -> np.ndarray:
@@ -133,7 +133,7 @@ def test_exact_search_opens_without_building_the_kept_index(
     approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     saved = approximate_kb.save(tmp_path / "kb.noema")
-    monkeypatch.setattr(noema.ivf.IVFParts, "build", _refused_build)
+    monkeypatch.setattr(noema.vectors.ivf.IVFParts, "build", _refused_build)
     loaded = KnowledgeBase.load(saved, search="exact")
     assert not loaded._snapshot.index.approximate  # type: ignore[union-attr]
     # saved again as it came: the next approximate opening need not train one either

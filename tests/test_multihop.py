@@ -211,7 +211,7 @@ def test_a_third_step_goes_through_the_graph_without_another_embedding(
     calls: list[int] = []
     real = embedder.embed
 
-    def counted(texts: list[str]) -> noema.embed.Vectors:  # the real model, calls counted
+    def counted(texts: list[str]) -> noema.vectors.embed.Vectors:  # the real model, calls counted
         calls.append(len(texts))
         return real(texts)
 

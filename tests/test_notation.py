@@ -231,7 +231,7 @@ def test_parse_line_soup_parses_or_raises_value_error(lines: list[str]) -> None:
 def test_decoding_facts_from_the_graph_says_what_decoding_their_notation_says() -> None:
     """natural_language is rendered straight from the graph (no notation written and read back):
     the text must be the round trip's, names with colons, accents and odd spacing included."""
-    from noema.notation import decode_facts, encode_facts
+    from noema.model.notation import decode_facts, encode_facts
 
     g = noema.SemanticGraph()
     names = ["Star Wars: Episode IV", "Nestlé S.A.", "A :ORG", " spaced  out ", "Ōe", "Bob"]

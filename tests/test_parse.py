@@ -9,7 +9,7 @@ import pytest
 
 import noema
 from noema import Document, RelationPattern, SpacyExtractor
-from noema.parse import map_spacy_label
+from noema.ingest.parse import map_spacy_label
 
 
 def facts(extractor: SpacyExtractor, text: str, **meta: str) -> set[tuple[str, str, str]]:
@@ -218,7 +218,7 @@ def test_ingest_progress_counts_batches_of_another_extractor(
         def extract(self, documents: list[noema.Document]) -> noema.SemanticGraph:
             return extractor.extract(documents)
 
-    monkeypatch.setattr(noema.extractor, "INGEST_BATCH", 2)
+    monkeypatch.setattr(noema.ingest.extractor, "INGEST_BATCH", 2)
     seen: list[tuple[int, int]] = []
     make_kb(extractor=Plain()).ingest(
         [f"Company {n} acquired Firm {n}." for n in range(5)], progress=lambda *a: seen.append(a)

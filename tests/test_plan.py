@@ -8,7 +8,7 @@ import pytest
 
 import noema
 from noema import KnowledgeBase, count_tokens
-from noema.graph import VALUE_TYPES
+from noema.model.graph import VALUE_TYPES
 
 QUESTIONS = [
     "Who founded the company that acquired Mellanox?",
@@ -138,7 +138,7 @@ def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
 ) -> None:
     # issue 18 item 8: packing re-rendered and re-counted the whole text once per fact, so 3,200
     # facts at max_tokens=10**6 took 128 s; the prefix search renders about 2 log2(n) times
-    import noema.pack
+    import noema.retrieval.pack
 
     graph = noema.SemanticGraph()
     hub = graph.add_entity("Hub Corp", "ORG")
@@ -147,14 +147,16 @@ def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
         person = graph.add_entity(f"Person Number{n}", "PERSON")
         facts.append(graph.add_relation(person, "work_for", hub))
     renders = []
-    real = noema.pack._render_prefix
+    real = noema.retrieval.pack._render_prefix
 
     def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
         renders.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(noema.pack, "_render_prefix", counting)
-    packed = noema.pack.pack(graph, [(f, None) for f in facts], 10**6, "notation", "cl100k_base")
+    monkeypatch.setattr(noema.retrieval.pack, "_render_prefix", counting)
+    packed = noema.retrieval.pack.pack(
+        graph, [(f, None) for f in facts], 10**6, "notation", "cl100k_base"
+    )
     assert len(packed.fact_ids) == 3200 and not packed.truncated
     assert len(renders) <= 2 * 12 + 2  # log2(3200) < 12; once per fact would be 3,200
 
@@ -162,7 +164,7 @@ def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
 def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
     # MuSiQue: "Bubi River" was chosen as the bridge of a question about the Bubye River,
     # so the second search looked for the question's own river again
-    from noema.bridges import bridge_entity, question_words
+    from noema.retrieval.bridges import bridge_entity, question_words
 
     graph = noema.SemanticGraph()
     graph.add_document(noema.Document("The Bubi River flows past West Nicholson.", id="d"))
@@ -202,7 +204,7 @@ def test_the_bridge_search_asks_what_the_evidence_has_not_said(
     # issue 26: the further search was the whole question plus the bridge's name, so the words
     # the evidence already matched pulled it back to the same sentences (MuSiQue sentences at
     # 200 tokens 33% -> 40% with the remaining question instead)
-    from noema.bridges import bridge_query, remaining_question
+    from noema.retrieval.bridges import bridge_query, remaining_question
 
     assert remaining_question(question, evidence) == remaining
     graph = noema.SemanticGraph()

@@ -46,13 +46,26 @@ def test_noema_raises_only_its_own_errors() -> None:
     # issue 30 item 7: 37 raise sites used a bare ValueError, TypeError or KeyError where the
     # error tree promises a NoemaError (an `except noema.NoemaError` missed them)
     bare = []
-    for path in sorted((ROOT / "noema").glob("*.py")):
+    for path in sorted((ROOT / "noema").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
                 name = getattr(node.exc.func, "id", None)
                 if name in ("ValueError", "TypeError", "KeyError", "RuntimeError", "Exception"):
                     bare.append(f"{path.name}:{node.lineno} {name}")
     assert bare == []
+
+
+# Noema is five wings over a bottom floor. Each wing may import only the wings listed: ingest,
+# retrieval and storage never import each other, so a change to one cannot reach into another.
+BOTTOM = {"errors", "_version", "resources"}
+WINGS = {
+    "model": set(),
+    "vectors": {"model"},
+    "ingest": {"model", "vectors"},
+    "retrieval": {"model", "vectors"},
+    "storage": {"model", "vectors"},
+}
+TOP = {"kb", "compress", "evaluate", "distributed", "export", "warmup", "serve", "cli"}
 
 
 # Each module may import only the modules listed (layers: dependencies point down, never up).
@@ -63,50 +76,81 @@ def _uses(words: str) -> set[str]:
 LAYERS = {
     "errors": _uses(""),
     "_version": _uses(""),
-    "options": _uses(""),
-    "records": _uses("errors"),
-    "gcpause": _uses(""),
-    "graph": _uses("errors gcpause records"),
-    "names": _uses(""),
-    "kinds": _uses(""),
     "resources": _uses("errors"),
-    "notation": _uses("errors graph"),
-    "roundtrip": _uses("errors graph notation"),
-    "sources": _uses("errors graph records"),
-    "embed": _uses("resources"),
-    "extractor": _uses("graph"),
-    "entities": _uses("graph names"),
-    "rules": _uses("entities graph"),
-    "parse": _uses("entities extractor graph kinds resources rules"),
-    "ivf": _uses("errors"),
-    "index": _uses("embed errors ivf"),
-    "canonical": _uses("embed gcpause graph index names"),
-    "view": _uses("notation"),
-    "filters": _uses("graph"),
-    "sentences": _uses("embed errors gcpause graph index names"),
-    "bridges": _uses("graph names"),
-    "plan": _uses("bridges embed filters graph index names sentences"),
-    "pack": _uses("graph notation options resources sentences"),
-    "strategies": _uses("embed filters graph index options plan sentences"),
-    "retrieve": _uses(
-        "embed filters graph index notation options pack plan resources sentences strategies view"
+    "model.gcpause": _uses(""),
+    "model.records": _uses("errors"),
+    "model.graph": _uses("errors model.gcpause model.records"),
+    "model.names": _uses(""),
+    "model.notation": _uses("errors model.graph"),
+    "model.roundtrip": _uses("errors model.graph model.notation"),
+    "model.facttext": _uses("model.graph model.notation"),
+    "model.view": _uses("model.notation"),
+    "vectors.embed": _uses("resources"),
+    "vectors.ivf": _uses("errors"),
+    "vectors.index": _uses("vectors.embed errors vectors.ivf"),
+    "vectors.sentences": _uses(
+        "vectors.embed errors model.gcpause model.graph vectors.index model.names"
     ),
-    "facttext": _uses("graph notation"),
-    "columns": _uses("errors graph records sentences"),
-    "bundle": _uses("canonical columns errors facttext graph index ivf records sentences"),
-    "store": _uses("bundle canonical embed facttext gcpause graph index sentences"),
+    "ingest.sources": _uses("errors model.graph model.records"),
+    "ingest.extractor": _uses("model.graph"),
+    "ingest.kinds": _uses(""),
+    "ingest.entities": _uses("model.graph model.names"),
+    "ingest.rules": _uses("ingest.entities model.graph"),
+    "ingest.parse": _uses(
+        "ingest.entities ingest.extractor model.graph ingest.kinds resources ingest.rules"
+    ),
+    "ingest.canonical": _uses(
+        "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
+    ),
+    "retrieval.options": _uses(""),
+    "retrieval.filters": _uses("model.graph"),
+    "retrieval.bridges": _uses("model.graph model.names"),
+    "retrieval.plan": _uses(
+        """retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
+        model.names vectors.sentences"""
+    ),
+    "retrieval.pack": _uses(
+        "model.graph model.notation retrieval.options resources vectors.sentences"
+    ),
+    "retrieval.strategies": _uses(
+        """vectors.embed retrieval.filters model.graph vectors.index retrieval.options
+        retrieval.plan vectors.sentences"""
+    ),
+    "retrieval.retrieve": _uses(
+        """vectors.embed retrieval.filters model.graph vectors.index model.notation
+        retrieval.options retrieval.pack retrieval.plan resources vectors.sentences
+        retrieval.strategies model.view"""
+    ),
+    "storage.columns": _uses("errors model.graph model.records vectors.sentences"),
+    "storage.bundle": _uses(
+        """storage.columns errors model.facttext model.graph vectors.index vectors.ivf
+        model.records vectors.sentences"""
+    ),
+    "storage.store": _uses(
+        """storage.bundle vectors.embed model.facttext model.gcpause model.graph
+        vectors.index model.records vectors.sentences"""
+    ),
     "kb": _uses(
-        """_version bundle canonical embed errors extractor facttext filters graph index notation
-        options pack parse records resources retrieve sentences sources store view"""
+        """_version storage.bundle ingest.canonical vectors.embed errors ingest.extractor
+        model.facttext retrieval.filters model.graph vectors.index model.notation
+        retrieval.options retrieval.pack ingest.parse model.records resources
+        retrieval.retrieve vectors.sentences ingest.sources storage.store model.view"""
     ),
-    "distributed": _uses("errors extractor graph kb sources"),
-    "compress": _uses("embed extractor graph kb options resources retrieve sources"),
-    "evaluate": _uses("embed graph index kb options resources"),
-    "export": _uses("graph"),
-    "warmup": _uses("graph kb resources"),
-    "serve": _uses("errors filters kb names options retrieve sources"),
+    "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources"),
+    "compress": _uses(
+        """vectors.embed ingest.extractor model.graph kb retrieval.options resources
+        retrieval.retrieve ingest.sources"""
+    ),
+    "evaluate": _uses("vectors.embed model.graph vectors.index kb retrieval.options resources"),
+    "export": _uses("model.graph"),
+    "warmup": _uses("model.graph kb resources"),
+    "serve": _uses(
+        "errors retrieval.filters kb model.names retrieval.options retrieval.retrieve ingest.sources"
+    ),
     "cli": _uses(
-        "_version bundle distributed errors evaluate export filters graph kb notation options roundtrip serve sources warmup"
+        """_version storage.bundle distributed errors evaluate export retrieval.filters
+        model.graph kb model.notation retrieval.options model.roundtrip serve ingest.sources
+        warmup"""
     ),
 }
 
@@ -121,14 +165,44 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-def test_dependencies_point_one_way() -> None:
-    for path in sorted((ROOT / "noema").glob("*.py")):
+def _modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name under ``noema.``, packages' own files aside."""
+    found = {}
+    for path in sorted((ROOT / "noema").rglob("*.py")):
         if path.stem in ("__init__", "__main__"):
             continue
-        used = {m.split(".")[1] for m in _imports(path) if m.startswith("noema.")}
+        found[".".join(path.relative_to(ROOT / "noema").with_suffix("").parts)] = path
+    return found
+
+
+def _used(path: Path) -> set[str]:
+    used = set()
+    for module in _imports(path):
+        if module.startswith("noema."):
+            parts = module.split(".")[1:]
+            used.add(".".join(parts[:2]) if parts[0] in WINGS else parts[0])
+    return used
+
+
+def test_dependencies_point_one_way() -> None:
+    for name, path in _modules().items():
+        used = _used(path)
         used.discard("errors")  # the bottom layer: every module raises its errors
-        assert path.stem in LAYERS, f"{path.name} is not in the layer table"
-        assert used <= LAYERS[path.stem], f"{path.name} imports {sorted(used - LAYERS[path.stem])}"
+        assert name in LAYERS, f"{name} is not in the layer table"
+        assert used <= LAYERS[name], f"{name} imports {sorted(used - LAYERS[name])}"
+
+
+def test_wings_import_only_the_wings_below_them() -> None:
+    for name, path in _modules().items():
+        wing = name.split(".")[0]
+        if wing not in WINGS:
+            assert wing in BOTTOM | TOP, f"{name} is neither in a wing nor a known top module"
+            continue
+        for used in _used(path):
+            other = used.split(".")[0]
+            assert other in BOTTOM or other == wing or other in WINGS[wing], (
+                f"{name} imports {used}: the {wing} wing may not import the {other} wing"
+            )
 
 
 def test_adapters_use_only_the_public_api() -> None:

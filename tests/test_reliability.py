@@ -126,7 +126,7 @@ def test_a_huge_local_id_is_a_notation_error_with_its_line() -> None:
 
 
 def test_jsonl_records_keep_unicode_line_separators(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from noema.sources import read_documents
+    from noema.ingest.sources import read_documents
 
     path = tmp_path / "docs.jsonl"
     path.write_text(

@@ -146,10 +146,10 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
 ) -> None:
     # spies that count and delegate to the real functions: the work that compares every fact
     # with the index, and the sidecar rebuild, happen once per write and never in a read
-    import noema.store
+    import noema.storage.store
 
     calls = {"index": 0, "sentences": 0}
-    sync, build = noema.store.synced_index, noema.store.SentenceIndex.build
+    sync, build = noema.storage.store.synced_index, noema.storage.store.SentenceIndex.build
 
     def counted_sync(*args: object) -> object:
         calls["index"] += 1
@@ -159,8 +159,8 @@ def test_retrieve_never_syncs_the_index_with_the_graph(
         calls["sentences"] += 1
         return build(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(noema.store, "synced_index", counted_sync)
-    monkeypatch.setattr(noema.store.SentenceIndex, "build", counted_build)
+    monkeypatch.setattr(noema.storage.store, "synced_index", counted_sync)
+    monkeypatch.setattr(noema.storage.store.SentenceIndex, "build", counted_build)
     kb = KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."])
     assert calls == {"index": 1, "sentences": 1}
@@ -188,7 +188,7 @@ def test_failed_ingest_leaves_knowledge_base_unchanged(
                 raise RuntimeError("extractor failed")
             return extractor.extract(documents)
 
-    monkeypatch.setattr(noema.extractor, "INGEST_BATCH", 1)
+    monkeypatch.setattr(noema.ingest.extractor, "INGEST_BATCH", 1)
     kb = make_kb(extractor=FailsInSecondBatch())
     kb.ingest(["Sundar Pichai is the CEO of Google."])
     before, keys = kb.graph.to_json(), dict(kb._canonicalizer._keys)

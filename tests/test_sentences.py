@@ -7,7 +7,7 @@ import pytest
 
 import noema
 from noema import Document, KnowledgeBase
-from noema.sentences import (
+from noema.vectors.sentences import (
     Sentence,
     SentenceIndex,
     document_topics,
@@ -161,7 +161,7 @@ def test_a_write_hashes_only_the_sentences_of_the_documents_it_touched(
     """Issue 27: every write hashed every sentence of the base again to key its vector; the
     keys of unchanged documents now come from the previous sidecar. A document replaced under
     its id with text of the same length (same spans) still gets new keys and vectors."""
-    from noema import sentences
+    from noema.vectors import sentences
 
     kb = make_kb()
     kb.ingest(
@@ -233,7 +233,7 @@ def test_a_write_works_out_only_the_sentences_it_changed(
     with the previous graph's and changes only their sentences, with the same sentences, facts
     and order as the full listing after ingests (a document sorting between stored ones, an
     alias merged, a fact said again elsewhere), a changed text, a split and a delete."""
-    from noema import sentences
+    from noema.vectors import sentences
 
     full_listings: list[int] = []
     real = sentences._source_sentences

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import noema
-from noema.bundle import BundleSettings
-from noema.graph import SemanticGraph
-from noema.store import Store, read
+from noema.model.graph import SemanticGraph
+from noema.storage.bundle import BundleSettings
+from noema.storage.store import Store, read
 from tests.conftest import CountingEmbedder
 
 _SETTINGS = BundleSettings(

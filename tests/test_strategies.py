@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import noema
-from noema.options import SEED_STRATEGIES, RetrieveOptions
-from noema.plan import Step
-from noema.strategies import STRATEGIES, PlanRequest
+from noema.retrieval.options import SEED_STRATEGIES, RetrieveOptions
+from noema.retrieval.plan import Step
+from noema.retrieval.strategies import STRATEGIES, PlanRequest
 
 
 def test_every_seeds_value_names_a_registered_strategy() -> None:

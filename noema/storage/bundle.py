@@ -17,7 +17,7 @@ Members (read by name; anything else in the zip is ignored):
     ``merge_log`` list of the canonicalizer's merges.
 ``graph.columns`` (from version 4)
     The graph, its merge log, and the sentence sidecar's sentences, keys and topics, as
-    fixed-width arrays and one string heap (:mod:`noema.columns` documents it field by field),
+    fixed-width arrays and one string heap (:mod:`noema.storage.columns` documents it field by field),
     stored rather than deflated: opening reads it in place instead of parsing ``graph.json``.
     Derived (``graph.json`` alone rebuilds it); a bundle without it is read
     from ``graph.json``.
@@ -27,7 +27,7 @@ Members (read by name; anything else in the zip is ignored):
 ``index.faiss``
     ``faiss.serialize_index`` of an ``IndexFlatIP`` over those rows, in the same order.
 ``sentences.bin`` (optional)
-    The sentence sidecar (:mod:`noema.sentences`): ``sentences.rows`` x ``embedding_dimension``
+    The sentence sidecar (:mod:`noema.vectors.sentences`): ``sentences.rows`` x ``embedding_dimension``
     little-endian float32, one row per source sentence in ``(document id, start, end)`` order,
     the text embedded as ``sentences.rendering`` says. A bundle without it (written before it
     existed), or whose rendering differs from this Noema's, has the sidecar rebuilt from
@@ -43,8 +43,8 @@ Members (read by name; anything else in the zip is ignored):
 ``facts.ivf``, ``sentences.ivf`` (optional, from version 4)
     The approximate index of the fact vectors and of the sentence vectors, when the knowledge
     base had one (``search="approximate"``, or ``"auto"`` from
-    :data:`~noema.index.APPROXIMATE_FROM` rows): its trained parts and each row's list, in the
-    layout :mod:`noema.ivf` documents (never a faiss serialization). Opening with approximate
+    :data:`~noema.vectors.index.APPROXIMATE_FROM` rows): its trained parts and each row's list, in the
+    layout :mod:`noema.vectors.ivf` documents (never a faiss serialization). Opening with approximate
     search builds the index from them rather than training it again, and it searches as it did
     before the save. Derived; without them the index is trained on opening.
 
@@ -87,15 +87,14 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from noema.canonical import MergeRecord
-from noema.columns import columns_bytes, read_columns
 from noema.errors import BundleError, GraphError, InputTypeError, OptionError
-from noema.facttext import FACT_RENDERING, NOTATION_RENDERING
-from noema.graph import SemanticGraph
-from noema.index import VectorIndex
-from noema.ivf import ivf_bytes, read_ivf
-from noema.records import json_bytes, record_to_dict
-from noema.sentences import (
+from noema.model.facttext import FACT_RENDERING, NOTATION_RENDERING
+from noema.model.graph import SemanticGraph
+from noema.model.records import MergeRecord, json_bytes, record_to_dict
+from noema.storage.columns import columns_bytes, read_columns
+from noema.vectors.index import VectorIndex
+from noema.vectors.ivf import ivf_bytes, read_ivf
+from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     SentenceIndex,
     StoredSentences,

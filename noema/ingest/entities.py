@@ -1,7 +1,7 @@
 """Entity assembly for the built-in extractor: spaCy's entities cleaned into names, each
 document's main entity, and one type per name.
 
-What the sentence rules (:mod:`noema.rules`) read, this module names: a :class:`NameTable` per
+What the sentence rules (:mod:`noema.ingest.rules`) read, this module names: a :class:`NameTable` per
 document owns the names, their type votes and mentions, and which token belongs to which name;
 :func:`batch_graph` turns the tables of a batch of documents into one graph.
 """
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from noema.graph import VALUE_TYPES, Document, Mention, SemanticGraph
-from noema.names import clean_name, is_business_suffix, strip_disambiguation
+from noema.model.graph import VALUE_TYPES, Document, Mention, SemanticGraph
+from noema.model.names import clean_name, is_business_suffix, strip_disambiguation
 
 __all__ = [
     "PERSON_PRONOUNS",
@@ -122,7 +122,7 @@ class NameTable:
 
     def settle_type(self, name: str, type_: str) -> None:
         """The document's own word for what ``name`` is ("a 2002 film", see
-        :mod:`noema.kinds`) outvotes NER's labels of it in this document."""
+        :mod:`noema.ingest.kinds`) outvotes NER's labels of it in this document."""
         counts = self.votes.setdefault(name, Counter())
         counts[type_] = sum(n for t, n in counts.items() if t != type_) + 1
 

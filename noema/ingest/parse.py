@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, Literal
 
-from noema.entities import (
+from noema.errors import OptionError
+from noema.ingest.entities import (
     ExtractedFact,
     FoundDocument,
     batch_graph,
@@ -48,12 +49,11 @@ from noema.entities import (
     pronouns_say_person,
     read_entities,
 )
-from noema.errors import OptionError
-from noema.extractor import BatchExtractor, Extractor, Progress
-from noema.graph import Document, SemanticGraph, normalize_predicate
-from noema.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.extractor import BatchExtractor, Extractor, Progress
+from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.rules import CONFIDENCE, SentenceReader, main_kinds
+from noema.model.graph import Document, SemanticGraph, normalize_predicate
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
-from noema.rules import CONFIDENCE, SentenceReader, main_kinds
 
 # spaCy's memory grows with the characters of a batch, not of a document (measured: 128 KB of
 # text in one batch took 450 MB; in 16 KB pieces parsed one at a time, 71 MB; 512 KB so, 130

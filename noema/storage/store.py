@@ -5,7 +5,7 @@ A :class:`Snapshot` is a graph with the fact index and sentence sidecar built fo
 a new one aside (copying the index, embedding only the facts they added, reusing vectors a merge
 brings) and publish it in one assignment (:meth:`Store.publish`); readers never wait and never
 see half a write. :class:`Store` holds the current snapshot and the writers' lock, writes it as a
-bundle (:mod:`noema.bundle` is the file format) and opens one, bringing an older bundle's state
+bundle (:mod:`noema.storage.bundle` is the file format) and opens one, bringing an older bundle's state
 up to date (fact vectors embedded from another text, a missing sentence sidecar).
 :class:`noema.KnowledgeBase` keeps ingest and retrieval and goes through this module for the rest.
 """
@@ -23,7 +23,11 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from noema.bundle import (
+from noema.model.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
+from noema.model.gcpause import paused_gc
+from noema.model.graph import Relation, SemanticGraph, make_event_id, make_relation_id
+from noema.model.records import MergeRecord
+from noema.storage.bundle import (
     BundleContents,
     BundleSettings,
     bundle_bytes,
@@ -31,13 +35,9 @@ from noema.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
-from noema.canonical import MergeRecord
-from noema.embed import Embedder
-from noema.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
-from noema.gcpause import paused_gc
-from noema.graph import Relation, SemanticGraph, make_event_id, make_relation_id
-from noema.index import SearchMode, VectorIndex
-from noema.sentences import SentenceIndex
+from noema.vectors.embed import Embedder
+from noema.vectors.index import SearchMode, VectorIndex
+from noema.vectors.sentences import SentenceIndex
 
 __all__ = ["Snapshot", "Store", "prepared", "read", "synced_index", "with_reused_vectors"]
 
@@ -71,7 +71,7 @@ def synced_index(
     embedded. ``index`` itself is left as it is, for the readers still using it."""
     if index is None:
         index = VectorIndex(embedder.dimension)
-    with paused_gc():  # over the work on every fact, not over the embedding (noema.gcpause)
+    with paused_gc():  # over the work on every fact, not over the embedding (noema.model.gcpause)
         facts = [*graph.relations, *graph.events]
         stale = [f for f in index.ids if f not in graph.relations and f not in graph.events]
         missing = [f for f in facts if f not in index]
@@ -139,7 +139,7 @@ class Store:
         index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
         sentence vectors to reuse besides the current sidecar's."""
         # (the collector is paused inside, around the work on every fact and sentence but not
-        # around the embedding, which runs for minutes on a large ingest; see noema.gcpause)
+        # around the embedding, which runs for minutes on a large ingest; see noema.model.gcpause)
         current = self.snapshot
         index = index if index is not None else current.index
         index = synced_index(index, graph, self.embedder)
@@ -200,7 +200,7 @@ class Store:
 
     def open(self, contents: BundleContents) -> None:
         """Make a bundle's contents the current state. A bundle's manifest and members are
-        migrated as they are read (:mod:`noema.bundle`); what is left is the state itself:
+        migrated as they are read (:mod:`noema.storage.bundle`); what is left is the state itself:
         fact vectors embedded from another text than today's (R2) are embedded again, never
         mixed with new ones, and a bundle from before the sentence sidecar gets one."""
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING

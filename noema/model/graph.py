@@ -1,6 +1,6 @@
 """The data model held together: a SemanticGraph of entities, relations, events and documents.
 
-The items (:mod:`noema.records`) are frozen; the graph is the only mutable object, and every
+The items (:mod:`noema.model.records`) are frozen; the graph is the only mutable object, and every
 change goes through its methods so the adjacency index and the invariants (no dangling ids, known
 types, normalized predicates) always hold. Relations and events are both *facts*: most changes
 treat them alike through :meth:`SemanticGraph.fact` and their ``entity_ids``.
@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 from noema.errors import GraphError
-from noema.gcpause import paused_gc
-from noema.records import (
+from noema.model.gcpause import paused_gc
+from noema.model.records import (
     ENTITY_TYPES,
     LINE_BREAKS,
     VALUE_TYPES,
@@ -454,7 +454,7 @@ class SemanticGraph:
     def copy(self) -> SemanticGraph:
         """A copy that can be changed without touching this graph."""
         other = SemanticGraph()
-        with paused_gc():  # a dict per entity: see noema.gcpause
+        with paused_gc():  # a dict per entity: see noema.model.gcpause
             other._entities = dict(self._entities)
             other._relations = dict(self._relations)
             other._events = dict(self._events)
@@ -545,7 +545,7 @@ class SemanticGraph:
             GraphError: two documents, entities, relations or events share an id.
         """
         g = cls()
-        with paused_gc():  # a dict per entity: see noema.gcpause
+        with paused_gc():  # a dict per entity: see noema.model.gcpause
             _fill(g._documents, documents, "document")
             _fill(g._entities, entities, "entity")
             facts: Iterable[Fact] = chain(relations, events)

@@ -1,6 +1,6 @@
 """What a bundle keeps of an approximate index, so opening a large base does not train one again.
 
-The approximate index (:mod:`noema.index`) is a faiss ``IVF,SQ8``: centroids that split the rows
+The approximate index (:mod:`noema.vectors.index`) is a faiss ``IVF,SQ8``: centroids that split the rows
 into lists, an 8-bit quantizer trained on the rows' ranges, and each row's code in its list.
 Training it and assigning every row to a list took 20 s of opening a million-fact base; the
 codes themselves are made again in a second. So a bundle keeps the trained parts and each row's

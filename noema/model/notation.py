@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from noema.errors import InputTypeError, NotationError
-from noema.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
+from noema.model.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
 
 __all__ = [
     "NotationEntity",

@@ -2,7 +2,7 @@
 
 Each rule yields a :class:`Link` naming the rule, so that the extractor can weigh facts by how
 direct the structure was (:data:`CONFIDENCE`). Names come from and go into the document's
-:class:`~noema.entities.NameTable`.
+:class:`~noema.ingest.entities.NameTable`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from noema.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
-from noema.graph import normalize_predicate
+from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
+from noema.model.graph import normalize_predicate
 
 __all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
 

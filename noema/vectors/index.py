@@ -26,9 +26,9 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from noema.embed import Vectors
 from noema.errors import BundleError, OptionError
-from noema.ivf import IVFParts, parts_of
+from noema.vectors.embed import Vectors
+from noema.vectors.ivf import IVFParts, parts_of
 
 __all__ = [
     "APPROXIMATE_FROM",

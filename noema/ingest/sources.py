@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Union
 
 from noema.errors import InputTypeError, NoemaError, OptionError
-from noema.graph import Document
-from noema.records import json_bytes
+from noema.model.graph import Document
+from noema.model.records import json_bytes
 
 __all__ = [
     "JSONL_SUFFIXES",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from noema.errors import OptionError
-from noema.graph import ENTITY_TYPES, SemanticGraph
+from noema.model.graph import ENTITY_TYPES, SemanticGraph
 
 __all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
 

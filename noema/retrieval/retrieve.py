@@ -1,9 +1,9 @@
 """Retrieval: seeds, expansion and packing under a token budget, and what a retrieval returns.
 
-The order of the facts is chosen by the strategy ``seeds`` names (:mod:`noema.strategies`: by
+The order of the facts is chosen by the strategy ``seeds`` names (:mod:`noema.retrieval.strategies`: by
 default sentence and fact seeds, a narrow hop to the documents the seeds' entities are about,
 bridge searches, then the graph walk; with ``seeds="vector"`` exactly the three original steps),
-and packed under the budget in :mod:`noema.pack`.
+and packed under the budget in :mod:`noema.retrieval.pack`.
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from noema.embed import Vectors
-from noema.filters import FactFilter
-from noema.graph import Citation, SemanticGraph
-from noema.index import VectorIndex
-from noema.notation import parse_notation
-from noema.options import Format, RetrieveOptions
-from noema.pack import pack
-from noema.plan import Reason, Step
-from noema.sentences import Sentence, SentenceIndex
-from noema.strategies import STRATEGIES, PlanRequest
+from noema.model.graph import Citation, SemanticGraph
+from noema.model.notation import parse_notation
+from noema.retrieval.filters import FactFilter
+from noema.retrieval.options import Format, RetrieveOptions
+from noema.retrieval.pack import pack
+from noema.retrieval.plan import Reason, Step
+from noema.retrieval.strategies import STRATEGIES, PlanRequest
+from noema.vectors.embed import Vectors
+from noema.vectors.index import VectorIndex
+from noema.vectors.sentences import Sentence, SentenceIndex
 
 __all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
 
@@ -135,7 +135,7 @@ class RetrievalResult:
 
     def to_html(self) -> str:
         """The facts as a picture and a table: self-contained HTML (no scripts, no network)."""
-        from noema.view import render_html
+        from noema.model.view import render_html
 
         title = f"{self.question!r}: {len(self.fact_ids)} facts, {self.token_count} tokens"
         if self.truncated:
@@ -160,7 +160,7 @@ def retrieve_facts(
     explain: bool = False,
     embed: Callable[[Sequence[str]], Vectors] | None = None,
 ) -> RetrievalResult:
-    """Seeds, expansion and packing over the graph's indexes (see :mod:`noema.plan`).
+    """Seeds, expansion and packing over the graph's indexes (see :mod:`noema.retrieval.plan`).
 
     ``embed`` embeds the bridge searches of ``seeds="graph"``; without it there are none.
 

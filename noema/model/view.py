@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import math
 
-from noema.notation import ParsedNotation
+from noema.model.notation import ParsedNotation
 
 __all__ = ["render_html"]
 
@@ -32,7 +32,7 @@ def render_html(
     """HTML showing the entities as coloured nodes and the relations as labelled arrows.
 
     Example:
-        >>> from noema.notation import parse_notation
+        >>> from noema.model.notation import parse_notation
         >>> "<svg" in render_html(parse_notation("#1 A :ORG\\n#2 B :GPE\\n#1 -in-> #2"))
         True
     """

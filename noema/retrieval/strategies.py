@@ -1,10 +1,10 @@
 """Retrieval strategies: the named ways of choosing and ordering the facts of a retrieval.
 
 A strategy is a function of one :class:`PlanRequest` (everything a retrieval knows, built with
-keywords) that returns the packing order as :class:`~noema.plan.Step` records, lazily if it
+keywords) that returns the packing order as :class:`~noema.retrieval.plan.Step` records, lazily if it
 likes (packing stops at the budget). :data:`STRATEGIES` maps the names ``RetrieveOptions.seeds``
-accepts to them, so :func:`noema.retrieve.retrieve_facts` has no branch per strategy, and a new
-strategy is a function here (its name added to :data:`noema.options.SeedStrategy`, which a test
+accepts to them, so :func:`noema.retrieval.retrieve.retrieve_facts` has no branch per strategy, and a new
+strategy is a function here (its name added to :data:`noema.retrieval.options.SeedStrategy`, which a test
 holds equal to the registry's keys) with its test.
 """
 
@@ -14,13 +14,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from noema.embed import Vectors
 from noema.errors import OptionError
-from noema.filters import FactFilter
-from noema.graph import SemanticGraph
-from noema.index import VectorIndex
-from noema.options import RetrieveOptions, SeedStrategy
-from noema.plan import (
+from noema.model.graph import SemanticGraph
+from noema.retrieval.filters import FactFilter
+from noema.retrieval.options import RetrieveOptions, SeedStrategy
+from noema.retrieval.plan import (
     FACTS_PER_SENTENCE,
     KEEP_FIRST,
     KEEP_FIRST_FACTS,
@@ -28,7 +26,9 @@ from noema.plan import (
     plan_graph,
     plan_vector,
 )
-from noema.sentences import SentenceIndex
+from noema.vectors.embed import Vectors
+from noema.vectors.index import VectorIndex
+from noema.vectors.sentences import SentenceIndex
 
 __all__ = ["STRATEGIES", "PlanRequest", "Strategy"]
 

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from noema.errors import NotationError
-from noema.graph import SemanticGraph
-from noema.notation import check_name, check_time, encode_facts, parse_notation, select_facts
+from noema.model.graph import SemanticGraph
+from noema.model.notation import check_name, check_time, encode_facts, parse_notation, select_facts
 
 __all__ = ["RoundTripReport", "check_round_trip"]
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from noema.graph import VALUE_TYPES, SemanticGraph
-from noema.names import is_description, normalize_name
+from noema.model.graph import VALUE_TYPES, SemanticGraph
+from noema.model.names import is_description, normalize_name
 
 __all__ = [
     "bridge_entity",

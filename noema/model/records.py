@@ -1,5 +1,5 @@
 """The items of the data model, frozen: mentions, entities, relations, events, documents, and the
-content-hash ids, text checks and JSON forms they share. :mod:`noema.graph` holds them together.
+content-hash ids, text checks and JSON forms they share. :mod:`noema.model.graph` holds them together.
 
 Ids are derived from content (``ent_``, ``rel_``, ``evt_``, ``doc_`` and a hash), so building the
 same graph twice gives the same ids and the same JSON bytes. A relation's entities are its subject
@@ -32,6 +32,7 @@ __all__ = [
     "Event",
     "Fact",
     "Mention",
+    "MergeRecord",
     "Relation",
     "make_event_id",
     "make_relation_id",
@@ -227,6 +228,23 @@ class Document:
     def __hash__(self) -> int:
         # by id and text: the metadata mapping is not hashable, and equal documents share both
         return hash((self.id, self.text))
+
+
+@dataclass(frozen=True)
+class MergeRecord:
+    """One merge: which surface form joined which entity, by which rule, at what similarity.
+
+    For rule ``"type"`` (one name typed differently by NER, joined to the type most of its
+    mentions have) ``type`` is the type the merged entity had, which ``split_entity`` restores.
+    """
+
+    entity_id: str
+    canonical_name: str
+    merged_name: str
+    type: str
+    rule: Literal["exact", "embedding", "type"]
+    similarity: float | None
+    document_ids: tuple[str, ...]
 
 
 def union_mentions(*groups: Iterable[Mention]) -> tuple[Mention, ...]:

@@ -23,12 +23,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from noema.embed import Embedder, Vectors
 from noema.errors import BundleError, OptionError
-from noema.gcpause import paused_gc
-from noema.graph import VALUE_TYPES, Fact, SemanticGraph
-from noema.index import VectorIndex
-from noema.names import normalize_name, strip_disambiguation
+from noema.model.gcpause import paused_gc
+from noema.model.graph import VALUE_TYPES, Fact, SemanticGraph
+from noema.model.names import normalize_name, strip_disambiguation
+from noema.vectors.embed import Embedder, Vectors
+from noema.vectors.index import VectorIndex
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -96,7 +96,7 @@ def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:
     sentence ("# Nvidia" above "Nvidia acquired Mellanox.") is left out: the title says it.
 
     Example:
-        >>> from noema.graph import Document
+        >>> from noema.model.graph import Document
         >>> g = SemanticGraph()
         >>> _ = g.add_document(Document("# Nvidia\\n\\nNvidia acquired Mellanox.", id="n"))
         >>> sentence_text(g, Sentence("n", 0, 35))
@@ -293,7 +293,7 @@ def _document_topics(
 
 @dataclass(frozen=True)
 class StoredSentences:
-    """What a bundle stores of a sidecar besides its vectors (:mod:`noema.columns`): each
+    """What a bundle stores of a sidecar besides its vectors (:mod:`noema.storage.columns`): each
     sentence's facts, in :func:`source_sentences` order, each sentence's key, the topics, and
     the compared form of the names and titles they were found with (which the next write
     reuses)."""
@@ -381,7 +381,7 @@ class SentenceIndex:
         taken from ``previous`` rather than hashed again, and their vectors copied as one block
         (at 100,000 sentences the two had cost 2-3 s a write)."""
         # the collector is paused over the work on every sentence, not over the embedding
-        # (noema.gcpause; 100,000 sentences: 1.6-3.0 s -> 0.9-1.0 s a write)
+        # (noema.model.gcpause; 100,000 sentences: 1.6-3.0 s -> 0.9-1.0 s a write)
         with paused_gc():
             changed = _changed_sentences(previous, graph) if previous is not None else None
             facts, complete = (changed, True) if changed is not None else _source_sentences(graph)

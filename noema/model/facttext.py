@@ -10,8 +10,8 @@ rather than mixed with these.
 
 from __future__ import annotations
 
-from noema.graph import SemanticGraph
-from noema.notation import decode_facts, encode_facts
+from noema.model.graph import SemanticGraph
+from noema.model.notation import decode_facts, encode_facts
 
 __all__ = ["FACT_RENDERING", "NOTATION_RENDERING", "fact_block", "fact_text"]
 

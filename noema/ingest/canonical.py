@@ -7,14 +7,14 @@ typed two ways):
    suffixes such as Inc, Corp, Ltd, LLC, GmbH, S.A.), so "Google, Inc." is "Google";
 2. embedding similarity of the names at or above ``similarity_threshold``. Only names that could
    be two spellings of one thing are compared, and such names share a word or initials
-   (:func:`noema.names.key_words`), so candidates come from a table of stored names by word,
+   (:func:`noema.model.names.key_words`), so candidates come from a table of stored names by word,
    never from comparing all pairs, and a name is embedded only once it has a candidate. Dates and amounts of money
    merge only by rule 1, and names whose numbers differ ("iPhone 14", "iPhone 15") never merge
    by rule 2, because their embeddings are close while the things are not the same. Nor do
    names that each have a word the other lacks ("Tim Curry", "John Curry"; "Eastern Roman
    Empire", "Western Roman Empire"), that differ by a qualifier ("Ireland", "Northern Ireland")
    or a kind of place ("Kansas", "Kansas City"), or whose first parts differ ("Kingston,
-   Jamaica", "Jamaica"); see :func:`noema.names.names_compatible`. Rule 2 joins spellings of one name ("Knicks", "New
+   Jamaica", "Jamaica"); see :func:`noema.model.names.names_compatible`. Rule 2 joins spellings of one name ("Knicks", "New
    York Knicks"; "U.S.", "United States"), and close embeddings of names sharing a word are not
    that. A name is compared with the name of the entity it would join, not only with the
    spelling that led there, so a chain of close names stops at the first conflict.
@@ -37,11 +37,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from noema.embed import Embedder, Vectors
 from noema.errors import OptionError
-from noema.gcpause import paused_gc
-from noema.graph import VALUE_TYPES, SemanticGraph
-from noema.names import initials, key_words, names_compatible, normalize_name
+from noema.model.gcpause import paused_gc
+from noema.model.graph import VALUE_TYPES, SemanticGraph
+from noema.model.names import initials, key_words, names_compatible, normalize_name
+from noema.model.records import MergeRecord
+from noema.vectors.embed import Embedder, Vectors
 
 __all__ = ["Canonicalizer", "IngestReport", "MergeRecord", "MergeResult", "normalize_name"]
 
@@ -52,23 +53,6 @@ PLACES = frozenset({"GPE", "LOC"})
 TYPE_MAJORITY = 3
 _MAX_SUBSET_WORDS = 10
 _MAX_LONGER = 64
-
-
-@dataclass(frozen=True)
-class MergeRecord:
-    """One merge: which surface form joined which entity, by which rule, at what similarity.
-
-    For rule ``"type"`` (one name typed differently by NER, joined to the type most of its
-    mentions have) ``type`` is the type the merged entity had, which ``split_entity`` restores.
-    """
-
-    entity_id: str
-    canonical_name: str
-    merged_name: str
-    type: str
-    rule: Literal["exact", "embedding", "type"]
-    similarity: float | None
-    document_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -86,7 +70,7 @@ class Canonicalizer:
     """Merges incoming graphs into a store graph, keeping a table of stored entity names.
 
     Example:
-        >>> from noema.embed import SentenceTransformerEmbedder
+        >>> from noema.vectors.embed import SentenceTransformerEmbedder
         >>> store, new = SemanticGraph(), SemanticGraph()
         >>> _ = store.add_entity("Google", "ORG")
         >>> _ = new.add_entity("Google, Inc.", "ORG")
@@ -361,7 +345,7 @@ class Canonicalizer:
         self._keys[(type_, normalize_name(name))] = entity_id
 
     # the first write after a load files every name: with the collector paused (see
-    # noema.gcpause), 0.8 -> 0.3 s at 100,000 facts
+    # noema.model.gcpause), 0.8 -> 0.3 s at 100,000 facts
     @paused_gc()
     def _sync(self, store: SemanticGraph) -> None:
         """File stored entities this canonicalizer has not seen (e.g. after a bundle load) under
@@ -384,7 +368,7 @@ class Canonicalizer:
 
 
 class _Postings:
-    """Entity ids by type, filed so that the names :func:`~noema.names.names_compatible` could
+    """Entity ids by type, filed so that the names :func:`~noema.model.names.names_compatible` could
     join with a name are found without looking at any other: longer names holding all of its key
     words (by word), shorter names made of some of them (by their exact set of words), and names
     one of which is the other's initials."""

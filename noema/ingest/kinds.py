@@ -4,7 +4,7 @@ A Wikipedia-style document names its topic's kind twice: in its title's disambig
 (2002 film)") and in its first sentence ("Insomnia is a 2002 American psychological thriller
 film"). The small NER model often types such a topic by its form alone ("Insomnia" ORG, "Arrival"
 PERSON, "Manchester" PERSON); the kind noun is the document's own word for it, and outvotes NER
-for the topic (see :func:`noema.parse`). Only nouns whose type is unambiguous are listed: "player"
+for the topic (see :func:`noema.ingest.parse`). Only nouns whose type is unambiguous are listed: "player"
 is a person, "game" is not listed (a video game or a match), "place" neither.
 """
 

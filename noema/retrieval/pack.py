@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from noema.graph import SemanticGraph
-from noema.notation import decode_facts, encode_facts
-from noema.options import Format
+from noema.model.graph import SemanticGraph
+from noema.model.notation import decode_facts, encode_facts
 from noema.resources import count_tokens
-from noema.sentences import Sentence, document_heading, sentence_text
+from noema.retrieval.options import Format
+from noema.vectors.sentences import Sentence, document_heading, sentence_text
 
 __all__ = ["Packed", "first_sentence", "pack", "render_facts"]
 

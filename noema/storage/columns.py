@@ -89,8 +89,8 @@ import numpy.typing as npt
 import orjson
 
 from noema.errors import BundleError, GraphError
-from noema.graph import SemanticGraph
-from noema.records import (
+from noema.model.graph import SemanticGraph
+from noema.model.records import (
     ENTITY_TYPES,
     LINE_BREAKS,
     Document,
@@ -102,7 +102,7 @@ from noema.records import (
     json_bytes,
     normalize_predicate,
 )
-from noema.sentences import (
+from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     TOPIC_RULE,
     Sentence,

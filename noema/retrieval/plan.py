@@ -9,12 +9,12 @@ Two strategies (``RetrieveOptions.seeds``):
 
 ``"graph"`` (the default)
     Seeds come from two searches: the fact vectors (``top_k`` hits, as above) and the vectors of
-    the sentences facts came from (see :mod:`noema.sentences`). Sentences are taken best first,
+    the sentences facts came from (see :mod:`noema.vectors.sentences`). Sentences are taken best first,
     each bringing its facts (most similar to the question first). Right after each of the best
     few, a *narrow hop*: an entity of that sentence that another document is about brings that
     document's sentences most similar to the question, which is how the second paragraph of a
     bridge question ("the company that acquired X") is reached. The fact seeds follow the first
-    sentences. After the first few units, *bridge searches* (see :mod:`noema.bridges`): what
+    sentences. After the first few units, *bridge searches* (see :mod:`noema.retrieval.bridges`): what
     the question asks beyond what the evidence says, with a bridge entity of each of the best
     sentences, their sentences taken in turn with the rest of the first search's. A third step
     goes from each such search's best sentence through the graph, not through the embedding
@@ -35,12 +35,18 @@ from typing import Literal
 
 import numpy as np
 
-from noema.bridges import bridge_entity, bridge_query, entities_of, question_words, walkable
-from noema.embed import Vectors
-from noema.filters import FactFilter
-from noema.graph import SemanticGraph
-from noema.index import VectorIndex
-from noema.sentences import Sentence, SentenceIndex, sentence_text
+from noema.model.graph import SemanticGraph
+from noema.retrieval.bridges import (
+    bridge_entity,
+    bridge_query,
+    entities_of,
+    question_words,
+    walkable,
+)
+from noema.retrieval.filters import FactFilter
+from noema.vectors.embed import Vectors
+from noema.vectors.index import VectorIndex
+from noema.vectors.sentences import Sentence, SentenceIndex, sentence_text
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
 
