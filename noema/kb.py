@@ -91,7 +91,6 @@ class KnowledgeBase:
             embedding_model, allow_download=allow_download
         )
         self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
-        self._merge_log: list[MergeRecord] = []
         # Graph, fact index and sentence sidecar in one snapshot: a reader takes it once and
         # uses nothing else, so it never waits and never sees half a write. Writers build the
         # next graph aside and the store publishes it whole (noema.storage.store).
@@ -113,7 +112,7 @@ class KnowledgeBase:
     @property
     def merge_log(self) -> tuple[MergeRecord, ...]:
         """Every merge the canonicalizer made, oldest first."""
-        return tuple(self._merge_log)
+        return self._snapshot.merge_log
 
     @property
     def spacy_model_name(self) -> str:
@@ -200,13 +199,12 @@ class KnowledgeBase:
                     counts[1] += len(result.new_relation_ids)
                     counts[2] += len(result.new_event_ids)
                 with embedding_progress(embed_progress):
-                    self._store.publish(graph)
+                    self._store.publish(graph, merge_log=self.merge_log + tuple(merges))
             except BaseException:
                 # the graph copy is dropped; the names filed from it must go too, or the next
                 # ingest would merge by an alias the stored graph never got
                 canonicalizer.forget()
                 raise
-            self._merge_log.extend(merges)
         return IngestReport(
             documents=len(fresh),
             skipped_documents=len(documents) - len(fresh),
@@ -253,13 +251,11 @@ class KnowledgeBase:
         with self._store.lock:
             records = [
                 r
-                for r in self._merge_log
+                for r in self.merge_log
                 if r.entity_id == entity_id and r.merged_name == merged_name
             ]
             if not records:
-                merged = sorted(
-                    {r.merged_name for r in self._merge_log if r.entity_id == entity_id}
-                )
+                merged = sorted({r.merged_name for r in self.merge_log if r.entity_id == entity_id})
                 raise OptionError(
                     f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
                     f"merged names: {', '.join(map(repr, merged)) or 'none'}"
@@ -273,8 +269,8 @@ class KnowledgeBase:
             documents = {d for r in records for d in r.document_ids}
             new_id = graph.split_entity(entity_id, merged_name, document_ids=documents, type=typed)
             self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
-            self._store.publish(graph)
-            self._merge_log = [r for r in self._merge_log if r not in records]
+            kept = tuple(r for r in self.merge_log if r not in records)
+            self._store.publish(graph, merge_log=kept)
         return new_id
 
     def merge(self, other: KnowledgeBase) -> IngestReport:
@@ -302,17 +298,22 @@ class KnowledgeBase:
             if theirs.index is not None:
                 index = with_reused_vectors(index, graph, theirs, result.entity_ids)
             pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
-            self._store.publish(graph, index, SentenceIndex.pooled(pool) if pool else None)
             # the other base's own merges come along, pointed at the entities they joined here
             # (a typed-once merge inside a part would otherwise read as an exact one at the
             # seam, and split_entity could not undo it)
+            log = list(self.merge_log)
             for record in other.merge_log:
                 kept = result.entity_ids.get(record.entity_id, record.entity_id)
                 if kept in graph.entities and not before & set(record.document_ids):
-                    self._merge_log.append(
+                    log.append(
                         replace(record, entity_id=kept, canonical_name=graph.entities[kept].name)
                     )
-            self._merge_log.extend(result.merges)
+            self._store.publish(
+                graph,
+                index,
+                SentenceIndex.pooled(pool) if pool else None,
+                merge_log=(*log, *result.merges),
+            )
         return IngestReport(
             documents=len(set(graph.documents) - before),
             skipped_documents=len(before & set(other_graph.documents)),
@@ -496,7 +497,6 @@ class KnowledgeBase:
         return self._store.save(
             path,
             settings=self._bundle_settings(),
-            merge_log=tuple(self._merge_log),
             name_vectors=self._canonicalizer.name_vectors,
         )
 
@@ -505,7 +505,6 @@ class KnowledgeBase:
         process); :meth:`from_bytes` reads them back."""
         return self._store.to_bytes(
             settings=self._bundle_settings(),
-            merge_log=tuple(self._merge_log),
             name_vectors=self._canonicalizer.name_vectors,
         )
 
@@ -596,7 +595,6 @@ class KnowledgeBase:
                 f"{stored_model!r} gives {kb.embedder.dimension}"
             )
         kb._store.open(contents)
-        kb._merge_log = list(contents.merge_log)
         kb._canonicalizer.remember(contents.name_vectors)
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest

@@ -311,8 +311,7 @@ def _typed_kb(make_kb: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBas
         _typed("person", "Veltrix Robotics", "PERSON"),
     )
     with kb._store.lock:
-        kb._store.publish(store)
-        kb._merge_log.extend(merges)
+        kb._store.publish(store, merge_log=kb.merge_log + tuple(merges))
     return kb
 
 

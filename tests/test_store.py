@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import noema
 from noema.model.graph import SemanticGraph
@@ -55,9 +59,7 @@ def test_saving_a_store_nothing_was_published_to_writes_an_empty_bundle_that_ope
     embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
 ) -> None:
     store = Store(embedder, "exact")
-    path = store.save(
-        tmp_path / "empty.noema", settings=_SETTINGS, merge_log=(), name_vectors=lambda g: {}
-    )
+    path = store.save(tmp_path / "empty.noema", settings=_SETTINGS, name_vectors=lambda g: {})
     opened = Store(embedder, "exact")
     opened.open(read(path))
     assert opened.snapshot.index is not None and len(opened.snapshot.index) == 0
@@ -69,7 +71,7 @@ def test_a_store_opened_from_its_own_bytes_holds_the_same_state_and_embeds_nothi
 ) -> None:
     store = Store(embedder, "exact")
     store.publish(_ingested(embedder, extractor, "Larry Page founded Google."))
-    data = store.to_bytes(settings=_SETTINGS, merge_log=(), name_vectors=lambda g: {})
+    data = store.to_bytes(settings=_SETTINGS, name_vectors=lambda g: {})
 
     counting = CountingEmbedder(embedder)
     opened = Store(counting, "exact")
@@ -80,3 +82,27 @@ def test_a_store_opened_from_its_own_bytes_holds_the_same_state_and_embeds_nothi
     assert opened.snapshot.index is not None and store.snapshot.index is not None
     for fact_id in store.snapshot.index.ids:
         assert (opened.snapshot.index.vector(fact_id) == store.snapshot.index.vector(fact_id)).all()
+
+
+def test_a_save_while_an_ingest_publishes_writes_the_graph_with_its_own_merge_log(
+    make_kb: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Saving does not take the writers' lock, so a save from another thread may run at any
+    # moment of an ingest. The moment right after the new graph is published is the one that
+    # matters: the bytes written then must hold that graph's merges, not the log before them.
+    kb = make_kb()
+    kb.ingest([noema.Document("Larry Page founded Google.", id="a")])
+    saved: list[bytes] = []
+    publish = kb._store.publish
+
+    def publish_then_save(*args: Any, **kwargs: Any) -> None:
+        publish(*args, **kwargs)
+        saved.append(kb.to_bytes())
+
+    monkeypatch.setattr(kb._store, "publish", publish_then_save)
+    report = kb.ingest([noema.Document("Google, Inc. hired Sundar Pichai.", id="b")])
+
+    assert [m.merged_name for m in report.merges] == ["Google, Inc."]
+    opened = noema.KnowledgeBase.from_bytes(saved[0], embedder=kb.embedder)
+    assert set(opened.graph.documents) == {"a", "b"}
+    assert opened.merge_log == kb.merge_log == report.merges

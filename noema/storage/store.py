@@ -48,11 +48,13 @@ _T = TypeVar("_T")
 @dataclass(frozen=True)
 class Snapshot:
     """What a reader sees: a graph with the fact index and sentence sidecar built for it (both
-    ``None`` until the first write)."""
+    ``None`` until the first write), and the merges that made its entities. All four are
+    published together, so a save never pairs a graph with another graph's merge log."""
 
     graph: SemanticGraph
     index: VectorIndex | None
     sentences: SentenceIndex | None
+    merge_log: tuple[MergeRecord, ...] = ()
 
 
 def prepared(snapshot: Snapshot, search: SearchMode) -> Snapshot:
@@ -131,13 +133,16 @@ class Store:
         graph: SemanticGraph,
         index: VectorIndex | None = None,
         sentence_pool: SentenceIndex | None = None,
+        *,
+        merge_log: tuple[MergeRecord, ...] | None = None,
     ) -> None:
         """Make ``graph`` the current state, with a fact index and sentence sidecar that hold
         exactly its facts and sentences; embeds only what no vector exists for. Called by
         writers, under :attr:`lock`: the diff against the previous index is write-side work,
         so no reader ever compares the facts with the index. ``index`` replaces the current
         index as the starting point (a merge's reused vectors); ``sentence_pool`` holds
-        sentence vectors to reuse besides the current sidecar's."""
+        sentence vectors to reuse besides the current sidecar's; ``merge_log`` replaces the
+        current merge log (kept when ``None``)."""
         # (the collector is paused inside, around the work on every fact and sentence but not
         # around the embedding, which runs for minutes on a large ingest; see noema.model.gcpause)
         current = self.snapshot
@@ -145,7 +150,8 @@ class Store:
         index = synced_index(index, graph, self.embedder)
         previous = sentence_pool if sentence_pool is not None else current.sentences
         sentences = SentenceIndex.build(graph, self.embedder, previous)
-        self.snapshot = prepared(Snapshot(graph, index, sentences), self.search)
+        log = current.merge_log if merge_log is None else merge_log
+        self.snapshot = prepared(Snapshot(graph, index, sentences, log), self.search)
 
     def complete(self) -> Snapshot:
         """The current snapshot, with its index and sentences made if nothing was written yet."""
@@ -160,30 +166,27 @@ class Store:
         path: str | os.PathLike[str],
         *,
         settings: BundleSettings,
-        merge_log: tuple[MergeRecord, ...],
         name_vectors: Callable[[SemanticGraph], NameVectors],
     ) -> Path:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
         there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
         the graph that is written."""
-        self._written(partial(write_bundle, path), settings, merge_log, name_vectors)
+        self._written(partial(write_bundle, path), settings, name_vectors)
         return Path(path)
 
     def to_bytes(
         self,
         *,
         settings: BundleSettings,
-        merge_log: tuple[MergeRecord, ...],
         name_vectors: Callable[[SemanticGraph], NameVectors],
     ) -> bytes:
         """The bytes :meth:`save` writes."""
-        return self._written(bundle_bytes, settings, merge_log, name_vectors)
+        return self._written(bundle_bytes, settings, name_vectors)
 
     def _written(
         self,
         write: Callable[..., _T],
         settings: BundleSettings,
-        merge_log: tuple[MergeRecord, ...],
         name_vectors: Callable[[SemanticGraph], NameVectors],
     ) -> _T:
         """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
@@ -193,7 +196,7 @@ class Store:
             snapshot.graph,
             snapshot.index,
             settings=settings,
-            merge_log=merge_log,
+            merge_log=snapshot.merge_log,
             sentences=snapshot.sentences,
             name_vectors=name_vectors(snapshot.graph),
         )
@@ -205,12 +208,14 @@ class Store:
         mixed with new ones, and a bundle from before the sentence sidecar gets one."""
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
-            snapshot = Snapshot(contents.graph, contents.index, contents.sentences)
+            snapshot = Snapshot(
+                contents.graph, contents.index, contents.sentences, contents.merge_log
+            )
             self.snapshot = prepared(snapshot, self.search)  # faiss and numpy: nothing to pause
             return
         index = contents.index if current else VectorIndex(contents.index.dimension)
         with self.lock:
-            self.publish(contents.graph, index, contents.sentences)
+            self.publish(contents.graph, index, contents.sentences, merge_log=contents.merge_log)
 
 
 def read(
