@@ -135,3 +135,18 @@ def test_n_process_zero_is_one_error_line(
     err = capsys.readouterr().err
     _one_error_line(err)
     assert "n_process" in err
+
+
+def test_a_bug_in_noema_is_a_traceback_not_an_error_line(
+    saved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 44: every ValueError was shown as one `Error:` line, so a bug in Noema read as the
+    # user's mistake; only Noema's errors, the CLI's and the OS's are
+    import noema.cli.bundles
+
+    def broken(graph: object) -> str:
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(noema.cli.bundles, "encode_graph", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["notation", str(saved)])

@@ -144,14 +144,23 @@ LAYERS = {
     "evaluate": _uses("vectors.embed model.graph vectors.index kb retrieval.options resources"),
     "export": _uses("model.graph"),
     "warmup": _uses("model.graph kb resources"),
-    "serve": _uses(
-        "errors retrieval.filters kb model.names retrieval.options retrieval.retrieve ingest.sources"
-    ),
-    "cli": _uses(
-        """_version storage.bundle distributed errors evaluate export retrieval.filters
-        model.graph kb model.notation retrieval.options model.roundtrip serve ingest.sources
-        warmup"""
-    ),
+    # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
+    # package's other modules. The MCP server: what the tools return, the tools' table, the
+    # server, stdio and HTTP.
+    "serve.schemas": _uses(""),
+    "serve.tools": _uses("serve ingest.sources kb model.names retrieval.filters retrieval.options"),
+    "serve.server": _uses("serve kb"),
+    "serve.transport": _uses(""),
+    # The `noema` command: one module per group of commands over what they share (common,
+    # progress); app builds the parser from their table.
+    "cli.common": _uses("retrieval.options"),
+    "cli.progress": _uses("kb model.graph"),
+    "cli.build": _uses("cli distributed ingest.sources kb model.graph retrieval.options"),
+    "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
+    "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
+    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
+    "cli.serving": _uses("cli kb serve warmup"),
+    "cli.app": _uses("_version cli"),
 }
 
 

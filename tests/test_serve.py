@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 import noema
 from noema.cli import main
+from noema.serve import build_server
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
 TWO_HOPS = "Who founded the company that acquired LinkedIn?"
@@ -159,6 +160,26 @@ async def test_ingest_adds_facts_and_saves_the_bundle(bundle: Path, tmp_path: Pa
     assert "Grace Hopper designed COBOL." in texts
     assert "Ada Lovelace wrote the first computer program." in texts
     assert not any("launch code" in t for t in texts)
+
+
+async def test_a_bug_in_a_tool_is_logged_with_its_traceback(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # issue 44: a ValueError, TypeError or KeyError from anywhere came back as a tool error
+    # with its text, as if the agent had passed a bad argument; only Noema's errors do now
+    kb = noema.KnowledgeBase.load(bundle)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("internal state")
+
+    monkeypatch.setattr(kb, "retrieve_with", broken)
+    async with Client(build_server(kb)) as client:
+        reply = await client.call_tool("retrieve", {"question": TWO_HOPS})
+        assert reply.is_error
+        assert reply.content[0].text == "Error executing tool retrieve"  # type: ignore[union-attr]
+        bad = await client.call_tool("retrieve", {"question": TWO_HOPS, "max_tokens": 0})
+        assert bad.is_error and "max_tokens" in bad.content[0].text  # type: ignore[union-attr]
+    assert "internal state" in caplog.text and "Traceback" in caplog.text
 
 
 def _free_port() -> int:

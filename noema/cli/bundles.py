@@ -1,0 +1,180 @@
+"""The commands that read or combine built bundles: ``info``, ``notation``, ``decode``,
+``merge`` and ``validate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from noema.cli.common import Command, CommandError, checked_output
+from noema.kb import KnowledgeBase
+from noema.model.notation import decode, encode_graph
+from noema.model.roundtrip import check_round_trip
+from noema.storage.bundle import read_manifest
+
+__all__ = ["DECODE", "INFO", "MERGE", "NOTATION", "VALIDATE"]
+
+
+def add_bundle(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bundle")
+
+
+def add_info_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bundle")
+    p.add_argument("--json", action="store_true")
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    info = _info(args.bundle)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    counts = info["counts"] or {}
+    print(
+        f"{args.bundle}: {info['size_bytes']:,} bytes, schema {info['schema_version']}, Noema {info['noema_version']}"
+    )
+    print(
+        "  "
+        + ", ".join(
+            f"{counts[k]} {k}" for k in ("documents", "entities", "relations", "events", "facts")
+        )
+    )
+    print(
+        f"  embedding model: {info['embedding_model']} ({info['embedding_dimension']} dimensions)"
+    )
+    print(
+        f"  spaCy model: {info['spacy_model']}; similarity threshold {info['similarity_threshold']}"
+    )
+    print(f"  merges recorded: {info['merges']}")
+    return 0
+
+
+def _info(bundle: str) -> dict[str, Any]:
+    # the manifest says it all from schema 3 on: nothing else is inflated, parsed or embedded
+    manifest = read_manifest(bundle)
+    merges = manifest.get("merges")
+    if not isinstance(merges, int):  # an older bundle: the merge log is inside graph.json
+        merges = len(KnowledgeBase.load(bundle).merge_log)
+    return {
+        "path": bundle,
+        "size_bytes": Path(bundle).stat().st_size,
+        "schema_version": manifest.get("schema_version"),
+        "noema_version": manifest.get("noema_version"),
+        "counts": manifest.get("counts"),
+        "embedding_model": manifest.get("embedding_model"),
+        "embedding_dimension": manifest.get("embedding_dimension"),
+        "spacy_model": manifest.get("spacy_model"),
+        "similarity_threshold": manifest.get("similarity_threshold"),
+        "merges": merges,
+    }
+
+
+def cmd_notation(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    text = encode_graph(kb.graph)
+    if text:
+        print(text)
+    return 0
+
+
+def add_decode_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", default="-", help="notation file, or - for stdin (default)")
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{args.file}: cannot read ({exc})") from exc
+    sentences = decode(text)
+    if sentences:
+        print(sentences)
+    return 0
+
+
+def add_merge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bundles", nargs="+", metavar="BUNDLE")
+    p.add_argument("-o", "--output", required=True)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    checked_output(args.output)
+    kb = KnowledgeBase.load(args.bundles[0])
+    for path in args.bundles[1:]:
+        report = kb.merge(KnowledgeBase.load(path))
+        print(
+            f"merged {path}: {report.documents} documents, {report.new_relations} new relations, {len(report.merges)} entity merges",
+            file=sys.stderr,
+        )
+    kb.save(args.output)
+    g = kb.graph
+    print(
+        f"Wrote {args.output}: {len(g.documents)} documents, {len(g.entities)} entities, {len(g.relations)} relations, {len(g.events)} events"
+    )
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    report = check_round_trip(kb.graph)
+    g = kb.graph
+    if report.ok:
+        print(
+            f"OK: {len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} events round-trip"
+        )
+        return 0
+    for label, items in (
+        ("entity", report.lost_entities),
+        ("relation", report.lost_relations),
+        ("event", report.lost_events),
+    ):
+        for item in items:
+            print(f"lost {label}: {item}")
+    print(
+        f"Error: {len(report.lost_entities) + len(report.lost_relations) + len(report.lost_events)} items did not survive the round trip",
+        file=sys.stderr,
+    )
+    return 1
+
+
+INFO = Command(
+    "info",
+    "Show a bundle's counts, models and size.",
+    "noema info kb.noema",
+    add_info_arguments,
+    cmd_info,
+)
+NOTATION = Command(
+    "notation",
+    "Print the whole graph of a bundle as notation.",
+    "noema notation kb.noema",
+    add_bundle,
+    cmd_notation,
+)
+DECODE = Command(
+    "decode",
+    "Turn notation into sentences.",
+    "noema notation kb.noema | noema decode -",
+    add_decode_arguments,
+    cmd_decode,
+)
+MERGE = Command(
+    "merge",
+    "Combine bundles into one, canonicalizing across them without parsing any text again.",
+    "noema merge part1.noema part2.noema -o all.noema",
+    add_merge_arguments,
+    cmd_merge,
+)
+VALIDATE = Command(
+    "validate",
+    "Check that a bundle's graph survives notation round trip.",
+    "noema validate kb.noema",
+    add_bundle,
+    cmd_validate,
+)

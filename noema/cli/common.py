@@ -1,0 +1,105 @@
+"""What every command module shares: the :class:`Command` entry of the table, the CLI's own
+usage error, and the argument types and groups more than one command takes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from noema.retrieval.options import RetrieveOptions
+
+DEFAULTS = RetrieveOptions()
+
+__all__ = [
+    "DEFAULTS",
+    "Command",
+    "CommandError",
+    "add_retrieve_arguments",
+    "add_root",
+    "checked_output",
+    "checked_question",
+    "positive",
+    "warn",
+]
+
+
+class CommandError(Exception):
+    """A usage problem found by the CLI itself (shown like a library error)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``noema`` command, as the table in :mod:`noema.cli.app` lists it.
+
+    Attributes:
+        name: what follows ``noema`` on the command line.
+        help: one sentence, shown in ``noema --help`` and atop the command's own help.
+        example: one or more runs of the command (later lines indented by two spaces).
+        add_arguments: adds the command's arguments and flags to its parser.
+        run: does the work from the parsed arguments; returns the exit status.
+    """
+
+    name: str
+    help: str
+    example: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+    def register(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """Add this command's parser, with its example, to the ``noema`` parser's commands."""
+        parser = commands.add_parser(
+            self.name,
+            help=self.help,
+            description=f"{self.help}\n\nExample:\n  {self.example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.add_arguments(parser)
+        parser.set_defaults(run=self.run)
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
+def checked_output(path: str) -> str:
+    """An output path whose directory exists, checked before any work (a build parses and
+    embeds for minutes first); the directory is not made, so a typo does not make one."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise CommandError(f"{path}: the directory {str(parent)!r} does not exist; create it first")
+    return path
+
+
+def checked_question(text: str) -> str:
+    if not text.strip():
+        raise CommandError("question is empty; ask something to retrieve facts for")
+    return text
+
+
+def warn(message: str) -> None:
+    print(f"Warning: {message}", file=sys.stderr)
+
+
+def add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="document ids are file paths relative to DIR (default: file: and the absolute path)",
+    )
+
+
+def add_retrieve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The retrieval options ``query`` and ``show`` share."""
+    parser.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
+    parser.add_argument("--hops", type=int, default=DEFAULTS.hops)
+    parser.add_argument("--max-tokens", type=int, default=DEFAULTS.max_tokens)

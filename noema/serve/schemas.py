@@ -1,0 +1,119 @@
+"""What the tools return: the structured content's schemas, which MCP clients see as each tool's
+output schema, and their making from a retrieval result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from noema import Citation, RetrievalResult
+
+__all__ = [
+    "CitationOut",
+    "DocumentOut",
+    "DocumentsOut",
+    "EntityFactOut",
+    "EntityOut",
+    "ExplainOut",
+    "ExplanationOut",
+    "FactOut",
+    "IngestOut",
+    "RetrieveOut",
+    "citations_out",
+    "retrieved",
+]
+
+
+class CitationOut(BaseModel):
+    document_id: str
+    start: int = Field(description="character offset of the span in the document")
+    end: int
+    sentence: str = Field(description="the text of the span: the sentence the fact came from")
+
+
+class FactOut(BaseModel):
+    fact_id: str
+    citations: list[CitationOut]
+
+
+class RetrieveOut(BaseModel):
+    text: str = Field(description="the context, as given in the text content")
+    token_count: int
+    truncated: bool = Field(description="the budget left out facts the retrieval had reached")
+    format: str
+    facts: list[FactOut] = Field(description="every fact in the text, in priority order")
+
+
+class ExplanationOut(BaseModel):
+    fact_id: str
+    reason: str = Field(description="seed, sentence, hop, bridge or expansion")
+    included: bool = Field(description="false when the budget cut it")
+    similarity: float | None
+    step: int = Field(description="1 for the question's own search, 2-3 for bridge searches")
+    seed_id: str | None
+    path: list[str]
+
+
+class ExplainOut(RetrieveOut):
+    explanation: list[ExplanationOut]
+
+
+class EntityFactOut(BaseModel):
+    fact_id: str
+    sentence: str = Field(description="the fact decoded to a sentence")
+    notation: str
+    citations: list[CitationOut]
+
+
+class EntityOut(BaseModel):
+    entity_id: str
+    name: str
+    type: str
+    aliases: list[str]
+    facts: list[EntityFactOut]
+    others: list[str] = Field(description="ids of other entities with this name, if any")
+
+
+class DocumentOut(BaseModel):
+    document_id: str
+    uri: str
+    title: str | None
+    characters: int
+    metadata: dict[str, Any]
+
+
+class DocumentsOut(BaseModel):
+    documents: list[DocumentOut]
+
+
+class IngestOut(BaseModel):
+    documents: int = Field(
+        description="documents added (a document stored with the same text is skipped)"
+    )
+    new_relations: int
+    new_events: int
+    saved_to: str | None
+
+
+def citations_out(citations: Iterable[Citation]) -> list[CitationOut]:
+    return [
+        CitationOut(document_id=c.document_id, start=c.start, end=c.end, sentence=c.text)
+        for c in citations
+    ]
+
+
+def retrieved(result: RetrievalResult) -> dict[str, Any]:
+    """The fields the retrieve and explain tools share."""
+    return {
+        "text": result.text,
+        "token_count": result.token_count,
+        "truncated": result.truncated,
+        "format": result.format,
+        "facts": [
+            FactOut(fact_id=fact_id, citations=citations_out(result.citations.get(fact_id, ())))
+            for fact_id in result.fact_ids
+        ],
+    }

@@ -1,0 +1,310 @@
+"""The MCP tools: a table of (name, description, handler), the handlers being methods of
+:class:`Tools`, which holds the knowledge base they serve.
+
+Adding a tool is a method here and an entry in :data:`TOOLS`. The SDK reads each handler's
+signature for the tool's input schema (the ``Field`` descriptions are what an agent sees of
+each argument) and its return annotation for the output schema.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import quote, unquote
+
+import anyio
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from noema.errors import NoemaError, OptionError
+from noema.ingest.sources import read_documents
+from noema.kb import KnowledgeBase
+from noema.model.names import normalize_name
+from noema.retrieval.filters import check_filters
+from noema.retrieval.options import Format, RetrieveOptions, SeedStrategy
+from noema.serve.schemas import (
+    DocumentOut,
+    DocumentsOut,
+    EntityFactOut,
+    EntityOut,
+    ExplainOut,
+    ExplanationOut,
+    IngestOut,
+    RetrieveOut,
+    citations_out,
+    retrieved,
+)
+
+if TYPE_CHECKING:
+    from noema import RetrievalResult
+
+__all__ = ["DOCUMENT_URI", "TOOLS", "Tool", "Tools"]
+
+DOCUMENT_URI = "noema://document/{document_id}"
+
+
+async def _in_thread(work: Callable[[], Any]) -> Any:
+    """``work`` in a worker thread; Noema's errors (a bad option, an unknown name) come back as
+    tool errors naming the problem. Anything else is a bug: the SDK logs its traceback and the
+    client sees only that the tool failed."""
+    try:
+        return await anyio.to_thread.run_sync(work)
+    except NoemaError as exc:
+        raise ToolError(str(exc)) from None
+
+
+class Tools:
+    """The handlers of the tools over one knowledge base. Tool calls run in worker threads:
+    retrievals read the knowledge base's lock-free snapshot, and an ingest publishes a new one.
+
+    Args:
+        kb: the knowledge base served.
+        bundle: where the ingest tool saves ``kb`` after each call (``None``: not saved).
+        root: the folder the ingest tool may read files from (``None``: texts only).
+    """
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        *,
+        bundle: str | os.PathLike[str] | None = None,
+        root: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.kb = kb
+        self.bundle = bundle
+        self.base = Path(root).resolve() if root is not None else None
+        self.lock = threading.Lock()  # one ingest and save at a time
+
+    async def _result(
+        self, question: str, options: dict[str, Any], explain: bool
+    ) -> RetrievalResult:
+        """Options checked and the retrieval run in one worker thread; errors as tool errors."""
+        filters = options.pop("filters")
+
+        def work() -> RetrievalResult:
+            check_filters(filters)
+            checked = RetrieveOptions.of(options)
+            return self.kb.retrieve_with(question, checked, filters=filters, explain=explain)
+
+        return await _in_thread(work)  # type: ignore[no-any-return]
+
+    async def retrieve(
+        self,
+        question: Annotated[str, Field(description="the question to find facts for")],
+        max_tokens: Annotated[
+            int, Field(description="the budget of the context, in cl100k_base tokens")
+        ] = 200,
+        format: Annotated[
+            Format,
+            Field(
+                description="sentences: the facts' source sentences by document (best recall); "
+                "notation: compact lines #n Name :TYPE and #1 -predicate-> #2; "
+                "natural_language: each fact as a short sentence"
+            ),
+        ] = "sentences",
+        hops: Annotated[
+            int, Field(description="how far the graph walk goes from the seeds")
+        ] = RetrieveOptions.hops,
+        top_k: Annotated[
+            int, Field(description="vector-search hits used as seeds")
+        ] = RetrieveOptions.top_k,
+        seeds: Annotated[
+            SeedStrategy, Field(description="graph (default) or vector")
+        ] = RetrieveOptions.seeds,
+        filters: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="only facts matching: entity_types (list), predicates (list), "
+                "document_ids (list), metadata (key -> value of the documents)"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, RetrieveOut]:
+        arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
+        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        result = await self._result(question, arguments, False)
+        out = RetrieveOut(**retrieved(result))
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.text or "(no facts found)")],
+            structured_content=out.model_dump(mode="json"),
+        )
+
+    async def explain(
+        self,
+        question: Annotated[str, Field(description="the question to find facts for")],
+        max_tokens: int = 200,
+        format: Format = "sentences",
+        hops: int = RetrieveOptions.hops,
+        top_k: int = RetrieveOptions.top_k,
+        seeds: SeedStrategy = RetrieveOptions.seeds,
+        filters: dict[str, Any] | None = None,
+    ) -> ExplainOut:
+        arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
+        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        result = await self._result(question, arguments, True)
+        return ExplainOut(
+            **retrieved(result),
+            explanation=[
+                ExplanationOut.model_validate(asdict(e)) for e in result.explanation or ()
+            ],
+        )
+
+    async def entity(
+        self, name: Annotated[str, Field(description="a name or alias, e.g. 'Google'")]
+    ) -> EntityOut:
+        return await _in_thread(lambda: _entity(self.kb, name))  # type: ignore[no-any-return]
+
+    async def documents(self) -> DocumentsOut:
+        graph = self.kb.graph
+        return DocumentsOut(
+            documents=[
+                DocumentOut(
+                    document_id=d.id,
+                    uri=DOCUMENT_URI.format(document_id=quote(d.id, safe="")),
+                    title=d.metadata.get("title")
+                    if isinstance(d.metadata.get("title"), str)
+                    else None,
+                    characters=len(d.text),
+                    metadata=dict(d.metadata),
+                )
+                for d in graph.documents.values()
+            ]
+        )
+
+    def document(self, document_id: str) -> str:
+        """A document's text."""
+        doc = self.kb.graph.documents.get(unquote(document_id))
+        if doc is None:
+            raise ResourceNotFoundError(f"no document {unquote(document_id)!r}")
+        return doc.text
+
+    async def ingest(
+        self,
+        texts: Annotated[
+            list[str] | None, Field(description="texts to add, one document each")
+        ] = None,
+        paths: Annotated[
+            list[str] | None,
+            Field(description="files or folders under the server's root (.txt, .md, .jsonl)"),
+        ] = None,
+    ) -> IngestOut:
+        def work() -> IngestOut:
+            sources: list[Any] = [*(texts or []), *self._documents_under_root(paths or [])]
+            if not sources:
+                raise OptionError("give texts or paths to ingest")
+            with self.lock:  # one save at a time, after its own ingest
+                report = self.kb.ingest(sources)
+                if self.bundle is not None:
+                    self.kb.save(self.bundle)
+            return IngestOut(
+                documents=report.documents,
+                new_relations=report.new_relations,
+                new_events=report.new_events,
+                saved_to=None if self.bundle is None else os.fspath(self.bundle),
+            )
+
+        return await _in_thread(work)  # type: ignore[no-any-return]
+
+    def _documents_under_root(self, paths: list[str]) -> list[Any]:
+        """The documents of files or folders given relative to the root; none outside it."""
+        found: list[Any] = []
+        for raw in paths:
+            if self.base is None:
+                raise OptionError("this server takes no paths (it was started without --root)")
+            path = (self.base / raw).resolve()
+            if not path.is_relative_to(self.base):
+                raise OptionError(f"{raw!r} is outside the root folder {str(self.base)!r}")
+            found.extend(read_documents([path], root=self.base))
+        return found
+
+
+def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
+    graph = kb.graph
+    key = normalize_name(name)
+    if not key:
+        raise OptionError("name is empty")
+    matches = [
+        e
+        for e in graph.entities.values()
+        if key in {normalize_name(n) for n in (e.name, *e.aliases)}
+    ]
+    if not matches:
+        raise OptionError(f"no entity named {name!r} in this knowledge base")
+    matches.sort(key=lambda e: (-len(graph.facts_of(e.id)), e.id))
+    best = matches[0]
+    facts = [
+        EntityFactOut(
+            fact_id=fact_id,
+            sentence=kb.render_fact(fact_id, "natural_language"),
+            notation=kb.render_fact(fact_id, "notation"),
+            citations=citations_out(graph.citations(fact_id)),
+        )
+        for fact_id in graph.facts_of(best.id)
+    ]
+    return EntityOut(
+        entity_id=best.id,
+        name=best.name,
+        type=best.type,
+        aliases=sorted(best.aliases),
+        facts=facts,
+        others=[e.id for e in matches[1:]],
+    )
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool of the server.
+
+    Attributes:
+        name: the tool's name, as agents call it.
+        description: what an agent reads to decide when to call it.
+        handler: the method of :class:`Tools` that answers a call.
+        writes: changes the knowledge base (offered only when ingesting is allowed).
+    """
+
+    name: str
+    description: str
+    handler: Callable[..., Awaitable[Any]]
+    writes: bool = False
+
+
+# In the order the server lists them.
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "retrieve",
+        "The facts relevant to a question, within a token budget, as context to answer it "
+        "from. The text content is the context; the structured content adds the token count and "
+        "the citation (document, span, sentence) of every fact in it.",
+        Tools.retrieve,
+    ),
+    Tool(
+        "explain",
+        "The retrieve tool's result with why each fact is there: a seed, a fact of a sentence "
+        "close to the question, a hop to a document about an entity, a bridge search, or the "
+        "graph walk; facts the budget cut are listed with included=false.",
+        Tools.explain,
+    ),
+    Tool(
+        "entity",
+        "An entity of the knowledge base by name or alias: its type, aliases, and every fact "
+        "it takes part in, each with its citations.",
+        Tools.entity,
+    ),
+    Tool(
+        "documents",
+        "The documents the knowledge base holds: id, title, size and metadata. Each "
+        "document's text is the resource at its uri.",
+        Tools.documents,
+    ),
+    Tool(
+        "ingest",
+        "Add documents to the knowledge base; it is saved after each call. Retrievals "
+        "keep being served while this runs and see the new facts once it returns.",
+        Tools.ingest,
+        writes=True,
+    ),
+)
