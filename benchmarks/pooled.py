@@ -1,4 +1,4 @@
-"""Vectors pooled from one model pass per paragraph (R10, issue 31) beside the embedded ones.
+"""Vectors pooled from one model pass per paragraph beside the embedded ones.
 
     python benchmarks/pooled.py --data hotpotqa --questions 200 --bundle /tmp/b/hotpot.noema
     python benchmarks/pooled.py --data musique --questions 100 --bundle /tmp/b/musique.noema
@@ -38,10 +38,10 @@ from _recall import Question  # noqa: E402
 
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
+from noema.model.spans import document_title  # noqa: E402
 from noema.resources import DEFAULT_SPACY_MODEL, load_embedding_model, load_spacy_model  # noqa: E402
 from noema.retrieval.pack import first_sentence  # noqa: E402
 from noema.vectors.embed import _bfloat16_autocast, _with_bfloat16_linears  # noqa: E402
-from noema.vectors.sentences import document_title  # noqa: E402
 
 VARIANTS = ("embedded", "sentences", "sentences+title", "facts", "facts+names1", "facts+names2")
 BUDGETS = (100, 200, 400)

@@ -32,7 +32,7 @@ def eager_collector() -> Iterator[list[str]]:
             if parts[-1] == "contextlib.py":
                 modules.append("pause")
                 return
-            if len(parts) > 1 and parts[-2] == "noema":
+            if "noema" in parts[-3:-1]:  # noema/kb.py, noema/storage/bundle.py
                 modules.append(parts[-1])
                 return
             frame = frame.f_back

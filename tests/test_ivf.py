@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import noema
-import noema.vectors.index
+import noema.vectors._approximate
 from noema import BundleError, KnowledgeBase
 from noema.vectors.index import VectorIndex
 from noema.vectors.ivf import ivf_bytes, read_ivf
@@ -27,7 +27,7 @@ def _refuse_training(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(vectors: object) -> None:
         raise AssertionError("an approximate index was trained again")
 
-    monkeypatch.setattr(noema.vectors.index, "_build_ivf", refused)
+    monkeypatch.setattr(noema.vectors._approximate, "_build_ivf", refused)
 
 
 def _unit_rows(n: int, seed: int) -> np.ndarray:

@@ -7,8 +7,8 @@ import pytest
 
 import noema
 from noema import Document, KnowledgeBase
+from noema.model.spans import Sentence
 from noema.vectors.sentences import (
-    Sentence,
     SentenceIndex,
     document_topics,
     sentence_text_for_embedding,

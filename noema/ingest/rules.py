@@ -10,6 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+from noema.ingest._tokens import (
+    governing_predicate,
+    lemma,
+    role_phrase,
+    verb_predicate,
+    with_conjuncts,
+)
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.model.graph import normalize_predicate
 
@@ -101,7 +108,7 @@ def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[
         subjects = [c for c in root.children if c.dep_ == "nsubj"]
         if not subjects or not _names_main(subjects[0], main, names):
             continue
-        return frozenset(_lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
+        return frozenset(lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
     return frozenset()
 
 
@@ -179,7 +186,7 @@ class SentenceReader:
             # "weeks", which is the name, not what the sentence says of it
             while token.head.i != token.i and self.by_token.get(token.head.i) == name:
                 token = token.head
-            predicate = _governing_predicate(token)
+            predicate = governing_predicate(token)
             if predicate:
                 yield Link(topic, predicate, name, "sentence")
 
@@ -264,7 +271,7 @@ class SentenceReader:
         if (
             self.main is not None
             and token.pos_ == "NOUN"
-            and _lemma(token) in self.kinds
+            and lemma(token) in self.kinds
             and any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in token.children)
         ):
             return self.main
@@ -299,7 +306,7 @@ class SentenceReader:
         medal" -> "silver medal". Determiners, clauses and prepositional tails are left out."""
         out = []
         for token in tokens:
-            for item in _with_conjuncts(token):
+            for item in with_conjuncts(token):
                 if item.pos_ != "NOUN" or item.i in self.by_token:
                     continue
                 start = item.i
@@ -307,7 +314,7 @@ class SentenceReader:
                     if child.dep_ not in _PHRASE_MODIFIERS or child.right_edge.i != start - 1:
                         break
                     start = child.left_edge.i
-                if start == item.i and _lemma(item) in _VAGUE_NOUNS:
+                if start == item.i and lemma(item) in _VAGUE_NOUNS:
                     continue
                 name = self.names.register(item.doc[start : item.i + 1])
                 if name is not None and name not in out:
@@ -334,7 +341,7 @@ class SentenceReader:
     def entities(self, tokens: Iterable[Any]) -> list[str]:
         out = []
         for token in tokens:
-            for item in _with_conjuncts(token):
+            for item in with_conjuncts(token):
                 name = self.resolve(item)
                 if name is not None and name not in out:
                     out.append(name)
@@ -368,14 +375,14 @@ class SentenceReader:
             g for c in children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"
         )
         objects = self.entities(c for c in children if c.dep_ in ("dobj", "obj"))
-        predicate = _verb_predicate(verb)
+        predicate = verb_predicate(verb)
         if verb.lemma_ in _COPULAS:
             # "became famous in 1944": the complement is the point, "became in 1944" says nothing
             complements = [
                 c for c in children if c.dep_ in ("attr", "acomp") and c.i not in self.by_token
             ]
             if complements:
-                predicate = normalize_predicate(f"{predicate}_{_lemma(complements[0])}")
+                predicate = normalize_predicate(f"{predicate}_{lemma(complements[0])}")
         if not objects and not agents:
             # "Hill won a silver medal": the object is a description, not a name
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
@@ -398,7 +405,7 @@ class SentenceReader:
             for word, targets in self._prepositions(obj):
                 for s in subjects:
                     for o in targets:
-                        yield Link(s, f"{predicate}_{_lemma(obj)}_{word}", o, "object_prep")
+                        yield Link(s, f"{predicate}_{lemma(obj)}_{word}", o, "object_prep")
 
     def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
         """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""
@@ -434,7 +441,7 @@ class SentenceReader:
                             yield Link(h, predicate, target, "copula")
 
     def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
-        role = _role_phrase(noun)
+        role = role_phrase(noun)
         for target in self.entities(c for c in noun.children if c.dep_ == "poss"):
             yield f"{role}_of", target
         for word, targets in self._prepositions(noun):
@@ -442,7 +449,7 @@ class SentenceReader:
                 yield f"{role}_{word}", target
 
     def _role_noun(self, noun: Any) -> Iterator[Link]:
-        if noun.pos_ != "NOUN" and not (noun.text.isupper() or _lemma(noun) in _TITLES):
+        if noun.pos_ != "NOUN" and not (noun.text.isupper() or lemma(noun) in _TITLES):
             return  # a proper noun NER missed is a name ("Slough, Berkshire"), not a role
         holders: list[str] = []
         if noun.dep_ == "appos" or (noun.dep_ == "compound" and noun.head.i in self.by_token):
@@ -457,46 +464,3 @@ class SentenceReader:
         for predicate, target in self._role_targets(noun):
             for h in holders:
                 yield Link(h, predicate, target, "role")
-
-
-def _with_conjuncts(token: Any) -> Iterator[Any]:
-    yield token
-    for child in token.children:
-        if child.dep_ == "conj":
-            yield from _with_conjuncts(child)
-
-
-def _lemma(token: Any) -> str:
-    if token.lower_ == "born":  # spaCy lemmatizes "born" to "bear"
-        return "born"
-    return str(token.lemma_).lower()
-
-
-def _governing_predicate(token: Any) -> str:
-    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in"."""
-    prep = ""
-    node = token
-    for _ in range(8):
-        head = node.head
-        if head is node:
-            break
-        if node.dep_ == "pobj" and head.pos_ == "ADP" and not prep:
-            prep = head.lower_
-        elif (head.pos_ in ("VERB", "AUX") and head.lemma_ != "be") or head.pos_ == "NOUN":
-            return normalize_predicate(f"{_lemma(head)}_{prep}" if prep else _lemma(head))
-        node = head
-    return normalize_predicate(prep) if prep else ""
-
-
-def _verb_predicate(verb: Any) -> str:
-    parts = [_lemma(verb)]
-    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"]
-    if any(c.dep_ == "neg" for c in verb.children):
-        parts.insert(0, "not")
-    return normalize_predicate("_".join(parts))
-
-
-def _role_phrase(noun: Any) -> str:
-    """The role noun with its compound and adjective modifiers: "chief executive officer"."""
-    modifiers = [c for c in noun.lefts if c.dep_ in ("compound", "amod") and c.pos_ != "PROPN"]
-    return normalize_predicate("_".join([*(_lemma(m) for m in modifiers), _lemma(noun)]))

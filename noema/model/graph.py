@@ -8,15 +8,14 @@ treat them alike through :meth:`SemanticGraph.fact` and their ``entity_ids``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import cast
 
 from noema.errors import GraphError
 from noema.model.gcpause import paused_gc
+from noema.model.graphjson import GraphRecords
 from noema.model.records import (
     ENTITY_TYPES,
     LINE_BREAKS,
@@ -32,15 +31,9 @@ from noema.model.records import (
     add_mentions,
     check_confidence,
     digest,
-    json_bytes,
     make_event_id,
     make_relation_id,
     normalize_predicate,
-    read_entity,
-    read_event,
-    read_relation,
-    read_str,
-    record_to_dict,
     surrogate_at,
     union_mentions,
     updated_mentions,
@@ -64,19 +57,6 @@ __all__ = [
     "normalize_predicate",
 ]
 
-GRAPH_FORMAT_VERSION = 1
-
-
-_R = TypeVar("_R", Document, Entity)
-
-
-def _fill(store: dict[str, _R], records: Iterable[_R], what: str) -> None:
-    """``store`` holding ``records`` by id; a repeated id is refused."""
-    listed = list(records)
-    store.update((r.id, r) for r in listed)
-    if len(store) != len(listed):
-        raise GraphError(f"two {what} records share an id")
-
 
 def _label(text: str, what: str) -> str:
     """``text`` normalized as a predicate or event label; refused when nothing is left."""
@@ -86,12 +66,14 @@ def _label(text: str, what: str) -> str:
     return normalized
 
 
-class SemanticGraph:
+class SemanticGraph(GraphRecords):
     """Entities, relations, events and documents, with an index of the facts touching each entity.
 
     Adding a relation or event that already exists (same subject, predicate and object; same label,
     participants and time) does not duplicate it: the mentions are united and the existing id is
-    returned. Insertion order is kept and is the order of notation and JSON output.
+    returned. Insertion order is kept and is the order of notation and JSON output. The JSON
+    form (``to_dict``, ``to_json``, ``from_dict``, ``from_json``, ``from_records``) and the
+    records it holds come from :class:`~noema.model.graphjson.GraphRecords`.
 
     Example:
         >>> g = SemanticGraph()
@@ -101,14 +83,6 @@ class SemanticGraph:
         >>> g.relations[rid].predicate
         'found'
     """
-
-    def __init__(self) -> None:
-        self._entities: dict[str, Entity] = {}
-        self._relations: dict[str, Relation] = {}
-        self._events: dict[str, Event] = {}
-        self._documents: dict[str, Document] = {}
-        # entity id -> ids of relations and events that mention it, in insertion order
-        self._facts_by_entity: dict[str, dict[str, None]] = {}
 
     # -- read access ---------------------------------------------------------------------------
     @property
@@ -340,14 +314,6 @@ class SemanticGraph:
         self._facts_by_entity.pop(entity_id, None)
         del self._entities[entity_id]
 
-    def remove_relation(self, relation_id: str) -> None:
-        """Remove one relation."""
-        self._remove_fact(self._relations[relation_id].id)
-
-    def remove_event(self, event_id: str) -> None:
-        """Remove one event."""
-        self._remove_fact(self._events[event_id].id)
-
     def remove_document_support(self, document_ids: Iterable[str]) -> tuple[set[str], set[str]]:
         """Forget what ``document_ids`` said: their mentions go, and every entity, relation and
         event whose mentions all came from them is removed (with the facts of removed entities).
@@ -462,160 +428,12 @@ class SemanticGraph:
             other._facts_by_entity = {k: dict(v) for k, v in self._facts_by_entity.items()}
         return other
 
-    # -- JSON form -----------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; lossless, so ``from_dict(g.to_dict())`` equals ``g``."""
-        return {
-            "format_version": GRAPH_FORMAT_VERSION,
-            "documents": [
-                {"id": d.id, "text": d.text, "metadata": dict(d.metadata)}
-                for d in self._documents.values()
-            ],
-            "entities": [record_to_dict(e) for e in self._entities.values()],
-            "relations": [record_to_dict(r) for r in self._relations.values()],
-            "events": [record_to_dict(v) for v in self._events.values()],
-        }
-
-    def to_json(self) -> bytes:
-        """Deterministic UTF-8 JSON bytes of :meth:`to_dict`."""
-        return json.dumps(
-            self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
-        ).encode("utf-8")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SemanticGraph:
-        """Rebuild a graph from :meth:`to_dict` output, checking what the ``add_*`` methods
-        check: types, references, one-line names, snake_case predicates and labels, distinct
-        event participants, and that every relation and event id is the hash of its content.
-
-        Raises:
-            GraphError: a field is missing or of the wrong type, an id is dangling or repeated.
-        """
-        try:
-            return cls._from_dict(data)
-        except GraphError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise GraphError(f"graph data is malformed: {type(exc).__name__}: {exc}") from exc
-
-    @classmethod
-    def _from_dict(cls, data: Mapping[str, Any]) -> SemanticGraph:
-        version = data.get("format_version")
-        if version != GRAPH_FORMAT_VERSION:
-            raise GraphError(f"graph format_version {version!r} is not {GRAPH_FORMAT_VERSION}")
-        g = cls()
-        # Repeated ids are stored once: JSON parsing makes a new string for every occurrence of
-        # a document id in a mention and of an entity id in a relation, and at a million facts
-        # those copies are a good part of the memory.
-        shared: dict[str, str] = {}
-        for d in data["documents"]:
-            metadata = d["metadata"]
-            if not isinstance(metadata, dict):
-                raise GraphError(f"document {d['id']!r} metadata is not an object")
-            try:  # what the writer could not write again is refused here, not at the next save
-                json_bytes(metadata)
-            except (TypeError, ValueError) as exc:
-                raise GraphError(f"document {d['id']!r} metadata cannot be saved: {exc}") from None
-            doc_id = shared.setdefault(read_str(d["id"]), d["id"])
-            g._documents[doc_id] = Document(read_str(d["text"]), doc_id, metadata)
-        for e in data["entities"]:
-            entity = read_entity(e, shared)
-            if entity.id in g._entities:
-                raise GraphError(f"entity id {entity.id!r} appears twice")
-            g._entities[entity.id] = entity
-        for raw, read in ((data["relations"], read_relation), (data["events"], read_event)):
-            for item in raw:
-                g._load_fact(read(item, shared, g._entities))
-        g.check_mentions()
-        return g
-
-    @classmethod
-    def from_records(
-        cls,
-        documents: Iterable[Document],
-        entities: Iterable[Entity],
-        relations: Iterable[Relation],
-        events: Iterable[Event],
-    ) -> SemanticGraph:
-        """A graph of records its caller has checked (a bundle's columnar member checks types,
-        references and spans for all records at once), with the facts-by-entity index built.
-        Only repeated ids are refused here.
-
-        Raises:
-            GraphError: two documents, entities, relations or events share an id.
-        """
-        g = cls()
-        with paused_gc():  # a dict per entity: see noema.model.gcpause
-            _fill(g._documents, documents, "document")
-            _fill(g._entities, entities, "entity")
-            facts: Iterable[Fact] = chain(relations, events)
-            for fact in facts:  # stored and indexed by entity as from_dict stores them
-                g._load_fact(fact)
-        return g
-
-    def check_mentions(self) -> None:
-        """Every mention of an entity or fact must lie inside a document of this graph.
-
-        Raises:
-            GraphError: naming the first mention of a missing document or outside its text.
-        """
-        items: list[Entity | Relation | Event] = [
-            *self._entities.values(),
-            *self._relations.values(),
-            *self._events.values(),
-        ]
-        for item in items:
-            for m in item.mentions:
-                doc = self._documents.get(m.document_id)
-                if doc is None:
-                    raise GraphError(
-                        f"{item.id!r} has a mention in document {m.document_id!r}, which the "
-                        "graph does not hold"
-                    )
-                if not 0 <= m.start <= m.end <= len(doc.text):
-                    raise GraphError(
-                        f"{item.id!r} has a mention at {m.start}-{m.end}, outside document "
-                        f"{m.document_id!r} ({len(doc.text)} characters)"
-                    )
-
-    def _load_fact(self, fact: Fact) -> None:
-        """Store a fact read from JSON, refusing a repeated id."""
-        store = self._store_of(fact)
-        if fact.id in store:
-            kind = "relation" if isinstance(fact, Relation) else "event"
-            raise GraphError(f"{kind} id {fact.id!r} appears twice")
-        store[fact.id] = fact
-        for eid in fact.entity_ids:
-            self._facts_by_entity.setdefault(eid, {})[fact.id] = None
-
-    @classmethod
-    def from_json(cls, data: bytes | str) -> SemanticGraph:
-        """Rebuild a graph from :meth:`to_json` output."""
-        try:
-            loaded = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise GraphError(f"graph JSON does not parse: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise GraphError("graph JSON must be an object")
-        return cls.from_dict(loaded)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SemanticGraph):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
-
     # -- internals -----------------------------------------------------------------------------
     def _require_entity(self, entity_id: str) -> Entity:
         try:
             return self._entities[entity_id]
         except KeyError:
             raise GraphError(f"no entity with id {entity_id!r} in this graph") from None
-
-    def _store_of(self, fact: Fact) -> dict[str, Any]:
-        """The dict that holds facts of this one's kind."""
-        return self._relations if isinstance(fact, Relation) else self._events
 
     def _remove_fact(self, fact_id: str) -> Fact:
         fact = self._relations.pop(fact_id, None) or self._events.pop(fact_id)

@@ -34,8 +34,6 @@ __all__ = [
 _ENTITY_LINE = re.compile(r"#(\d+) (.+) :([A-Z]+)")
 _RELATION_LINE = re.compile(r"#(\d+) -(\S+)-> #(\d+)")
 _EVENT_LINE = re.compile(r"\*(\S+) \((#\d+(?:,#\d+)*)\)(?: @(.+))?")
-# Characters that end a line for str.splitlines(); a name holding one would break downstream readers.
-_LINE_BREAKS = LINE_BREAKS
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,8 @@ class _Encoded:
 def _check_text(value: str, what: str) -> None:
     if not value.strip():
         raise NotationError(f"{what} {value!r} is empty and cannot be written as notation")
-    bad = _LINE_BREAKS.intersection(value)
+    # a line break of str.splitlines() in a name would break downstream readers
+    bad = LINE_BREAKS.intersection(value)
     if bad:
         raise NotationError(
             f"{what} {value!r} contains a line break ({', '.join(sorted(map(repr, bad)))}); "
@@ -198,52 +197,62 @@ def parse_notation(text: str) -> ParsedNotation:
     section = 0  # 0 entities, 1 relations, 2 events: lines may only move forward
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw[:-1] if raw.endswith("\r") else raw
-        if not line.strip():
-            continue
+        if line.strip():
+            section = _Line(result, number, line).read(section)
+    return result
 
-        def fail(message: str, line: str = line, number: int = number) -> NotationError:
-            return NotationError(message, line_number=number, line=line)
 
-        def local(token: str) -> int:
-            if len(token) > 18:  # also keeps Python's int-digits limit from raising without a line
-                raise fail(f"local id #{token[:12]}... is too long; ids are small integers")
-            return int(token)
+class _Line:
+    """One non-blank line of notation, read into ``result``; its errors name it."""
 
-        def ref(token: str) -> int:
-            local_id = local(token)
-            if local_id not in result.entities:
-                raise fail(f"#{local_id} is used before it is declared on an entity line")
-            return local_id
+    def __init__(self, result: ParsedNotation, number: int, line: str) -> None:
+        self.result, self.number, self.line = result, number, line
 
+    def read(self, section: int) -> int:
+        """Add what the line says to the result and return the section it is in."""
+        line, result, fail = self.line, self.result, self.fail
         if match := _RELATION_LINE.fullmatch(line):
             if section > 1:
                 raise fail("relation line after an event line; relations come before events")
-            section = 1
             predicate = match.group(2)
             if normalize_predicate(predicate) != predicate:
                 raise fail(f"predicate {predicate!r} is not lowercase snake_case")
             result.relations.append(
-                NotationRelation(ref(match.group(1)), predicate, ref(match.group(3)))
+                NotationRelation(self.ref(match.group(1)), predicate, self.ref(match.group(3)))
             )
-        elif match := _ENTITY_LINE.fullmatch(line):
+            return 1
+        if match := _ENTITY_LINE.fullmatch(line):
             if section > 0:
                 raise fail("entity line after relation or event lines; declare entities first")
-            local_id, name, type_ = local(match.group(1)), match.group(2), match.group(3)
+            local_id, name, type_ = self.local(match.group(1)), match.group(2), match.group(3)
             if type_ not in ENTITY_TYPES:
                 raise fail(f"unknown type {type_!r}; use one of {', '.join(ENTITY_TYPES)}")
             if local_id in result.entities:
                 raise fail(f"#{local_id} is declared twice")
             result.entities[local_id] = NotationEntity(local_id, name, type_)
-        elif match := _EVENT_LINE.fullmatch(line):
-            section = 2
+            return section
+        if match := _EVENT_LINE.fullmatch(line):
             label = match.group(1)
             if normalize_predicate(label) != label:
                 raise fail(f"event label {label!r} is not lowercase snake_case")
-            participants = tuple(ref(token[1:]) for token in match.group(2).split(","))
+            participants = tuple(self.ref(token[1:]) for token in match.group(2).split(","))
             result.events.append(NotationEvent(label, participants, match.group(3)))
-        else:
-            raise fail(_explain(line))
-    return result
+            return 2
+        raise fail(_explain(line))
+
+    def fail(self, message: str) -> NotationError:
+        return NotationError(message, line_number=self.number, line=self.line)
+
+    def local(self, token: str) -> int:
+        if len(token) > 18:  # also keeps Python's int-digits limit from raising without a line
+            raise self.fail(f"local id #{token[:12]}... is too long; ids are small integers")
+        return int(token)
+
+    def ref(self, token: str) -> int:
+        local_id = self.local(token)
+        if local_id not in self.result.entities:
+            raise self.fail(f"#{local_id} is used before it is declared on an entity line")
+        return local_id
 
 
 def _explain(line: str) -> str:

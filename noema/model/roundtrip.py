@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from noema.errors import NotationError
 from noema.model.graph import SemanticGraph
-from noema.model.notation import check_name, check_time, encode_facts, parse_notation, select_facts
+from noema.model.notation import (
+    ParsedNotation,
+    check_name,
+    check_time,
+    encode_facts,
+    parse_notation,
+    select_facts,
+)
 
 __all__ = ["RoundTripReport", "check_round_trip"]
 
@@ -47,22 +54,8 @@ def check_round_trip(
         True
     """
     relation_ids, event_ids, extra = select_facts(graph, entity_ids)
-    unwritable = set()
-    for eid in {*extra, *(e for r in relation_ids for e in _ends(graph, r))} | {
-        p for v in event_ids for p in graph.events[v].participant_ids
-    }:
-        try:
-            check_name(graph.entities[eid].name)
-        except NotationError:
-            unwritable.add(eid)
-    bad_times = set()
-    for vid in event_ids:
-        time = graph.events[vid].time
-        if time is not None:
-            try:
-                check_time(time)
-            except NotationError:
-                bad_times.add(vid)
+    unwritable = _unwritable_entities(graph, relation_ids, event_ids, extra)
+    bad_times = _unwritable_times(graph, event_ids)
     kept_relations = [r for r in relation_ids if not unwritable.intersection(_ends(graph, r))]
     kept_events = [
         v
@@ -80,12 +73,58 @@ def check_round_trip(
         back = parsed.entities.get(local_id)
         if back is None or (back.name, back.type) != (entity.name, entity.type):
             lost_entities.append(_show_entity(graph, eid))
-    local = encoded.local_ids
+    lost_relations = _lost_relations(graph, relation_ids, kept_relations, encoded.local_ids, parsed)
+    lost_events = _lost_events(graph, event_ids, kept_events, encoded.local_ids, parsed)
+    return RoundTripReport(
+        ok=not (lost_entities or lost_relations or lost_events),
+        notation=encoded.text,
+        lost_entities=tuple(lost_entities),
+        lost_relations=tuple(lost_relations),
+        lost_events=tuple(lost_events),
+    )
+
+
+def _unwritable_entities(
+    graph: SemanticGraph, relation_ids: list[str], event_ids: list[str], extra: list[str]
+) -> set[str]:
+    """The entities of the facts (and ``extra``) whose names notation cannot hold."""
+    unwritable = set()
+    for eid in {*extra, *(e for r in relation_ids for e in _ends(graph, r))} | {
+        p for v in event_ids for p in graph.events[v].participant_ids
+    }:
+        try:
+            check_name(graph.entities[eid].name)
+        except NotationError:
+            unwritable.add(eid)
+    return unwritable
+
+
+def _unwritable_times(graph: SemanticGraph, event_ids: list[str]) -> set[str]:
+    """The events whose time notation cannot hold."""
+    bad_times = set()
+    for vid in event_ids:
+        time = graph.events[vid].time
+        if time is not None:
+            try:
+                check_time(time)
+            except NotationError:
+                bad_times.add(vid)
+    return bad_times
+
+
+def _lost_relations(
+    graph: SemanticGraph,
+    relation_ids: list[str],
+    kept: list[str],
+    local: Mapping[str, int],
+    parsed: ParsedNotation,
+) -> list[str]:
+    """The relations left out, or not read back as written."""
     back_relations = {(r.subject_id, r.predicate, r.object_id) for r in parsed.relations}
-    lost_relations = [
+    return [
         _show_relation(graph, rid)
         for rid in relation_ids
-        if rid not in kept_relations
+        if rid not in kept
         or (
             local[graph.relations[rid].subject_id],
             graph.relations[rid].predicate,
@@ -93,12 +132,22 @@ def check_round_trip(
         )
         not in back_relations
     ]
+
+
+def _lost_events(
+    graph: SemanticGraph,
+    event_ids: list[str],
+    kept: list[str],
+    local: Mapping[str, int],
+    parsed: ParsedNotation,
+) -> list[str]:
+    """The events left out, or not read back as written."""
     back_events = {(v.label, v.participant_ids, v.time) for v in parsed.events}
     lost_events = []
     for vid in event_ids:
         ev = graph.events[vid]
         if (
-            vid not in kept_events
+            vid not in kept
             or (
                 ev.label,
                 tuple(local[p] for p in ev.participant_ids),
@@ -107,13 +156,7 @@ def check_round_trip(
             not in back_events
         ):
             lost_events.append(_show_event(graph, vid))
-    return RoundTripReport(
-        ok=not (lost_entities or lost_relations or lost_events),
-        notation=encoded.text,
-        lost_entities=tuple(lost_entities),
-        lost_relations=tuple(lost_relations),
-        lost_events=tuple(lost_events),
-    )
+    return lost_events
 
 
 def _ends(graph: SemanticGraph, relation_id: str) -> tuple[str, str]:

@@ -37,6 +37,28 @@ def render_html(
         True
     """
     ids = list(parsed.entities)[:max_entities]
+    svg = _svg(parsed, ids)
+    out = ['<div class="noema-graph">']
+    if title:
+        out.append(f"<h4>{html.escape(title)}</h4>")
+    if len(parsed.entities) > len(ids):
+        out.append(f"<p>showing {len(ids)} of {len(parsed.entities)} entities</p>")
+    out.append(svg)
+    if table and parsed.relations:
+        rows = "".join(
+            f"<tr><td>{html.escape(parsed.entities[r.subject_id].name)}</td><td>{html.escape(r.predicate)}</td>"
+            f"<td>{html.escape(parsed.entities[r.object_id].name)}</td></tr>"
+            for r in parsed.relations
+        )
+        out.append(
+            f"<table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    out.append("</div>")
+    return "".join(out)
+
+
+def _svg(parsed: ParsedNotation, ids: list[int]) -> str:
+    """The entities of ``ids`` on a circle in that order, with the relations among them."""
     shown = set(ids)
     size = 260 + 14 * len(ids)
     radius = size / 2 - 90
@@ -73,20 +95,4 @@ def render_html(
             f'<text x="{x:.1f}" y="{y + 21:.1f}" text-anchor="middle">{html.escape(entity.name)}</text></g>'
         )
     parts.append("</svg>")
-    out = ['<div class="noema-graph">']
-    if title:
-        out.append(f"<h4>{html.escape(title)}</h4>")
-    if len(parsed.entities) > len(ids):
-        out.append(f"<p>showing {len(ids)} of {len(parsed.entities)} entities</p>")
-    out.append("".join(parts))
-    if table and parsed.relations:
-        rows = "".join(
-            f"<tr><td>{html.escape(parsed.entities[r.subject_id].name)}</td><td>{html.escape(r.predicate)}</td>"
-            f"<td>{html.escape(parsed.entities[r.object_id].name)}</td></tr>"
-            for r in parsed.relations
-        )
-        out.append(
-            f"<table><thead><tr><th>subject</th><th>predicate</th><th>object</th></tr></thead><tbody>{rows}</tbody></table>"
-        )
-    out.append("</div>")
-    return "".join(out)
+    return "".join(parts)

@@ -3,9 +3,10 @@
 Two strategies (``RetrieveOptions.seeds``):
 
 ``"vector"``, the original three steps
-    The ``top_k`` facts nearest the question are the seeds; a breadth-first walk follows up to
-    ``hops`` edges from their entities; seeds come first, then the walked facts by distance from a
-    seed, ties to the fact more similar to the question, then to graph order.
+    The ``top_k`` facts nearest the question are the seeds; a breadth-first walk
+    (:mod:`noema.retrieval.walk`) follows up to ``hops`` edges from their entities; seeds come
+    first, then the walked facts by distance from a seed, ties to the fact more similar to the
+    question, then to graph order.
 
 ``"graph"`` (the default)
     Seeds come from two searches: the fact vectors (``top_k`` hits, as above) and the vectors of
@@ -29,13 +30,12 @@ year or a description shared by unrelated facts would join them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from noema.model.graph import SemanticGraph
+from noema.model.spans import Sentence, sentence_text
 from noema.retrieval.bridges import (
     bridge_entity,
     bridge_query,
@@ -44,9 +44,10 @@ from noema.retrieval.bridges import (
     walkable,
 )
 from noema.retrieval.filters import FactFilter
+from noema.retrieval.walk import best_sentences, fact_similarities, mentioned_sentences, walk
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
-from noema.vectors.sentences import Sentence, SentenceIndex, sentence_text
+from noema.vectors.sentences import SentenceIndex
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
 
@@ -93,93 +94,6 @@ class Step:
     step: int = 1
 
 
-def _fact_similarities(index: VectorIndex, facts: Iterable[str], q: Vectors) -> dict[str, float]:
-    chosen = [f for f in facts if f in index]
-    if not chosen:
-        return {}
-    scores = np.stack([index.vector(f) for f in chosen]) @ q
-    return {f: round(float(s), 6) for f, s in zip(chosen, scores, strict=True)}
-
-
-def _mentioned_sentences(
-    graph: SemanticGraph, sentences: SentenceIndex | None, fact_id: str
-) -> list[Sentence]:
-    fact = graph.relations.get(fact_id) or graph.events[fact_id]
-    out = [Sentence(m.document_id, m.start, m.end) for m in fact.mentions]
-    if sentences is None:
-        return out
-    return [s for s in out if s in sentences.facts]
-
-
-def _best_sentences(
-    graph: SemanticGraph, sentences: SentenceIndex | None, facts: Sequence[str], q: Vectors
-) -> dict[str, Sentence]:
-    """Each fact's source sentence most similar to the question (first in mention order on
-    ties; the first without a sidecar), with one similarity computation for all of them."""
-    mentioned = {f: _mentioned_sentences(graph, sentences, f) for f in facts}
-    if sentences is None:
-        return {f: ss[0] for f, ss in mentioned.items() if ss}
-    scores = sentences.similarities(
-        list(dict.fromkeys(s for ss in mentioned.values() for s in ss)), q
-    )
-    return {f: max(ss, key=lambda s: scores[s]) for f, ss in mentioned.items() if ss}
-
-
-def _walk(
-    graph: SemanticGraph,
-    index: VectorIndex,
-    q: Vectors,
-    seeds: Sequence[tuple[str, Sequence[str]]],
-    hops: int,
-    fact_filter: FactFilter | None,
-) -> list[tuple[str, int, str, tuple[str, ...], float | None]]:
-    """Facts the walk of ``hops`` edges crosses from the seeds' entities, in packing order:
-    (fact, distance, seed, entity path, similarity)."""
-    reach: dict[str, tuple[int, str, str | None]] = {}  # entity -> (distance, seed, via)
-    frontier: list[str] = []
-    for seed, entity_ids in seeds:
-        for eid in entity_ids:
-            if eid not in reach:
-                reach[eid] = (0, seed, None)
-                frontier.append(eid)
-    crossed: dict[str, tuple[int, str]] = {}  # fact -> (distance of its nearer end, that end)
-    for step in range(hops):
-        following: list[str] = []
-        for eid in frontier:
-            if not walkable(graph, eid):
-                continue
-            for fact_id in graph.facts_of(eid):
-                if fact_filter is not None and not fact_filter.allows(graph, fact_id):
-                    continue
-                crossed.setdefault(fact_id, (step, eid))
-                for other in entities_of(graph, fact_id):
-                    if other not in reach:
-                        reach[other] = (step + 1, reach[eid][1], eid)
-                        following.append(other)
-        frontier = following
-        if not frontier:
-            break  # nothing new to walk from: more hops would find nothing
-    order = list(crossed)
-    similarity = _fact_similarities(index, order, q)
-    position = {f: n for n, f in enumerate(order)}
-    # nearer facts first; among equals, the ones more similar to the question (measured on
-    # HotpotQA, this beats keeping the facts of the best seed together)
-    order.sort(key=lambda f: (crossed[f][0], -similarity.get(f, -1.0), position[f]))
-    out = []
-    for fact_id in order:
-        distance, end = crossed[fact_id]
-        path = [end]
-        while True:
-            via = reach[path[-1]][2]
-            if via is None:
-                break
-            path.append(via)
-        out.append(
-            (fact_id, distance + 1, reach[end][1], tuple(path[::-1]), similarity.get(fact_id))
-        )
-    return out
-
-
 def plan_vector(
     graph: SemanticGraph,
     index: VectorIndex,
@@ -192,8 +106,12 @@ def plan_vector(
     """The original three steps: vector seeds, then the walk (see the module docstring)."""
     chosen = {f for f, _ in matches}
     seeds = [(f, entities_of(graph, f)) for f, _ in matches]
-    walked = [w for w in _walk(graph, index, q, seeds, hops, fact_filter) if w[0] not in chosen]
-    best = _best_sentences(graph, sentences, [*chosen, *(w[0] for w in walked)], q)
+    walked = [
+        w
+        for w in walk(graph, index, q, seeds, hops=hops, fact_filter=fact_filter)
+        if w[0] not in chosen
+    ]
+    best = best_sentences(graph, sentences, [*chosen, *(w[0] for w in walked)], q)
     steps = [Step(f, "seed", s, f, 0, (), best.get(f)) for f, s in matches]
     for fact_id, distance, seed, path, similarity in walked:
         steps.append(
@@ -218,6 +136,7 @@ class _Planner:
         self.fact_filter = fact_filter
         self.per_sentence = per_sentence
         self.steps: list[Step] = []
+        self.emitted = 0  # how many of the steps the stream has yielded
         self.deferred: list[Step] = []  # a sentence's facts past per_sentence, for later
         self.chosen: set[str] = set()
         self.shown: set[Sentence] = set()
@@ -244,7 +163,7 @@ class _Planner:
         if not facts:
             return []
         self.shown.add(sentence)
-        scores = _fact_similarities(self.index, facts, self.q)
+        scores = fact_similarities(self.index, facts, self.q)
         facts.sort(key=lambda f: -scores.get(f, -1.0))
         added: list[str] = []
         for fact_id in facts:
@@ -285,6 +204,32 @@ class _Planner:
         self.steps.append(step)
         return True
 
+    def add_walk(self, walk_from: set[Sentence], hops: int) -> None:
+        """The facts the walk of ``hops`` edges crosses from the fact seeds and the facts of
+        the sentences of ``walk_from``, those not chosen yet, after all others."""
+        graph, q = self.graph, self.q
+        seeds = [
+            (step.fact_id, entities_of(graph, step.fact_id))
+            for step in self.steps
+            if step.reason == "seed" or (step.reason == "sentence" and step.sentence in walk_from)
+        ]
+        walked = [
+            w
+            for w in walk(graph, self.index, q, seeds, hops=hops, fact_filter=self.fact_filter)
+            if w[0] not in self.chosen
+        ]
+        shown = best_sentences(graph, self.sentences, [w[0] for w in walked], q)
+        for fact_id, distance, seed, path, similarity in walked:
+            self.add_fact(
+                Step(fact_id, "expansion", similarity, seed, distance, path, shown.get(fact_id))
+            )
+
+    def fresh(self) -> list[Step]:
+        """The steps added since the last call: the stream yields each once."""
+        fresh = self.steps[self.emitted :]
+        self.emitted = len(self.steps)
+        return fresh
+
 
 def plan_graph(
     graph: SemanticGraph,
@@ -319,10 +264,8 @@ def plan_graph(
         hits = [(s, score) for s, score in hits if score >= min_similarity]
     best: list[tuple[Sentence, list[str]]] = []  # the first search's sentences and their facts
     first = _first_search(planner, hits, _fact_seeds(graph, sentences, matches, q), hops, best)
-    emitted = 0
     for kept, _ in enumerate(first, start=1):
-        yield from planner.steps[emitted:]
-        emitted = len(planner.steps)
+        yield from planner.fresh()
         if kept == keep_first:
             break
     rotation: list[_Ranking] = [_Ranking(first, 1, q)]
@@ -335,8 +278,19 @@ def plan_graph(
         ]
         opening = [(s, facts) for s, facts in opening if facts]
         rotation += bridges.search([(s, facts, q) for s, facts in opening[:BRIDGE_FROM]], step=2)
-    while rotation:  # one unit from each search in turn
-        # the best sentence of a bridge search gives the next step's bridge
+    yield from _in_turn(planner, rotation, bridges, steps)
+    planner.steps.extend(planner.deferred)  # chosen already: the walk does not bring them
+    # the walk starts from the fact seeds and the facts of as many of the best sentences
+    planner.add_walk({s for s, _ in best[: len(matches)]}, hops)
+    yield from planner.fresh()
+
+
+def _in_turn(
+    planner: _Planner, rotation: list[_Ranking], bridges: _Bridges | None, steps: int
+) -> Iterator[Step]:
+    """One unit from each search of ``rotation`` in turn until all are used up; the best
+    sentence of a bridge search gives the bridge of the next step, up to ``steps``."""
+    while rotation:
         following: dict[int, list[tuple[Sentence, list[str], Vectors]]] = {}
         for ranking in list(rotation):
             unit = ranking.next_unit()
@@ -345,28 +299,10 @@ def plan_graph(
                 continue
             if isinstance(unit, tuple) and ranking.units == 1 and ranking.step < steps:
                 following.setdefault(ranking.step + 1, []).append((*unit, ranking.vector))
-            yield from planner.steps[emitted:]
-            emitted = len(planner.steps)
+            yield from planner.fresh()
         if bridges is not None:
             for step, openings in following.items():
                 rotation += bridges.search(openings, step=step)
-    planner.steps.extend(planner.deferred)  # chosen already: the walk does not bring them
-    # the walk starts from the fact seeds and the facts of as many of the best sentences
-    walk_from = {s for s, _ in best[: len(matches)]}
-    seeds = [
-        (step.fact_id, entities_of(graph, step.fact_id))
-        for step in planner.steps
-        if step.reason == "seed" or (step.reason == "sentence" and step.sentence in walk_from)
-    ]
-    walked = [
-        w for w in _walk(graph, index, q, seeds, hops, fact_filter) if w[0] not in planner.chosen
-    ]
-    shown = _best_sentences(graph, sentences, [w[0] for w in walked], q)
-    for fact_id, distance, seed, path, similarity in walked:
-        planner.add_fact(
-            Step(fact_id, "expansion", similarity, seed, distance, path, shown.get(fact_id))
-        )
-    yield from planner.steps[emitted:]
 
 
 def _fact_seeds(
@@ -375,7 +311,7 @@ def _fact_seeds(
     matches: Sequence[tuple[str, float]],
     q: Vectors,
 ) -> list[Step]:
-    seed_sentences = _best_sentences(graph, sentences, [f for f, _ in matches], q)
+    seed_sentences = best_sentences(graph, sentences, [f for f, _ in matches], q)
     return [Step(f, "seed", s, f, 0, (), seed_sentences.get(f)) for f, s in matches]
 
 
@@ -484,7 +420,7 @@ class _Bridges:
             candidates = [
                 s
                 for f in graph.facts_of(entity_id)
-                for s in _mentioned_sentences(graph, sentences, f)
+                for s in mentioned_sentences(graph, sentences, f)
             ]
         scores = sentences.similarities(dict.fromkeys(candidates), vector)
         ranked = sorted(scores.items(), key=lambda pair: -pair[1])

@@ -27,6 +27,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from noema.errors import BundleError, OptionError
+from noema.vectors._approximate import Approximate, faiss_module
 from noema.vectors.embed import Vectors
 from noema.vectors.ivf import IVFParts, parts_of
 
@@ -44,9 +45,6 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # Rows from which "auto" search is approximate. Below it exact search takes a few milliseconds
 # (benchmarks/scale.py); above it, it grows with every fact added.
 APPROXIMATE_FROM = 200_000
-# Clusters searched per query, and candidates re-scored exactly per result wanted.
-_PROBES = 16
-_CANDIDATES_PER_RESULT = 8
 # From this many rows exact search scans a float16 copy before the float32 rows (about twice
 # the CPU cache's worth of vectors: below it the matrix stays in cache and one product is as
 # fast). Measured on the HotpotQA benchmark base (26,692 facts, 7,768 sentences): a query's
@@ -59,35 +57,6 @@ _ROUNDING = 1e-4
 _SAME_REPORTED = 1e-6
 # How far a stored row's length may be from 1 (float32 rounding is about 1e-7).
 _UNIT_TOLERANCE = 1e-3
-# A write extends the approximate index it copied (its clusters kept, the new rows added) until
-# the rows have grown to this many times those it was trained on, or half its entries are rows
-# since removed; then it is trained again. Training is the cost: 4.9 s at 300,000 rows here,
-# against 0.14 s to copy the index and add 5,000 rows.
-RETRAIN_GROWTH = 2.0
-
-
-class _Approximate:
-    """A trained faiss IVF index and the id each of its labels stands for. Never changed once
-    made: a write that adds rows extends a copy, so readers of the old snapshot keep theirs."""
-
-    def __init__(self, ivf: Any, ids: Sequence[str], trained: int) -> None:
-        self.ivf, self.ids, self.trained = ivf, tuple(ids), trained
-
-    def extended(self, index: VectorIndex) -> _Approximate | None:
-        """A copy holding also the rows of ``index`` it lacks (labels after its own), or
-        ``None`` when it should be trained again instead."""
-        if len(index) > RETRAIN_GROWTH * self.trained:
-            return None
-        if int((index.rows_of(self.ids) >= 0).sum()) * 2 < len(self.ids):
-            return None
-        have = set(self.ids)
-        new = [n for n, i in enumerate(index._ids) if i not in have]
-        ivf = _faiss().clone_index(self.ivf)
-        if new:
-            labels = np.arange(len(self.ids), len(self.ids) + len(new), dtype=np.int64)
-            ivf.add_with_ids(np.ascontiguousarray(index._vectors[new]), labels)
-        ivf.nprobe = self.ivf.nprobe
-        return _Approximate(ivf, [*self.ids, *(index._ids[n] for n in new)], self.trained)
 
 
 class _Prefilter:
@@ -102,7 +71,7 @@ class _Prefilter:
     Never changed once made (a write builds another)."""
 
     def __init__(self, vectors: Vectors) -> None:
-        faiss = _faiss()
+        faiss = faiss_module()
         self.codes = faiss.IndexScalarQuantizer(
             vectors.shape[1], faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
         )
@@ -118,7 +87,7 @@ class _Prefilter:
         if wanted >= self.codes.ntotal:
             return None
         bound = float(np.abs(query) @ self.error) + _ROUNDING
-        faiss = _faiss()
+        faiss = faiss_module()
         threads = faiss.omp_get_max_threads()
         # one query is one thread's work; idle OpenMP threads would spin on the core the
         # embedding model needs next (this thread's setting only, restored after)
@@ -170,12 +139,6 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     return _blas().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
 
 
-def _faiss() -> Any:
-    import faiss
-
-    return faiss
-
-
 class VectorIndex:
     """Cosine search over vectors identified by string ids.
 
@@ -192,10 +155,10 @@ class VectorIndex:
         self._rows: dict[str, int] = {}
         self._vectors: Vectors = np.zeros((0, dimension), dtype=np.float32)
         # the approximate index once prepared, and each of its labels' row (-1: removed since);
-        # after a write, the one to extend rather than train again (see RETRAIN_GROWTH)
-        self._approximate: _Approximate | None = None
+        # after a write, the one to extend rather than train again (see noema.vectors._approximate)
+        self._approximate: Approximate | None = None
         self._label_rows: Any = None
-        self._base: _Approximate | None = None
+        self._base: Approximate | None = None
         self._prefilter: _Prefilter | None = None  # exact search's float16 copy, once prepared
         # the approximate index a bundle kept for these rows, built by prepare() if it is wanted
         self._stored: IVFParts | None = None
@@ -355,13 +318,13 @@ class VectorIndex:
         elif self._label_rows is None:
             self._prefilter = None
             base, stored = self._base, self._stored
-            approximate: _Approximate | None
+            approximate: Approximate | None
             if stored is not None:  # labels are row numbers, as the parts were written
-                approximate = _Approximate(stored.build(self._vectors), self._ids, stored.trained)
+                approximate = Approximate(stored.build(self._vectors), self._ids, stored.trained)
             else:
-                approximate = base.extended(self) if base else None
+                approximate = base.extended(self._ids, self._rows, self._vectors) if base else None
             if approximate is None:
-                approximate = _Approximate(_build_ivf(self._vectors), self._ids, len(self))
+                approximate = Approximate.trained_on(self._ids, self._vectors)
             self._approximate, self._base, self._stored = approximate, None, None
             self._label_rows = self.rows_of(approximate.ids)
         return self
@@ -377,8 +340,7 @@ class VectorIndex:
             return [[] for _ in range(len(queries))]
         k = min(k, len(self._ids))
         if self._approximate is not None and self._label_rows is not None:
-            wanted = min(len(self._ids), max(k * _CANDIDATES_PER_RESULT, 64))
-            _, labels = self._approximate.ivf.search(queries, wanted)
+            labels = self._approximate.candidates(queries, k, len(self._ids))
             found = []
             for q, row_labels in zip(queries, labels, strict=True):
                 rows = self._label_rows[row_labels[row_labels >= 0]]
@@ -489,25 +451,6 @@ def _check_unit_rows(matrix: Vectors) -> None:
             f"embedding row {row} has length {length:.4g}; every row must be a "
             "unit vector (a longer one would outscore every other fact)"
         )
-
-
-def _build_ivf(vectors: Vectors) -> Any:
-    """An ``IVF,SQ8`` inner-product index over ``vectors`` (row numbers as labels), trained on at
-    most 64 vectors per cluster, the sample faiss itself suggests."""
-    faiss = _faiss()
-    n, dimension = vectors.shape
-    # sqrt(n) clusters: about 1,000 vectors each at a million, so training and adding take
-    # seconds (both are built when a large base is written or its sidecar loaded)
-    clusters = max(1, min(int(math.sqrt(n)), n // 39))
-    quantizer = faiss.IndexFlatIP(dimension)
-    index = faiss.IndexIVFScalarQuantizer(
-        quantizer, dimension, clusters, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
-    )
-    step = max(1, n // (64 * clusters))
-    index.train(np.ascontiguousarray(vectors[::step]))
-    index.add(vectors)
-    index.nprobe = min(_PROBES, clusters)
-    return index
 
 
 def _same_bytes(a: memoryview, b: memoryview) -> bool:

@@ -2,10 +2,10 @@
 
 Every fact the parser finds carries a mention spanning its whole sentence, so the set of source
 sentences is a function of ``graph.json``: the distinct ``(document, start, end)`` spans of the
-facts' mentions. The sidecar holds one vector per such sentence (the sentence's text, after its
-document's title when it has one, so "It was founded in 1998." still says what "it" is), the facts
-of each sentence, and each document's *topic*: the entity the document is about (the one its
-title names, else the first entity it mentions). Retrieval uses it to choose seeds by sentence
+facts' mentions (:class:`~noema.model.spans.Sentence`). The sidecar holds one vector per such
+sentence (the sentence's text, after its document's title when it has one, so "It was founded in
+1998." still says what "it" is), the facts of each sentence, and each document's *topic*: the
+entity the document is about (the one its title names, else the first entity it mentions). Retrieval uses it to choose seeds by sentence
 and to hop from an entity to the document about it.
 
 The vectors are never mixed with the fact vectors of ``embeddings.bin``: a bundle stores them as
@@ -15,7 +15,6 @@ their own member, and a bundle without them rebuilds them from the graph on firs
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -25,24 +24,21 @@ import numpy as np
 
 from noema.errors import BundleError, OptionError
 from noema.model.gcpause import paused_gc
-from noema.model.graph import VALUE_TYPES, Fact, SemanticGraph
+from noema.model.graph import VALUE_TYPES, Document, Fact, SemanticGraph
 from noema.model.names import normalize_name, strip_disambiguation
+from noema.model.spans import Sentence, document_title, sentence_text
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import VectorIndex
 
 __all__ = [
     "SENTENCE_RENDERING",
     "TOPIC_RULE",
-    "Sentence",
     "SentenceIndex",
     "StoredSentences",
-    "document_heading",
-    "document_title",
     "document_topics",
     "key_digest",
     "key_with_digest",
     "sentence_key",
-    "sentence_text",
     "sentence_text_for_embedding",
     "source_sentences",
 ]
@@ -57,55 +53,6 @@ SENTENCE_RENDERING = "title: sentence, headings dropped"
 TOPIC_RULE = "title names it (normalize_name), else first mentioned"
 
 _KEY_SEPARATOR = "\x1f"  # between the parts of a sentence key
-_HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class Sentence:
-    """A source sentence: its document and character span ``[start, end)``."""
-
-    document_id: str
-    start: int
-    end: int
-
-
-def document_title(graph: SemanticGraph, document_id: str) -> str:
-    """The document's ``title`` metadata on one line, or ``""``."""
-    doc = graph.documents.get(document_id)
-    title = doc.metadata.get("title") if doc is not None and doc.metadata else None
-    return " ".join(title.split()) if isinstance(title, str) else ""
-
-
-def document_heading(graph: SemanticGraph, document_id: str) -> str:
-    """What ``format="sentences"`` writes above a document's sentences: its title, else the
-    ``file_name`` a LlamaIndex reader records (a few tokens, where the ``file:`` path id takes
-    dozens), else its id unless that is a generated ``doc_`` hash, which would tell a reader
-    nothing."""
-    title = document_title(graph, document_id)
-    if title:
-        return title
-    doc = graph.documents.get(document_id)
-    name = doc.metadata.get("file_name") if doc is not None and doc.metadata else None
-    if isinstance(name, str) and name.strip():
-        return " ".join(name.split())
-    return "" if document_id.startswith("doc_") else " ".join(document_id.split())
-
-
-def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:
-    """The sentence on one line. A Markdown heading the parser read as the start of the first
-    sentence ("# Nvidia" above "Nvidia acquired Mellanox.") is left out: the title says it.
-
-    Example:
-        >>> from noema.model.graph import Document
-        >>> g = SemanticGraph()
-        >>> _ = g.add_document(Document("# Nvidia\\n\\nNvidia acquired Mellanox.", id="n"))
-        >>> sentence_text(g, Sentence("n", 0, 35))
-        'Nvidia acquired Mellanox.'
-    """
-    lines = graph.documents[sentence.document_id].text[sentence.start : sentence.end].split("\n")
-    while len(lines) > 1 and (_HEADING.match(lines[0]) or not lines[0].strip()):
-        lines.pop(0)
-    return " ".join(" ".join(lines).split())
 
 
 def sentence_text_for_embedding(graph: SemanticGraph, sentence: Sentence) -> str:
@@ -170,15 +117,8 @@ def _changed_sentences(
     knows no graph, or a fact mention lies outside the documents before or after."""
     if previous._basis is None or not previous._basis.complete:
         return None
-    built = previous._basis.graph
     documents = graph.documents
-    withdrawn: list[Fact] = []
-    added: list[Fact] = []
-    for new, old in ((graph.relations, built.relations), (graph.events, built.events)):
-        fresh = [fact for fact_id, fact in new.items() if old.get(fact_id) is not fact]
-        added.extend(fresh)
-        withdrawn.extend(old[f.id] for f in fresh if f.id in old)
-        withdrawn.extend(old[fact_id] for fact_id in old.keys() - new.keys())
+    withdrawn, added = _changed_facts(graph, previous._basis.graph)
     withdrawn_ids = {f.id for f in withdrawn}
     touched: dict[Sentence, None] = {}
     for fact in withdrawn:
@@ -210,6 +150,31 @@ def _changed_sentences(
         else:
             ids = kept or joined
         changed.setdefault(sentence.document_id, {})[sentence] = ids
+    return _with_changes(previous, documents, changed)
+
+
+def _changed_facts(graph: SemanticGraph, built: SemanticGraph) -> tuple[list[Fact], list[Fact]]:
+    """The facts of ``built`` that ``graph`` no longer holds as they were, and the facts of
+    ``graph`` that ``built`` did not hold as they are (a write replaces every record it
+    changes, so a record kept is the same object)."""
+    withdrawn: list[Fact] = []
+    added: list[Fact] = []
+    for new, old in ((graph.relations, built.relations), (graph.events, built.events)):
+        fresh = [fact for fact_id, fact in new.items() if old.get(fact_id) is not fact]
+        added.extend(fresh)
+        withdrawn.extend(old[f.id] for f in fresh if f.id in old)
+        withdrawn.extend(old[fact_id] for fact_id in old.keys() - new.keys())
+    return withdrawn, added
+
+
+def _with_changes(
+    previous: SentenceIndex,
+    documents: Mapping[str, Document],
+    changed: dict[str, dict[Sentence, list[str]]],
+) -> dict[Sentence, Sequence[str]]:
+    """``previous``'s sentences and their facts in :func:`source_sentences` order, with the
+    ``changed`` sentences of each document (by document; an empty list: the sentence is gone)
+    in their place, and only the sentences of ``documents``."""
     by_document: dict[str, list[Sentence]] = {}
     for document_id, sentences in changed.items():
         listed = [s for s in previous.by_document.get(document_id, ()) if s not in sentences]

@@ -1,0 +1,58 @@
+"""What the dependency rules (:mod:`noema.ingest.rules`) read from spaCy tokens: a word's
+lemma, a token with its conjuncts, and the predicate a verb, a role noun or a name's head
+gives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from noema.model.graph import normalize_predicate
+
+__all__ = ["governing_predicate", "lemma", "role_phrase", "verb_predicate", "with_conjuncts"]
+
+
+def with_conjuncts(token: Any) -> Iterator[Any]:
+    """``token``, then the tokens joined to it by ``conj``, depth first."""
+    yield token
+    for child in token.children:
+        if child.dep_ == "conj":
+            yield from with_conjuncts(child)
+
+
+def lemma(token: Any) -> str:
+    """The token's lemma in lower case ("born" stays "born")."""
+    if token.lower_ == "born":  # spaCy lemmatizes "born" to "bear"
+        return "born"
+    return str(token.lemma_).lower()
+
+
+def governing_predicate(token: Any) -> str:
+    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in"."""
+    prep = ""
+    node = token
+    for _ in range(8):
+        head = node.head
+        if head is node:
+            break
+        if node.dep_ == "pobj" and head.pos_ == "ADP" and not prep:
+            prep = head.lower_
+        elif (head.pos_ in ("VERB", "AUX") and head.lemma_ != "be") or head.pos_ == "NOUN":
+            return normalize_predicate(f"{lemma(head)}_{prep}" if prep else lemma(head))
+        node = head
+    return normalize_predicate(prep) if prep else ""
+
+
+def verb_predicate(verb: Any) -> str:
+    """The verb's lemma with its particles, after "not" when negated: "not_give_up"."""
+    parts = [lemma(verb)]
+    parts += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    if any(c.dep_ == "neg" for c in verb.children):
+        parts.insert(0, "not")
+    return normalize_predicate("_".join(parts))
+
+
+def role_phrase(noun: Any) -> str:
+    """The role noun with its compound and adjective modifiers: "chief executive officer"."""
+    modifiers = [c for c in noun.lefts if c.dep_ in ("compound", "amod") and c.pos_ != "PROPN"]
+    return normalize_predicate("_".join([*(lemma(m) for m in modifiers), lemma(noun)]))

@@ -1,0 +1,66 @@
+"""Spans of a document's text: the source sentences of facts, their text on one line, and the
+title and heading a document is shown under.
+
+Every fact the parser finds carries a mention spanning its whole sentence; a :class:`Sentence`
+names such a span. The sentence sidecar (:mod:`noema.vectors.sentences`) embeds them, and
+``format="sentences"`` writes them under each document's heading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from noema.model.graph import SemanticGraph
+
+__all__ = ["Sentence", "document_heading", "document_title", "sentence_text"]
+
+_HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Sentence:
+    """A source sentence: its document and character span ``[start, end)``."""
+
+    document_id: str
+    start: int
+    end: int
+
+
+def document_title(graph: SemanticGraph, document_id: str) -> str:
+    """The document's ``title`` metadata on one line, or ``""``."""
+    doc = graph.documents.get(document_id)
+    title = doc.metadata.get("title") if doc is not None and doc.metadata else None
+    return " ".join(title.split()) if isinstance(title, str) else ""
+
+
+def document_heading(graph: SemanticGraph, document_id: str) -> str:
+    """What ``format="sentences"`` writes above a document's sentences: its title, else the
+    ``file_name`` a LlamaIndex reader records (a few tokens, where the ``file:`` path id takes
+    dozens), else its id unless that is a generated ``doc_`` hash, which would tell a reader
+    nothing."""
+    title = document_title(graph, document_id)
+    if title:
+        return title
+    doc = graph.documents.get(document_id)
+    name = doc.metadata.get("file_name") if doc is not None and doc.metadata else None
+    if isinstance(name, str) and name.strip():
+        return " ".join(name.split())
+    return "" if document_id.startswith("doc_") else " ".join(document_id.split())
+
+
+def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:
+    """The sentence on one line. A Markdown heading the parser read as the start of the first
+    sentence ("# Nvidia" above "Nvidia acquired Mellanox.") is left out: the title says it.
+
+    Example:
+        >>> from noema.model.graph import Document
+        >>> g = SemanticGraph()
+        >>> _ = g.add_document(Document("# Nvidia\\n\\nNvidia acquired Mellanox.", id="n"))
+        >>> sentence_text(g, Sentence("n", 0, 35))
+        'Nvidia acquired Mellanox.'
+    """
+    lines = graph.documents[sentence.document_id].text[sentence.start : sentence.end].split("\n")
+    while len(lines) > 1 and (_HEADING.match(lines[0]) or not lines[0].strip()):
+        lines.pop(0)
+    return " ".join(" ".join(lines).split())
