@@ -37,6 +37,7 @@ __all__ = [
     "make_event_id",
     "make_relation_id",
     "normalize_predicate",
+    "read_merge_record",
 ]
 
 EntityType = Literal["PERSON", "ORG", "GPE", "LOC", "DATE", "EVENT", "PRODUCT", "MONEY", "OTHER"]
@@ -387,3 +388,23 @@ def _snake_case(value: Any, what: str) -> str:
     if not text or normalize_predicate(text) != text:
         raise GraphError(f"{what} {text!r}, not in snake_case")
     return text
+
+
+def read_merge_record(raw: Any) -> MergeRecord:
+    """A :class:`MergeRecord` from its JSON form (:func:`record_to_dict`)."""
+    if not isinstance(raw, dict):
+        raise InputTypeError("merge_log entries must be objects")
+    if raw["rule"] not in ("exact", "embedding", "type"):
+        raise OptionError(f"unknown merge rule {raw['rule']!r}")
+    similarity = raw["similarity"]
+    if similarity is not None and not isinstance(similarity, (int, float)):
+        raise InputTypeError("merge similarity must be a number or null")
+    return MergeRecord(
+        entity_id=str(raw["entity_id"]),
+        canonical_name=str(raw["canonical_name"]),
+        merged_name=str(raw["merged_name"]),
+        type=str(raw["type"]),
+        rule=raw["rule"],
+        similarity=similarity,
+        document_ids=tuple(str(d) for d in raw["document_ids"]),
+    )

@@ -1,6 +1,6 @@
 """``graph.columns``: the graph as fixed-width arrays and one string heap, read without JSON.
 
-A bundle's ``graph.json`` is the source of truth (R9); this member is a derived copy of it that
+A bundle's ``graph.json`` is the source of truth; this member is a derived copy of it that
 opens faster, because nothing is parsed: every field is an array read in place, checked with
 vectorized numpy, and the records are made straight from the arrays (the figures are in the
 README's "Large knowledge bases").
@@ -82,7 +82,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -92,20 +92,17 @@ from noema.errors import BundleError, GraphError
 from noema.model.graph import SemanticGraph
 from noema.model.records import (
     ENTITY_TYPES,
-    LINE_BREAKS,
-    Document,
     Entity,
     Event,
-    Mention,
     Relation,
-    check_json_depth,
     json_bytes,
-    normalize_predicate,
 )
+from noema.model.spans import Sentence
+from noema.storage._column_checks import check_numbers, check_sentences, is_int, same_length
+from noema.storage._column_records import graph_from_arrays, split_ranges
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     TOPIC_RULE,
-    Sentence,
     SentenceIndex,
     StoredSentences,
     key_digest,
@@ -330,20 +327,20 @@ def read_columns(blob: bytes | memoryview, counts: object) -> Columns:
     arrays, header = _arrays(memoryview(blob))
     strings = _strings(arrays["heap"], arrays["string_offsets"])
     n = {
-        "documents": _same_length(arrays, "document", ("id", "text", "metadata")),
-        "entities": _same_length(arrays, "entity", ("id", "name", "type", "confidence")),
-        "relations": _same_length(
+        "documents": same_length(arrays, "document", ("id", "text", "metadata")),
+        "entities": same_length(arrays, "entity", ("id", "name", "type", "confidence")),
+        "relations": same_length(
             arrays, "relation", ("id", "subject", "predicate", "object", "confidence")
         ),
-        "events": _same_length(arrays, "event", ("id", "label", "time", "confidence")),
+        "events": same_length(arrays, "event", ("id", "label", "time", "confidence")),
     }
     actual = {**n, "facts": n["relations"] + n["events"]}
     if counts != actual:
         raise BundleError(f"graph.columns holds {actual!r}, the manifest counts {counts!r}")
-    _check_numbers(arrays, len(strings), n)
-    _check_sentences(arrays, len(strings), n)
+    check_numbers(arrays, len(strings), n)
+    check_sentences(arrays, len(strings), n)
     try:
-        graph = _graph(arrays, strings)
+        graph = graph_from_arrays(arrays, strings)
     except GraphError as exc:
         raise BundleError(f"graph.columns is invalid: {exc}") from None
     sentences = None
@@ -387,7 +384,7 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
     directory = header.get("arrays") if isinstance(header, dict) else None
     if (
         not isinstance(directory, dict)
-        or not _is_int(header.get("merge_log"))
+        or not is_int(header.get("merge_log"))
         or not isinstance(header.get("sentences", ""), dict | None)
     ):
         raise BundleError(
@@ -400,7 +397,7 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
         if not isinstance(entry, dict) or entry.get("dtype") != dtype:
             raise BundleError(f"graph.columns has no {dtype} array {name!r}")
         offset, count = entry.get("offset"), entry.get("count")
-        if not _is_int(offset) or not _is_int(count) or offset < 0 or count < 0:
+        if not is_int(offset) or not is_int(count) or offset < 0 or count < 0:
             raise BundleError(f"graph.columns: array {name!r} has no offset and count")
         size = np.dtype(dtype).itemsize
         if offset + count * size > len(blob):
@@ -410,10 +407,6 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
             )
         arrays[name] = np.frombuffer(blob, dtype=dtype, count=count, offset=offset)
     return arrays, header
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
@@ -431,61 +424,6 @@ def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
         raise BundleError("graph.columns: the string offsets go backwards")
     bounds = offsets.tolist()
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]  # noqa: B905 (one more bound)
-
-
-def _same_length(arrays: Mapping[str, npt.NDArray[Any]], table: str, fields: Sequence[str]) -> int:
-    lengths = {len(arrays[f"{table}_{f}"]) for f in fields}
-    if len(lengths) != 1:
-        raise BundleError(f"graph.columns: the {table} arrays differ in length")
-    return lengths.pop()
-
-
-def _check_range(arrays: Mapping[str, npt.NDArray[Any]], name: str, items: str, n: int) -> None:
-    """``name`` (an ``X_range``) covers the ``items`` array from 0 to its end, going forward."""
-    starts = arrays[name]
-    if len(starts) != n + 1 or starts[0] != 0 or starts[-1] != len(arrays[items]):
-        raise BundleError(f"graph.columns: {name} does not cover {items} for {n} records")
-    if np.any(np.diff(starts) < 0):
-        raise BundleError(f"graph.columns: {name} goes backwards")
-
-
-def _check_within(values: npt.NDArray[Any], bound: int, what: str, *, none: bool = False) -> None:
-    """Every value in ``[0, bound)`` (or -1 where ``none`` allows it)."""
-    low = -1 if none else 0
-    if len(values) and (int(values.min()) < low or int(values.max()) >= bound):
-        raise BundleError(f"graph.columns: a {what} is out of range (0 to {bound - 1})")
-
-
-def _check_sentences(
-    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
-) -> None:
-    """The sidecar's arrays in bounds, and each sentence a span inside its document."""
-    sentences = _same_length(arrays, "sentence", ("document", "start", "end", "digest"))
-    _check_within(arrays["sentence_digest"], strings, "string number in sentence_digest")
-    _check_within(arrays["sentence_document"], n["documents"], "document row of a sentence")
-    _check_range(arrays, "sentence_fact_range", "sentence_fact", sentences)
-    _check_within(arrays["sentence_fact"], n["relations"] + n["events"], "fact row of a sentence")
-    topics = len(arrays["topic_entity"])
-    _check_within(arrays["topic_entity"], n["entities"], "entity row of a topic")
-    _check_range(arrays, "topic_document_range", "topic_document", topics)
-    _check_within(arrays["topic_document"], n["documents"], "document row of a topic")
-    for kind in ("name", "title"):
-        _same_length(arrays, "compared", (kind, f"{kind}_form"))
-        for field in (kind, f"{kind}_form"):
-            _check_within(
-                arrays[f"compared_{field}"], strings, f"string number in compared_{field}"
-            )
-    starts, ends = arrays["sentence_start"], arrays["sentence_end"]
-    lengths = _text_lengths(arrays)[arrays["sentence_document"]]
-    if not np.all((starts >= 0) & (starts <= ends) & (ends <= lengths)):
-        raise BundleError("graph.columns: a sentence lies outside its document")
-
-
-def _text_lengths(arrays: Mapping[str, npt.NDArray[Any]]) -> npt.NDArray[np.int64]:
-    """Each document's length in characters (string numbers checked already)."""
-    offsets, texts = arrays["string_offsets"], arrays["document_text"]
-    lengths: npt.NDArray[np.int64] = offsets[texts + 1] - offsets[texts]
-    return lengths
 
 
 def _sentences(
@@ -506,10 +444,10 @@ def _sentences(
     ]
     digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
     keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
-    facts = _split(
+    facts = split_ranges(
         [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
     )
-    topics = _split(
+    topics = split_ranges(
         [doc_ids[d] for d in arrays["topic_document"].tolist()], arrays["topic_document_range"]
     )
 
@@ -530,157 +468,3 @@ def _sentences(
         forms("name"),
         forms("title"),
     )
-
-
-def _check_numbers(
-    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
-) -> None:
-    """Every string number, row and range in bounds, every span inside its document, every type
-    known and confidence in [0, 1]: vectorized, before any record is made."""
-    for name in ("document_id", "document_text", "entity_id", "entity_name", "entity_alias"):
-        _check_within(arrays[name], strings, f"string number in {name}")
-    for name in ("relation_id", "relation_predicate", "event_id", "event_label"):
-        _check_within(arrays[name], strings, f"string number in {name}")
-    for name in ("document_metadata", "event_time"):
-        _check_within(arrays[name], strings, f"string number in {name}", none=True)
-    for name in ("relation_subject", "relation_object", "event_participant"):
-        _check_within(arrays[name], n["entities"], f"entity row in {name}")
-    _check_within(arrays["entity_type"], len(ENTITY_TYPES), "type")
-    _check_range(arrays, "entity_alias_range", "entity_alias", n["entities"])
-    _check_range(arrays, "event_participant_range", "event_participant", n["events"])
-    if n["events"] and np.any(np.diff(arrays["event_participant_range"]) < 1):
-        raise BundleError("graph.columns: an event has no participant")
-    text_lengths = _text_lengths(arrays)
-    table = {"entity": "entities", "relation": "relations", "event": "events"}
-    for kind, records in table.items():
-        confidence = arrays[f"{kind}_confidence"]
-        if not np.all((confidence >= 0.0) & (confidence <= 1.0)):  # NaN fails both
-            raise BundleError(f"graph.columns: a {kind} confidence is outside [0, 1]")
-        prefix = f"{kind}_mention"
-        _check_range(arrays, f"{prefix}_range", f"{prefix}_document", n[records])
-        documents = arrays[f"{prefix}_document"]
-        starts, ends = arrays[f"{prefix}_start"], arrays[f"{prefix}_end"]
-        if not len(documents) == len(starts) == len(ends):
-            raise BundleError(f"graph.columns: the {kind} mention arrays differ in length")
-        _check_within(documents, n["documents"], f"document row in {prefix}_document")
-        if len(documents) and not np.all(
-            (starts >= 0) & (starts <= ends) & (ends <= text_lengths[documents])
-        ):
-            raise BundleError(f"graph.columns: a {kind} mention lies outside its document")
-
-
-def _graph(arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]) -> SemanticGraph:
-    """The records, made from arrays already checked."""
-
-    def picked(name: str) -> list[str]:
-        return [strings[i] for i in arrays[name].tolist()]
-
-    doc_ids = picked("document_id")
-    documents = []
-    for doc_id, text, meta in zip(
-        doc_ids, picked("document_text"), arrays["document_metadata"].tolist(), strict=True
-    ):
-        try:
-            metadata = {} if meta < 0 else orjson.loads(strings[meta])
-            # what the writer could not write again is refused here, as from_dict refuses it
-            # (orjson already refused NaN, infinities and lone surrogates; json_bytes on every
-            # document took longer than the rest of reading the documents)
-            check_json_depth(metadata)
-        except (TypeError, ValueError) as exc:
-            raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
-        if not isinstance(metadata, dict):
-            raise GraphError(f"document {doc_id!r} metadata is not an object")
-        documents.append(Document(text, doc_id, metadata))
-
-    def mentions(kind: str) -> list[tuple[Mention, ...]]:
-        prefix = f"{kind}_mention"
-        made = [
-            Mention(doc_ids[d], s, e)
-            for d, s, e in zip(
-                arrays[f"{prefix}_document"].tolist(),
-                arrays[f"{prefix}_start"].tolist(),
-                arrays[f"{prefix}_end"].tolist(),
-                strict=True,
-            )
-        ]
-        return _split(made, arrays[f"{prefix}_range"])
-
-    entity_ids = picked("entity_id")
-    names = picked("entity_name")
-    aliases = _split(picked("entity_alias"), arrays["entity_alias_range"])
-    _check_one_line([*names, *(a for group in aliases for a in group)], "entity name or alias")
-    entities = [
-        Entity(*fields)
-        for fields in zip(
-            entity_ids,
-            names,
-            [ENTITY_TYPES[t] for t in arrays["entity_type"].tolist()],
-            aliases,
-            mentions("entity"),
-            arrays["entity_confidence"].tolist(),
-            strict=True,
-        )
-    ]
-    predicates = picked("relation_predicate")
-    labels = picked("event_label")
-    _check_snake_case({*predicates, *labels})
-    relations = [
-        Relation(rid, entity_ids[s], p, entity_ids[o], ms, c)
-        for rid, s, p, o, ms, c in zip(
-            picked("relation_id"),
-            arrays["relation_subject"].tolist(),
-            predicates,
-            arrays["relation_object"].tolist(),
-            mentions("relation"),
-            arrays["relation_confidence"].tolist(),
-            strict=True,
-        )
-    ]
-    times = [None if t < 0 else strings[t] for t in arrays["event_time"].tolist()]
-    _check_one_line([t for t in times if t is not None], "event time")
-    participants = _split(
-        [entity_ids[p] for p in arrays["event_participant"].tolist()],
-        arrays["event_participant_range"],
-    )
-    events = [
-        Event(vid, label, people, time, ms, c)
-        for vid, label, people, time, ms, c in zip(
-            picked("event_id"),
-            labels,
-            participants,
-            times,
-            mentions("event"),
-            arrays["event_confidence"].tolist(),
-            strict=True,
-        )
-    ]
-    for event in events:
-        if len(set(event.participant_ids)) != len(event.participant_ids):
-            raise GraphError(f"event {event.id!r} names a participant twice")
-    return SemanticGraph.from_records(documents, entities, relations, events)
-
-
-def _split(items: list[Any], starts: npt.NDArray[Any]) -> list[tuple[Any, ...]]:
-    """``items`` grouped by record (``starts`` an ``X_range``)."""
-    lengths = np.diff(starts)
-    # most relations have one mention and most entities no alias: slicing for each took longer
-    # than making the records
-    if not len(items):
-        return [()] * len(lengths)
-    if len(items) == len(lengths) and np.all(lengths == 1):
-        return [(item,) for item in items]
-    bounds = starts.tolist()
-    return [tuple(items[a:b]) for a, b in zip(bounds, bounds[1:])]  # noqa: B905
-
-
-def _check_one_line(texts: Sequence[str], what: str) -> None:
-    """What notation writes on one line holds no line break and is not blank."""
-    for text in texts:
-        if not text.strip() or not LINE_BREAKS.isdisjoint(text):
-            raise GraphError(f"{what} {text!r} is empty or holds a line break")
-
-
-def _check_snake_case(texts: set[str]) -> None:
-    for text in texts:
-        if not text or normalize_predicate(text) != text:
-            raise GraphError(f"predicate or label {text!r} is not in snake_case")

@@ -204,7 +204,7 @@ class Store:
     def open(self, contents: BundleContents) -> None:
         """Make a bundle's contents the current state. A bundle's manifest and members are
         migrated as they are read (:mod:`noema.storage.bundle`); what is left is the state itself:
-        fact vectors embedded from another text than today's (R2) are embedded again, never
+        fact vectors embedded from another text than today's are embedded again, never
         mixed with new ones, and a bundle from before the sentence sidecar gets one."""
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:

@@ -1,0 +1,112 @@
+"""The checks ``graph.columns`` passes before any record is made from it: every string number,
+row and range within bounds, spans within their documents, and the lengths of a table's arrays
+alike, all with vectorized numpy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard
+
+import numpy as np
+import numpy.typing as npt
+
+from noema.errors import BundleError
+from noema.model.records import ENTITY_TYPES
+
+__all__ = ["check_numbers", "check_sentences", "is_int", "same_length"]
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def same_length(arrays: Mapping[str, npt.NDArray[Any]], table: str, fields: Sequence[str]) -> int:
+    lengths = {len(arrays[f"{table}_{f}"]) for f in fields}
+    if len(lengths) != 1:
+        raise BundleError(f"graph.columns: the {table} arrays differ in length")
+    return lengths.pop()
+
+
+def _check_range(arrays: Mapping[str, npt.NDArray[Any]], name: str, items: str, n: int) -> None:
+    """``name`` (an ``X_range``) covers the ``items`` array from 0 to its end, going forward."""
+    starts = arrays[name]
+    if len(starts) != n + 1 or starts[0] != 0 or starts[-1] != len(arrays[items]):
+        raise BundleError(f"graph.columns: {name} does not cover {items} for {n} records")
+    if np.any(np.diff(starts) < 0):
+        raise BundleError(f"graph.columns: {name} goes backwards")
+
+
+def _check_within(values: npt.NDArray[Any], bound: int, what: str, *, none: bool = False) -> None:
+    """Every value in ``[0, bound)`` (or -1 where ``none`` allows it)."""
+    low = -1 if none else 0
+    if len(values) and (int(values.min()) < low or int(values.max()) >= bound):
+        raise BundleError(f"graph.columns: a {what} is out of range (0 to {bound - 1})")
+
+
+def check_sentences(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
+) -> None:
+    """The sidecar's arrays in bounds, and each sentence a span inside its document."""
+    sentences = same_length(arrays, "sentence", ("document", "start", "end", "digest"))
+    _check_within(arrays["sentence_digest"], strings, "string number in sentence_digest")
+    _check_within(arrays["sentence_document"], n["documents"], "document row of a sentence")
+    _check_range(arrays, "sentence_fact_range", "sentence_fact", sentences)
+    _check_within(arrays["sentence_fact"], n["relations"] + n["events"], "fact row of a sentence")
+    topics = len(arrays["topic_entity"])
+    _check_within(arrays["topic_entity"], n["entities"], "entity row of a topic")
+    _check_range(arrays, "topic_document_range", "topic_document", topics)
+    _check_within(arrays["topic_document"], n["documents"], "document row of a topic")
+    for kind in ("name", "title"):
+        same_length(arrays, "compared", (kind, f"{kind}_form"))
+        for field in (kind, f"{kind}_form"):
+            _check_within(
+                arrays[f"compared_{field}"], strings, f"string number in compared_{field}"
+            )
+    starts, ends = arrays["sentence_start"], arrays["sentence_end"]
+    lengths = _text_lengths(arrays)[arrays["sentence_document"]]
+    if not np.all((starts >= 0) & (starts <= ends) & (ends <= lengths)):
+        raise BundleError("graph.columns: a sentence lies outside its document")
+
+
+def _text_lengths(arrays: Mapping[str, npt.NDArray[Any]]) -> npt.NDArray[np.int64]:
+    """Each document's length in characters (string numbers checked already)."""
+    offsets, texts = arrays["string_offsets"], arrays["document_text"]
+    lengths: npt.NDArray[np.int64] = offsets[texts + 1] - offsets[texts]
+    return lengths
+
+
+def check_numbers(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: int, n: Mapping[str, int]
+) -> None:
+    """Every string number, row and range in bounds, every span inside its document, every type
+    known and confidence in [0, 1]: vectorized, before any record is made."""
+    for name in ("document_id", "document_text", "entity_id", "entity_name", "entity_alias"):
+        _check_within(arrays[name], strings, f"string number in {name}")
+    for name in ("relation_id", "relation_predicate", "event_id", "event_label"):
+        _check_within(arrays[name], strings, f"string number in {name}")
+    for name in ("document_metadata", "event_time"):
+        _check_within(arrays[name], strings, f"string number in {name}", none=True)
+    for name in ("relation_subject", "relation_object", "event_participant"):
+        _check_within(arrays[name], n["entities"], f"entity row in {name}")
+    _check_within(arrays["entity_type"], len(ENTITY_TYPES), "type")
+    _check_range(arrays, "entity_alias_range", "entity_alias", n["entities"])
+    _check_range(arrays, "event_participant_range", "event_participant", n["events"])
+    if n["events"] and np.any(np.diff(arrays["event_participant_range"]) < 1):
+        raise BundleError("graph.columns: an event has no participant")
+    text_lengths = _text_lengths(arrays)
+    table = {"entity": "entities", "relation": "relations", "event": "events"}
+    for kind, records in table.items():
+        confidence = arrays[f"{kind}_confidence"]
+        if not np.all((confidence >= 0.0) & (confidence <= 1.0)):  # NaN fails both
+            raise BundleError(f"graph.columns: a {kind} confidence is outside [0, 1]")
+        prefix = f"{kind}_mention"
+        _check_range(arrays, f"{prefix}_range", f"{prefix}_document", n[records])
+        documents = arrays[f"{prefix}_document"]
+        starts, ends = arrays[f"{prefix}_start"], arrays[f"{prefix}_end"]
+        if not len(documents) == len(starts) == len(ends):
+            raise BundleError(f"graph.columns: the {kind} mention arrays differ in length")
+        _check_within(documents, n["documents"], f"document row in {prefix}_document")
+        if len(documents) and not np.all(
+            (starts >= 0) & (starts <= ends) & (ends <= text_lengths[documents])
+        ):
+            raise BundleError(f"graph.columns: a {kind} mention lies outside its document")

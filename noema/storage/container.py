@@ -1,0 +1,259 @@
+"""The container of a bundle: a zip file written atomically, mapped into memory when read, its
+members read in place or inflated as a stream within their declared size, and hashed.
+
+Nothing here knows what a member holds (:mod:`noema.storage.bundle` does); every failure is a
+:class:`~noema.errors.BundleError` naming the bundle and the member.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import mmap
+import os
+import stat
+import struct
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+import numpy as np
+import orjson
+
+from noema.errors import BundleError
+from noema.storage.members import STORED_MEMBERS
+
+__all__ = [
+    "MAX_MEMBER_BYTES",
+    "Blob",
+    "check_streamed",
+    "checked_member",
+    "forget_pages",
+    "in_zip",
+    "load_json",
+    "mapped_file",
+    "member_info",
+    "read_member",
+    "write_atomically",
+    "zip_members",
+]
+
+# Limits checked against the zip directory before a member is inflated.
+MAX_MEMBER_BYTES = 8 << 30
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+# A temporary file of a save untouched this long belongs to a save that was killed.
+STALE_TEMPORARY_SECONDS = 600
+_T = TypeVar("_T")
+# A member's bytes: read, or a view of the bundle mapped from its file.
+Blob = bytes | memoryview
+
+
+def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
+    """Call ``write`` on a temporary file beside ``path``, then move it into place, so the
+    previous file survives a failure; the new file keeps the permissions of the one it
+    replaces."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(target)
+    mode = _file_mode(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            # mkstemp makes the file 0600: other users and services would lose access to a
+            # bundle at every save
+            os.fchmod(handle.fileno(), mode)
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+_umask_lock = threading.Lock()
+
+
+def _file_mode(target: Path) -> int:
+    """The permissions the written bundle gets: those of the file it replaces, else what
+    ``open()`` would give a new file (0666 less the umask)."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        pass
+    with _umask_lock:  # the umask can only be read by setting it
+        umask = os.umask(0o077)
+        os.umask(umask)
+    return 0o666 & ~umask
+
+
+def zip_members(handle: Any, members: dict[str, bytes]) -> None:
+    """Write ``members`` (the manifest first) as a zip into ``handle``, with fixed dates and
+    modes so the same members give the same bytes."""
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            # float32 vectors barely compress: stored as they are, they open without
+            # inflating a gigabyte and a half at a million facts
+            stored = name in STORED_MEMBERS
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Delete temporary files an earlier save of ``target`` left when it was killed. A save in
+    progress writes to its file all the time, so only files untouched for a while are taken."""
+    cutoff = time.time() - STALE_TEMPORARY_SECONDS
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            pass  # gone already, or not ours to remove: the save itself does not depend on it
+
+
+def mapped_file(path: Path) -> memoryview | None:
+    """The file mapped into memory (read-only), so stored members are read in place: nothing is
+    copied, and only the pages read are loaded. ``None`` where it cannot be mapped (an empty
+    file, a file system without mmap) and on Windows, where a mapped file cannot be replaced
+    and a save over the bundle that was opened would fail."""
+    if os.name == "nt":
+        return None
+    try:
+        with path.open("rb") as handle:
+            return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+    except (OSError, ValueError):
+        return None
+
+
+def in_zip(source: Any, name: str, read: Callable[[zipfile.ZipFile], _T]) -> _T:
+    """``read`` on the opened zip, its failures as :class:`BundleError`."""
+    try:
+        with zipfile.ZipFile(source) as zf:
+            return read(zf)
+    except BundleError:
+        raise
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        NotImplementedError,
+        RuntimeError,  # an encrypted member: zipfile asks for a password
+    ) as exc:
+        raise BundleError(f"{name!r} is not a readable .noema bundle: {exc}") from exc
+
+
+def member_info(zf: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo:
+    try:
+        return zf.getinfo(member)
+    except KeyError:
+        raise BundleError(f"{name!r} has no {member}; it is not a complete .noema bundle") from None
+
+
+def checked_member(
+    zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str, mapped: memoryview | None
+) -> Blob:
+    """The member's bytes, refused unless they are the size and sha256 the manifest declares."""
+    blob = read_member(zf, member, min(MAX_MEMBER_BYTES, size), name, mapped)
+    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+    return blob
+
+
+def check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str) -> None:
+    """``member`` against its declared size and sha256, inflated a mebibyte at a time."""
+    info = member_info(zf, member, name)
+    if info.file_size != size:
+        raise BundleError(
+            f"{name!r}: {member} holds {info.file_size} bytes, the manifest declares {size}"
+        )
+    hasher, seen = hashlib.sha256(), 0
+    with zf.open(info) as handle:
+        while chunk := handle.read(1 << 20):
+            seen += len(chunk)
+            if seen > size:
+                raise BundleError(f"{name!r}: {member} is larger than its declared size")
+            hasher.update(chunk)
+    if seen != size or hasher.hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+
+
+def read_member(
+    zf: zipfile.ZipFile, member: str, limit: int, name: str, mapped: memoryview | None = None
+) -> Blob:
+    """The member's bytes: a view of ``mapped`` (the whole bundle, in memory or mapped from its
+    file) where the member is stored as it is, else inflated."""
+    info = member_info(zf, member, name)
+    if info.file_size > limit:
+        raise BundleError(
+            f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed"
+        )
+    if mapped is not None and info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
+        return _stored_view(mapped, info, name)
+    # No compression-ratio test: a graph of repetitive text deflates far beyond any fixed ratio
+    # and is still ours. The limit is the size the manifest declares (or a fixed cap), and the
+    # member is inflated as a stream that stops one byte past it.
+    with zf.open(info) as handle:
+        blob = handle.read(limit + 1)
+    if len(blob) > limit:
+        raise BundleError(f"{name!r}: {member} is larger than its declared size")
+    return blob
+
+
+def forget_pages(mapped: memoryview | None, view: Blob) -> None:
+    """Take a mapped member's pages, once read and no longer needed, out of this process's
+    resident memory (they stay in the system's file cache, and a later read maps them again):
+    at a million facts index.faiss, graph.columns and names.bin are 2.3 GB that opening reads
+    whole and then never touches again."""
+    if mapped is None or not isinstance(view, memoryview) or not isinstance(mapped.obj, mmap.mmap):
+        return
+    if not hasattr(mmap, "MADV_DONTNEED") or len(view) == 0:
+        return
+    start = np.frombuffer(view, np.uint8).ctypes.data - np.frombuffer(mapped, np.uint8).ctypes.data
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE  # only pages wholly inside the member
+    end = (start + len(view)) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > first:
+        mapped.obj.madvise(mmap.MADV_DONTNEED, first, end - first)
+
+
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip member's local header (zipfile's own)
+
+
+def _stored_view(mapped: memoryview, info: zipfile.ZipInfo, name: str) -> memoryview:
+    """A stored member's bytes within the whole bundle's, found from its local header as
+    zipfile finds them (no CRC: the member's sha256 is checked instead)."""
+    at = info.header_offset
+    if at + _LOCAL_HEADER.size > len(mapped):
+        raise BundleError(f"{name!r}: {info.filename} lies past the end of the file (truncated?)")
+    fields = _LOCAL_HEADER.unpack_from(mapped, at)
+    signature, name_length, extra_length = fields[0], fields[-2], fields[-1]
+    start = at + _LOCAL_HEADER.size + name_length + extra_length
+    if signature != b"PK\x03\x04" or bytes(
+        mapped[at + _LOCAL_HEADER.size : at + _LOCAL_HEADER.size + name_length]
+    ) != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"):
+        raise BundleError(f"{name!r}: {info.filename}'s local header is damaged")
+    if start + info.compress_size > len(mapped):
+        raise BundleError(f"{name!r}: {info.filename} lies past the end of the file (truncated?)")
+    return mapped[start : start + info.compress_size]
+
+
+def load_json(blob: Blob, member: str, name: str) -> dict[str, Any]:
+    try:
+        # orjson parses graph.json about 3x faster than the standard library (see
+        # benchmarks/scale.py); both give the same objects for what write_bundle writes
+        value = orjson.loads(blob)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BundleError(f"{name!r}: {member} is not valid UTF-8 JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise BundleError(f"{name!r}: {member} must hold a JSON object, not {type(value).__name__}")
+    return value

@@ -1,0 +1,195 @@
+"""The manifest of a bundle: its format name, the schema version and its history, the
+migrations that read an older manifest as this version writes it, and the memory budget judged
+from the sizes it declares before anything is inflated.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from noema.errors import BundleError
+from noema.model.facttext import NOTATION_RENDERING
+from noema.storage.container import in_zip, load_json, read_member
+from noema.storage.members import COLUMNS_MEMBER, MEMBERS, VECTOR_MEMBERS
+
+__all__ = [
+    "FORMAT_NAME",
+    "SCHEMA_VERSION",
+    "check_budget",
+    "checked_settings",
+    "declared_entry",
+    "default_max_memory",
+    "manifest_of",
+    "read_manifest",
+]
+
+# The layout's version, moved whenever the layout does (an older Noema then refuses the bundle
+# instead of misreading it):
+#   1  graph.json, embeddings.bin and index.faiss; later writers of version 1 added the optional
+#      sentences.bin and the manifest's fact_rendering without moving the version, so a
+#      version-1 manifest may lack either.
+#   2  fact_rendering always present (what the fact vectors were embedded from), and the
+#      manifest's sentences entry whenever sentences.bin is.
+#   3  the optional names.bin and the manifest's names entry (rows) whenever it is present;
+#      the manifest's merges (how many merge_log records graph.json holds).
+#   4  graph.columns (the graph and merge log as arrays, read instead of graph.json) in every
+#      bundle; the optional facts.ivf and sentences.ivf (approximate indexes kept).
+SCHEMA_VERSION = 4
+
+
+FORMAT_NAME = "noema-bundle"
+
+
+# Limits checked against the zip directory before a member is inflated.
+MAX_MANIFEST_BYTES = 1 << 20
+
+
+# A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
+# refused under the default budget; real graphs (text and ids) deflate about 5 times.
+GRAPH_RATIO_FROM_BYTES = 64 << 20
+GRAPH_MAX_RATIO = 100
+
+
+def default_max_memory() -> int:
+    """The default memory budget for opening a bundle: half the machine's physical memory
+    (8 GiB where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return 8 << 30
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A bundle's manifest alone, checked for its format and schema version and migrated to
+    this version: what ``noema info`` shows, without inflating or parsing anything else (so
+    without the members' checks: :func:`read_bundle` does those).
+
+    Raises:
+        BundleError: the file is missing, not a zip, not a Noema bundle, or from a newer Noema.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise BundleError(f"{str(source)!r} is not a file")
+    return in_zip(source, str(source), lambda zf: manifest_of(zf, str(source)))
+
+
+def manifest_of(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
+    """The manifest, checked for format and version and migrated to this version."""
+    manifest_bytes = read_member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
+    manifest = load_json(manifest_bytes, "manifest.json", name)
+    if manifest.get("format") != FORMAT_NAME:
+        raise BundleError(
+            f"{name!r} is not a Noema bundle (manifest format is {manifest.get('format')!r})"
+        )
+    version = manifest.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise BundleError(f"{name!r}: schema_version {version!r} is not a positive integer")
+    if version > SCHEMA_VERSION:
+        raise BundleError(
+            f"{name!r} was written with bundle schema {version} by Noema "
+            f"{manifest.get('noema_version')!r}; this Noema reads schema {SCHEMA_VERSION} and older. "
+            "Upgrade Noema to load it"
+        )
+    return _migrate(manifest, version)
+
+
+def _manifest_from_1(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 to 2: a manifest without fact_rendering was embedded from notation blocks."""
+    return {**manifest, "fact_rendering": manifest.get("fact_rendering", NOTATION_RENDERING)}
+
+
+def _manifest_from_2(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 to 3: names.bin is new and optional; a version-2 bundle has none."""
+    return manifest
+
+
+def _manifest_from_3(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 to 4: a version-3 bundle has no graph.columns; its graph is read from
+    graph.json."""
+    return manifest
+
+
+# One function per version step, taking a manifest of version n to version n + 1, so a bundle of
+# any older version is read by applying them in turn.
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _manifest_from_1,
+    2: _manifest_from_2,
+    3: _manifest_from_3,
+}
+
+
+def _migrate(manifest: dict[str, Any], version: int) -> dict[str, Any]:
+    """The manifest as this version writes it (the members themselves did not change)."""
+    for step in range(version, SCHEMA_VERSION):
+        manifest = _MIGRATIONS[step](manifest)
+    return {**manifest, "schema_version": SCHEMA_VERSION}
+
+
+def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:
+    """Refuse, before inflating anything, a bundle whose members declare more than opening
+    may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
+    sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
+    graph_size, graph_stored = sizes.get("graph.json", (0, 0))
+    if (
+        max_memory is None
+        and graph_size > GRAPH_RATIO_FROM_BYTES
+        and graph_size > GRAPH_MAX_RATIO * max(graph_stored, 1)
+    ):
+        raise BundleError(
+            f"{name!r}: graph.json declares {graph_size:,} bytes stored in {graph_stored:,} "
+            f"({graph_size / max(graph_stored, 1):,.0f} times; a Noema graph deflates about 5 "
+            "times): it looks like padding, not a graph. If you trust this bundle, open it "
+            "with an explicit max_memory="
+        )
+    # the graph is read from graph.columns where there is one (graph.json is then only hashed)
+    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
+    graph_size = sizes.get(graph_member, (0, 0))[0]
+    cost = {member.name: member.memory_per_byte for member in MEMBERS}
+    needed = cost[graph_member] * graph_size + sum(
+        cost[member] * sizes.get(member, (0, 0))[0] for member in sorted(VECTOR_MEMBERS)
+    )
+    budget = default_max_memory() if max_memory is None else max_memory
+    if needed > budget:
+        raise BundleError(
+            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB ({graph_member} "
+            f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
+            "MiB; pass max_memory= (bytes) to allow more"
+        )
+
+
+def declared_entry(declared: dict[str, Any], member: str, name: str) -> tuple[int, str]:
+    """The size and sha256 the manifest declares for ``member``."""
+    entry = declared.get(member)
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("size"), int)
+        or isinstance(entry.get("size"), bool)
+        or not isinstance(entry.get("sha256"), str)
+    ):
+        raise BundleError(f"{name!r}: manifest has no size and sha256 for {member}")
+    return entry["size"], entry["sha256"]
+
+
+def checked_settings(manifest: dict[str, Any], name: str) -> int:
+    """The manifest's embedding dimension, once its model names and similarity threshold are
+    checked too."""
+    dimension = manifest.get("embedding_dimension")
+    if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 1:
+        raise BundleError(f"{name!r}: embedding_dimension {dimension!r} is not a positive integer")
+    for key in ("embedding_model", "spacy_model"):
+        if not isinstance(manifest.get(key), str) or not manifest[key].strip():
+            raise BundleError(f"{name!r}: manifest {key} is missing or empty")
+    threshold = manifest.get("similarity_threshold", 0.85)
+    if (
+        not isinstance(threshold, (int, float))
+        or isinstance(threshold, bool)
+        or not 0.0 < threshold <= 1.0
+    ):
+        raise BundleError(
+            f"{name!r}: manifest similarity_threshold {threshold!r} is not a number in (0, 1]"
+        )
+    return dimension
