@@ -62,12 +62,19 @@ from noema.retrieval.options import (
     RetrieveOptions,
     SeedStrategy,
 )
-from noema.retrieval.retrieve import FactExplanation, FactMatch, RetrievalResult
+from noema.retrieval.result import (
+    BlockView,
+    FactExplanation,
+    FactMatch,
+    FactView,
+    RetrievalResult,
+)
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.warmup import load_models
 
 __all__ = [
     "BatchExtractor",
+    "BlockView",
     "BundleError",
     "Citation",
     "DEFAULT_EMBEDDING_MODEL",
@@ -81,6 +88,7 @@ __all__ = [
     "Extractor",
     "FactExplanation",
     "FactMatch",
+    "FactView",
     "Format",
     "GraphError",
     "IngestReport",

@@ -29,6 +29,7 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
     and the embedding model load when the compressor is built (once per process).
 
     Example:
+        >>> from pathlib import Path
         >>> chunks = [Document(p.read_text(), id=p.name, metadata={"source": str(p)})
         ...           for p in sorted(Path("examples/docs").glob("*.md"))]
         >>> (doc,) = NoemaContextCompressor(max_tokens=60).compress_documents(chunks, "Who runs Google?")

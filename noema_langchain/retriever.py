@@ -61,7 +61,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         LlamaIndex retriever takes it."""
         if knowledge_base is not None:
             if "knowledge_base" in data:
-                raise TypeError("knowledge_base given both by position and by name")
+                raise noema.InputTypeError("knowledge_base given both by position and by name")
             data["knowledge_base"] = knowledge_base
         given = data.get("knowledge_base")
         super().__init__(**data)
@@ -163,18 +163,18 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         else:
             calls.pop("k", None)
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+            raise noema.OptionError(f"k must be an integer >= 1, got {k!r}")
         k = self.k if k is None else k
         per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve_with(
             query, self._options(k if per_fact else None, calls), filters=filters, explain=per_fact
         )
+        graph = self.knowledge_base.graph
         if self.mode == "per_fact":
-            return fact_documents(self.knowledge_base, result, k)
+            return fact_documents(graph, result, k)
         if k is not None and k > 1:
-            max_tokens = self._options(None, calls).max_tokens
-            return split_block(self.knowledge_base, result, k, max_tokens)
-        return [block_document(result, self.knowledge_base.graph)] if result.text else []
+            return split_block(graph, result, k, self._options(None, calls).max_tokens)
+        return [block_document(result, graph)] if result.text else []
 
     def _get_relevant_documents(
         self,
@@ -204,12 +204,12 @@ def _filters(filters: Any, metadata: Any) -> dict[str, Any] | None:
     if metadata is None:
         return filters  # type: ignore[no-any-return]
     if not isinstance(metadata, Mapping):
-        raise ValueError(
+        raise noema.OptionError(
             "filter must be a dict of document metadata key -> value (Noema's own filter "
             f"fields go in filters=), got {metadata!r}"
         )
     if filters is not None and not isinstance(filters, Mapping):
-        raise ValueError(f"filters must be a dict, got {type(filters).__name__}")
+        raise noema.OptionError(f"filters must be a dict, got {type(filters).__name__}")
     combined = dict(filters or {})
     combined["metadata"] = {**combined.get("metadata", {}), **metadata}
     return combined

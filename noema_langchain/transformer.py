@@ -26,8 +26,8 @@ class NoemaDocumentTransformer(BaseDocumentTransformer):
     def __init__(
         self,
         *,
-        spacy_model: str = "en_core_web_sm",
-        token_model: str = "cl100k_base",
+        spacy_model: str = noema.DEFAULT_SPACY_MODEL,
+        token_model: str = noema.RetrieveOptions.token_model,
         keep_empty: bool = True,
         extractor: noema.Extractor | None = None,
     ) -> None:

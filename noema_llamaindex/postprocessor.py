@@ -20,10 +20,11 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     come back unchanged, so compression never adds tokens or loses text. The node's
     ``metadata["source_node_ids"]`` lists the chunk nodes that contributed,
     ``metadata["source_metadata"]`` their metadata by node id, ``metadata["citations"]`` maps each
-    fact to its source node and span, and its SOURCE relationship is the first contributing
-    node's. It needs the query; without one it raises ``ValueError``. The knowledge base of a set
-    of nodes is kept for the next query over the same nodes. The spaCy pipeline and the
-    embedding model load when the postprocessor is built (once per process).
+    fact to its source node and span, and its SOURCE relationship is the node most of its facts
+    come from. It needs the query; without one it raises :class:`noema.OptionError` (a
+    ``ValueError``). The knowledge base of a set of nodes is kept for the next query over the
+    same nodes. The spaCy pipeline and the embedding model load when the postprocessor is built
+    (once per process).
 
     Example:
         >>> from llama_index.core import SimpleDirectoryReader
@@ -62,7 +63,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         if query_bundle is None:
-            raise ValueError(
+            raise noema.OptionError(
                 "NoemaNodePostprocessor needs the query: pass query_bundle or query_str"
             )
         if not nodes:
@@ -87,7 +88,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         tokens_before = sum(noema.count_tokens(c.text, self.token_model) for c in chunks)
         if result.token_count >= tokens_before:
             return nodes  # the nodes fit the budget and are no longer than the notation
-        node = block_node(result, source_key="source_node_ids", graph=kb.graph)
+        node = block_node(result, kb.graph, source_key="source_node_ids")
         by_id = {c.id: dict(c.metadata) for c in chunks}
         node.node.metadata["source_metadata"] = {
             i: by_id[i] for i in result.source_ids() if i in by_id

@@ -58,7 +58,7 @@ class NoemaRetriever(BaseRetriever):
         verbose: bool = False,
     ) -> None:
         if mode not in ("block", "per_fact"):
-            raise ValueError(f"mode must be 'block' or 'per_fact', got {mode!r}")
+            raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
@@ -66,7 +66,7 @@ class NoemaRetriever(BaseRetriever):
         if similarity_top_k is not None and (
             not isinstance(similarity_top_k, int) or similarity_top_k < 1
         ):
-            raise ValueError(
+            raise noema.OptionError(
                 f"similarity_top_k must be a positive integer, got {similarity_top_k!r}"
             )
         self.mode = mode
@@ -94,13 +94,14 @@ class NoemaRetriever(BaseRetriever):
         result = self.knowledge_base.retrieve_with(
             query_bundle.query_str, self.options, filters=self.filters, explain=per_fact
         )
-        if self.mode == "per_fact":
-            return fact_nodes(self.knowledge_base, result)[: self.similarity_top_k]
+        graph = self.knowledge_base.graph
+        if per_fact:
+            return fact_nodes(graph, result, self.similarity_top_k)
         if not result.text:
             return []
         if self.similarity_top_k is not None and self.similarity_top_k > 1:
-            return block_nodes(self.knowledge_base, result, self.similarity_top_k)
-        return [block_node(result, graph=self.knowledge_base.graph)]
+            return block_nodes(graph, result, self.similarity_top_k)
+        return [block_node(result, graph)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # the search runs in a worker thread so the event loop is not blocked
@@ -114,15 +115,15 @@ def _noema_filters(
     if filters is None or isinstance(filters, Mapping):
         return filters
     if not isinstance(filters, MetadataFilters):
-        raise TypeError(
+        raise noema.InputTypeError(
             f"filters must be MetadataFilters or a mapping, got {type(filters).__name__}"
         )
     if filters.condition not in (None, FilterCondition.AND):
-        raise ValueError("only MetadataFilters joined by AND are supported")
+        raise noema.OptionError("only MetadataFilters joined by AND are supported")
     metadata: dict[str, Any] = {}
     for item in filters.filters:
         if not isinstance(item, MetadataFilter) or item.operator != FilterOperator.EQ:
-            raise ValueError(
+            raise noema.OptionError(
                 "only equality MetadataFilter items are supported (documents whose metadata "
                 f"key equals a value), got {item!r}"
             )

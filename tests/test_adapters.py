@@ -3,6 +3,7 @@ truth for the options, unknown fields refused, filters, stable ids, scores in re
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import subprocess
@@ -240,3 +241,111 @@ def test_compress_takes_plain_strings() -> None:
     assert "-ceo_of->" in result.text
     documents = {c.document_id for cs in result.citations.values() for c in cs}
     assert documents and all(d.startswith("doc_") for d in documents)
+
+
+def test_adapters_raise_only_noemas_errors() -> None:
+    # issue 44: the bare-raise scan of tests/test_public_api.py covered noema/ only, and the
+    # adapters raised ten bare ValueError/TypeError an `except noema.NoemaError` missed
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    bare = []
+    for package in ("noema_langchain", "noema_llamaindex"):
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not isinstance(node, ast.Raise) or node.exc is None:
+                    continue
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                name = getattr(raised, "id", None)
+                if name in ("ValueError", "TypeError", "KeyError", "RuntimeError", "Exception"):
+                    bare.append(f"{package}/{path.name}:{node.lineno} {name}")
+    assert bare == []
+
+
+@pytest.mark.parametrize(
+    ("package", "expected"),
+    [
+        (
+            noema_langchain,
+            ["NoemaContextCompressor", "NoemaDocumentTransformer", "NoemaRetriever"],
+        ),
+        (noema_llamaindex, ["NoemaNodePostprocessor", "NoemaRetriever"]),
+    ],
+    ids=["langchain", "llamaindex"],
+)
+def test_adapter_public_names_are_pinned_and_sorted(package: Any, expected: list[str]) -> None:
+    assert package.__all__ == sorted(expected)
+    for name in package.__all__:
+        assert hasattr(package, name), name
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda kb: noema_langchain.NoemaRetriever(kb).invoke(QUESTION, k=0),
+        lambda kb: noema_langchain.NoemaRetriever(kb).invoke(QUESTION, filter="lang=en"),
+        lambda kb: noema_llamaindex.NoemaRetriever(kb, mode="all"),  # type: ignore[arg-type]
+        lambda kb: noema_llamaindex.NoemaRetriever(kb, similarity_top_k=0),
+        lambda kb: noema_llamaindex.NoemaNodePostprocessor().postprocess_nodes([]),
+    ],
+    ids=["k", "filter", "mode", "similarity_top_k", "no-query"],
+)
+def test_adapter_option_errors_are_noema_errors(company_kb: noema.KnowledgeBase, call: Any) -> None:
+    with pytest.raises(noema.OptionError) as caught:
+        call(company_kb)
+    assert isinstance(caught.value, ValueError)  # what the adapters promised before
+
+
+def test_adapter_type_errors_are_noema_errors(company_kb: noema.KnowledgeBase) -> None:
+    with pytest.raises(noema.InputTypeError, match="both by position and by name"):
+        noema_langchain.NoemaRetriever(company_kb, knowledge_base=company_kb)
+    with pytest.raises(noema.InputTypeError, match="MetadataFilters or a mapping"):
+        noema_llamaindex.NoemaRetriever(company_kb, filters=["lang"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("format", ["notation", "natural_language", "sentences"])
+def test_both_adapters_map_the_same_fact_views(
+    company_kb: noema.KnowledgeBase, format: noema.Format
+) -> None:
+    # issue 44: the two adapters projected a result onto its facts and blocks each in its own
+    # copy; both now map the result's views, so a per-fact Document and node hold the same
+    options = {"mode": "per_fact", "format": format, "hops": 2, "max_tokens": 150}
+    documents = noema_langchain.NoemaRetriever(company_kb, **options).invoke(QUESTION)
+    nodes = noema_llamaindex.NoemaRetriever(company_kb, **options).retrieve(QUESTION)  # type: ignore[arg-type]
+    result = company_kb.retrieve(QUESTION, format=format, hops=2, max_tokens=150, explain=True)
+    views = result.fact_views(company_kb.graph)
+    assert [v.text for v in views] == [company_kb.render_fact(f, format) for f in result.fact_ids]
+    assert [v.score for v in views] == result.scores()
+    assert [d.page_content for d in documents] == [n.node.get_content() for n in nodes]
+    assert [d.page_content for d in documents] == [v.text for v in views]
+    assert [d.id for d in documents] == [n.node.node_id for n in nodes] == list(result.fact_ids)
+    assert [d.metadata["score"] for d in documents] == [n.score for n in nodes]
+    for document, node, view in zip(documents, nodes, views, strict=True):
+        for key in ("fact_id", "rank", "similarity", "source_ids", "citations"):
+            assert document.metadata[key] == node.node.metadata[key] == getattr(view, key)
+        assert document.metadata["token_count"] == noema.count_tokens(view.text)
+
+
+def test_both_adapters_map_the_same_block_views(company_kb: noema.KnowledgeBase) -> None:
+    result = company_kb.retrieve(QUESTION, max_tokens=120)  # block mode does not explain
+    graph = company_kb.graph
+    blocks = result.block_views(graph, 2)  # within the result's own tokens, as LlamaIndex asks
+    assert [(b.fact_ids, b.text, b.token_count) for b in blocks] == [
+        tuple(item) for item in company_kb.render_blocks(result, 2)
+    ]
+    scores = dict(zip(result.fact_ids, result.scores(), strict=True))
+    assert [b.score for b in blocks] == [scores[b.fact_ids[0]] for b in blocks]
+    nodes = noema_llamaindex.NoemaRetriever(
+        company_kb, max_tokens=120, similarity_top_k=2
+    ).retrieve(QUESTION)
+    assert [(n.node.node_id, n.node.get_content(), n.score) for n in nodes] == [
+        (b.id, b.text, b.score) for b in blocks
+    ]
+    documents = noema_langchain.NoemaRetriever(company_kb, max_tokens=120).invoke(QUESTION, k=2)
+    assert [(d.id, d.page_content, d.metadata["fact_ids"]) for d in documents] == [
+        (b.id, b.text, b.fact_ids) for b in result.block_views(graph, 2, 120)
+    ]
+    whole = result.block_view(graph)
+    (document,) = noema_langchain.NoemaRetriever(company_kb, max_tokens=120).invoke(QUESTION)
+    assert (document.id, document.page_content) == (whole.id, result.text)
+    assert whole.source_ids == result.source_ids() and whole.fact_ids == list(result.fact_ids)

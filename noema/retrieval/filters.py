@@ -124,6 +124,6 @@ def check_filters(filters: Mapping[str, Any] | None) -> None:
         >>> check_filters({"lang": "en"})
         Traceback (most recent call last):
         ...
-        ValueError: unknown filter field 'lang'; valid fields are entity_types: list of entity types; every entity of the fact must have one of them; predicates: list of predicates (or event labels) the fact must have; document_ids: list of document ids; the fact must be mentioned in one of them; metadata: mapping of document metadata key -> value; the fact must be mentioned in a matching document
+        noema.errors.OptionError: unknown filter field 'lang'; valid fields are entity_types: ...
     """
     FactFilter.parse(filters)

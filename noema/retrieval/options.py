@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, get_args
 
 from noema.errors import InputTypeError, OptionError
+from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
 
 __all__ = [
     "NOTATION_MIN_CONFIDENCE",
@@ -24,20 +25,11 @@ __all__ = [
     "SeedStrategy",
 ]
 
-Format = Literal["notation", "natural_language", "sentences"]
-FORMATS: tuple[str, ...] = get_args(Format)
-
 SeedStrategy = Literal["graph", "vector"]
 SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
 DEFAULT_SIMILARITY_THRESHOLD = 0.85
-
-# The confidence under which notation shows a relation only by its entities' lines (R6): the
-# topic links (0.25 and 0.15), true as stated 14-24% of the time on the labelled sample
-# (benchmarks/fact_precision.py), whose names often are the answer. natural_language, whose
-# grammar has no entity lines, shows every fact unless asked: a floor costs it answer recall.
-NOTATION_MIN_CONFIDENCE = 0.3
 
 
 @dataclass(frozen=True)
@@ -59,9 +51,10 @@ class RetrieveOptions:
         min_confidence: facts whose confidence (the measured precision of the pattern that
             read them) is below this are not stated: natural_language leaves them out,
             notation keeps only their entities' lines; ``"sentences"`` still uses them to choose
-            sentences, since there the sentence is the evidence. ``None`` (default):
-            :data:`NOTATION_MIN_CONFIDENCE` for notation, 0 for the other formats. 0 states
-            every fact. ``fact_matches`` stays the vector-search hits.
+            sentences, since there the sentence is the evidence (each format's ``below_floor``
+            in :data:`~noema.retrieval.formats.FORMATS`). ``None`` (default): the format's
+            ``default_floor``, :data:`NOTATION_MIN_CONFIDENCE` for notation and 0 for the
+            others. 0 states every fact. ``fact_matches`` stays the vector-search hits.
 
     Example:
         >>> RetrieveOptions().max_tokens
@@ -69,7 +62,7 @@ class RetrieveOptions:
         >>> RetrieveOptions(top_k=0)
         Traceback (most recent call last):
         ...
-        ValueError: top_k must be an integer >= 1, got 0
+        noema.errors.OptionError: top_k must be an integer >= 1, got 0
     """
 
     top_k: int = 5
@@ -82,7 +75,7 @@ class RetrieveOptions:
     min_confidence: float | None = None
 
     def __post_init__(self) -> None:
-        if self.format not in FORMATS:
+        if not isinstance(self.format, str) or self.format not in FORMATS:
             raise OptionError(
                 f"format must be one of {', '.join(map(repr, FORMATS))}, got {self.format!r}"
             )
@@ -128,7 +121,7 @@ class RetrieveOptions:
         """
         if self.min_confidence is not None:
             return float(self.min_confidence)
-        return NOTATION_MIN_CONFIDENCE if self.format == "notation" else 0.0
+        return FORMATS[self.format].default_floor
 
     @classmethod
     def of(cls, source: Mapping[str, Any] | object) -> RetrieveOptions:

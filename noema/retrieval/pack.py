@@ -1,25 +1,31 @@
 """Packing: facts in priority order, rendered in the requested format, under an exact budget.
 
 Greedy, as the design says: each fact is added in order while the whole text stays within
-``max_tokens``; the first that would go over ends the packing. In ``format="sentences"`` the unit
-that costs tokens is a source sentence: a fact whose sentence is already in the text comes free,
-and the text is those sentences, each once, grouped under their document's title (documents in
-the order their first sentence was chosen, sentences in document order). A fact with no source
-sentence (added by hand, without mentions) is shown as its decoded sentence.
+``max_tokens``; the first that would go over ends the packing. The text is made by the format's
+entry in :data:`noema.retrieval.formats.FORMATS`; in ``format="sentences"`` the unit that costs
+tokens is a source sentence, so a fact whose sentence is already in the text comes free.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from noema.model.graph import SemanticGraph
-from noema.model.notation import decode_facts, encode_facts
+from noema.model.spans import Sentence
 from noema.resources import count_tokens
-from noema.retrieval.options import Format
-from noema.vectors.sentences import Sentence, document_heading, sentence_text
+from noema.retrieval.formats import (
+    FORMATS,
+    Format,
+    first_sentence,
+    is_stated,
+    render_facts,
+    render_notation,
+)
 
-__all__ = ["Packed", "first_sentence", "pack", "render_facts"]
+# first_sentence stays importable from here for benchmarks/pooled.py
+__all__ = ["Packed", "first_sentence", "pack", "split_blocks"]
 
 
 @dataclass(frozen=True)
@@ -34,35 +40,6 @@ class Packed:
     fact_ids: tuple[str, ...]
     token_count: int
     truncated: bool
-
-
-def render_sentences(graph: SemanticGraph, shown: Sequence[Sentence | str]) -> str:
-    """Sentences grouped by document under ``# title``; a ``str`` item is a fact id shown as its
-    decoded sentence (a fact with no source sentence), after the documents."""
-    groups: dict[str, list[Sentence]] = {}
-    loose: list[str] = []
-    for item in shown:
-        if isinstance(item, Sentence):
-            groups.setdefault(item.document_id, []).append(item)
-        else:
-            loose.append(item)
-    parts = []
-    for document_id, sentences in groups.items():
-        body = " ".join(sentence_text(graph, s) for s in sorted(sentences))
-        title = document_heading(graph, document_id)
-        parts.append(f"# {title}\n{body}" if title else body)
-    if loose:
-        relations = [f for f in loose if f in graph.relations]
-        events = [f for f in loose if f in graph.events]
-        parts.append(decode_facts(graph, relations, events))
-    return "\n".join(parts)
-
-
-def render_facts(graph: SemanticGraph, fact_ids: Sequence[str], format: Format) -> str:
-    """These facts as one self-contained text in ``format``, with no budget; in ``"sentences"``
-    each fact is shown by the first sentence it came from."""
-    chosen = [(f, first_sentence(graph, f) if format == "sentences" else None) for f in fact_ids]
-    return _render_prefix(graph, chosen, format)
 
 
 def split_blocks(
@@ -89,34 +66,6 @@ def split_blocks(
     return []
 
 
-def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
-    fact = graph.relations.get(fact_id) or graph.events[fact_id]
-    for m in fact.mentions:
-        if m.document_id in graph.documents:
-            return Sentence(m.document_id, m.start, m.end)
-    return None
-
-
-def _render_notation(
-    graph: SemanticGraph,
-    relations: list[str],
-    events: list[str],
-    floor: float = 0.0,
-) -> tuple[str, list[str]]:
-    """The notation and its local entity ids. A relation under ``floor`` is left out and its
-    entities stay as entity lines: the names the retrieval reached, without a statement about
-    them that is likely false (see min_confidence)."""
-    stated: list[str] = []
-    named: list[str] = []
-    for r in relations:
-        if _stated(graph, r, floor):
-            stated.append(r)
-        else:
-            named.extend(graph.relations[r].entity_ids)
-    encoded = encode_facts(graph, stated, events, named)
-    return encoded.text, list(encoded.local_ids)
-
-
 def pack(
     graph: SemanticGraph,
     ordered: Iterable[tuple[str, Sentence | None]],
@@ -135,16 +84,10 @@ def pack(
     """
     items: list[tuple[str, Sentence | None]] = []
     source = iter(ordered)
-    exhausted = False
 
     def take(n: int) -> int:
-        nonlocal exhausted
-        while len(items) < n and not exhausted:
-            step = next(source, None)
-            if step is None:
-                exhausted = True
-            else:
-                items.append(step)
+        if n > len(items):
+            items.extend(islice(source, n - len(items)))
         return min(n, len(items))
 
     counted: dict[int, tuple[str, int]] = {0: ("", 0)}
@@ -155,7 +98,18 @@ def pack(
         counted[n] = (text, tokens)
         return tokens <= max_tokens
 
-    fit, over = 0, None  # the longest prefix known to fit, the shortest known not to
+    fit, over = _longest_prefix(take, fits)
+    text, tokens = counted[fit]
+    return _packed(graph, items[:fit], text, tokens, over is not None, floor)
+
+
+def _longest_prefix(
+    take: Callable[[int], int], fits: Callable[[int], bool]
+) -> tuple[int, int | None]:
+    """The longest prefix known to fit and the shortest known not to (``None``: all fit).
+    ``take(n)`` reads up to ``n`` items and says how many there are; ``fits(n)`` renders and
+    counts the first ``n``."""
+    fit, over = 0, None
     size = 1
     while over is None:
         n = take(size)
@@ -172,33 +126,35 @@ def pack(
             fit = middle
         else:
             over = middle
-    chosen = items[:fit]
-    text, tokens = counted[fit]
-    notation, entity_ids = _render_notation(
+    return fit, over
+
+
+def _packed(
+    graph: SemanticGraph,
+    chosen: Sequence[tuple[str, Sentence | None]],
+    text: str,
+    tokens: int,
+    truncated: bool,
+    floor: float,
+) -> Packed:
+    """What fitted: ``chosen`` with its rendered text and token count."""
+    notation, entity_ids = render_notation(
         graph,
         [f for f, _ in chosen if f in graph.relations],
         [f for f, _ in chosen if f not in graph.relations],
         floor,
     )
-    chosen = [(f, s) for f, s in chosen if _stated(graph, f, floor)]  # not only as entities
-    relations = [f for f, _ in chosen if f in graph.relations]
-    events = [f for f, _ in chosen if f not in graph.relations]
+    stated = [f for f, _ in chosen if is_stated(graph, f, floor)]  # not only as entities
     return Packed(
         text=text,
         notation=notation,
         entity_ids=tuple(entity_ids),
-        relation_ids=tuple(relations),
-        event_ids=tuple(events),
-        fact_ids=tuple(f for f, _ in chosen),
+        relation_ids=tuple(f for f in stated if f in graph.relations),
+        event_ids=tuple(f for f in stated if f not in graph.relations),
+        fact_ids=tuple(stated),
         token_count=tokens,
-        truncated=over is not None,
+        truncated=truncated,
     )
-
-
-def _stated(graph: SemanticGraph, fact_id: str, floor: float) -> bool:
-    """Whether the fact itself is written out: events always, relations at or over ``floor``."""
-    relation = graph.relations.get(fact_id)
-    return relation is None or relation.confidence >= floor
 
 
 def _render_prefix(
@@ -208,11 +164,4 @@ def _render_prefix(
     floor: float = 0.0,
 ) -> str:
     """The text of these facts in ``format``."""
-    if format == "sentences":
-        shown = list(dict.fromkeys(s if s is not None else f for f, s in chosen))
-        return render_sentences(graph, shown)
-    relations = [f for f, _ in chosen if f in graph.relations]
-    events = [f for f, _ in chosen if f not in graph.relations]
-    if format == "natural_language":  # no entity lines: only the stated facts show
-        return decode_facts(graph, [r for r in relations if _stated(graph, r, floor)], events)
-    return _render_notation(graph, relations, events, floor)[0]
+    return FORMATS[format].render(graph, chosen, floor)

@@ -1,151 +1,48 @@
-"""Retrieval: seeds, expansion and packing under a token budget, and what a retrieval returns.
+"""Retrieval: seeds, expansion and packing under a token budget.
 
 The order of the facts is chosen by the strategy ``seeds`` names (:mod:`noema.retrieval.strategies`: by
 default sentence and fact seeds, a narrow hop to the documents the seeds' entities are about,
 bridge searches, then the graph walk; with ``seeds="vector"`` exactly the three original steps),
-and packed under the budget in :mod:`noema.retrieval.pack`.
+and packed under the budget in :mod:`noema.retrieval.pack`; what it returns is
+:class:`noema.retrieval.result.RetrievalResult`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
-from noema.model.graph import Citation, SemanticGraph
-from noema.model.notation import parse_notation
+from noema.errors import InputTypeError, OptionError
+from noema.model.graph import SemanticGraph
+from noema.model.records import surrogate_at
+from noema.model.spans import Sentence
 from noema.retrieval.filters import FactFilter
-from noema.retrieval.options import Format, RetrieveOptions
-from noema.retrieval.pack import pack
-from noema.retrieval.plan import Reason, Step
+from noema.retrieval.formats import FORMATS
+from noema.retrieval.options import RetrieveOptions
+from noema.retrieval.pack import Packed, pack
+from noema.retrieval.plan import Step
+from noema.retrieval.result import FactExplanation, FactMatch, RetrievalResult
 from noema.retrieval.strategies import STRATEGIES, PlanRequest
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
-from noema.vectors.sentences import Sentence, SentenceIndex
+from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["FactExplanation", "FactMatch", "Format", "RetrievalResult", "retrieve_facts"]
-
-
-@dataclass(frozen=True)
-class FactMatch:
-    """A vector-search hit: the fact's id and its cosine similarity to the question.
-
-    ``relation_id`` is the documented name for the fact id and holds an ``evt_`` id when the hit is
-    an event; :attr:`fact_id` says the same without suggesting otherwise.
-    """
-
-    relation_id: str
-    similarity: float
-
-    @property
-    def fact_id(self) -> str:
-        """The relation or event id (the same as ``relation_id``)."""
-        return self.relation_id
+# RetrievalResult is named here too for the modules that import it with retrieve_facts
+__all__ = ["RetrievalResult", "check_question", "retrieve_facts"]
 
 
-@dataclass(frozen=True)
-class RetrievalResult:
-    """What :meth:`noema.KnowledgeBase.retrieve` returns.
-
-    Attributes:
-        text: the context in the requested format; empty when nothing was found or fitted.
-        notation: the same facts as notation, whatever the format.
-        entity_ids, relation_ids, event_ids: graph ids in the order they appear in the text.
-        fact_ids: the relations and events of the text in packing (priority) order.
-        token_count: tokens in ``text`` under ``token_model``; never above ``max_tokens``.
-        truncated: True when the budget left out facts the walk had reached.
-        fact_matches: the vector-search hits, best first.
-        citations: for each fact in the text, where it came from (document, span, sentence).
-        explanation: with ``explain=True``, a :class:`FactExplanation` for every fact
-            considered, in packing order; ``None`` otherwise.
-        format, token_model: the options used.
-    """
-
-    text: str
-    notation: str
-    entity_ids: tuple[str, ...] = ()
-    relation_ids: tuple[str, ...] = ()
-    event_ids: tuple[str, ...] = ()
-    fact_ids: tuple[str, ...] = ()
-    token_count: int = 0
-    truncated: bool = False
-    fact_matches: tuple[FactMatch, ...] = ()
-    citations: Mapping[str, tuple[Citation, ...]] = field(default_factory=dict)
-    explanation: tuple[FactExplanation, ...] | None = field(default=None, compare=False)
-    format: Format = "notation"
-    token_model: str = "cl100k_base"
-    question: str = ""
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __bool__(self) -> bool:
-        return bool(self.text)
-
-    def source_ids(self, fact_ids: Sequence[str] | None = None) -> list[str]:
-        """Sorted ids of the documents the facts came from (all facts of the text by default)."""
-        chosen = self.fact_ids if fact_ids is None else fact_ids
-        return sorted({c.document_id for f in chosen for c in self.citations.get(f, ())})
-
-    def similarities(self) -> dict[str, float]:
-        """Each fact's cosine similarity to the question: its own vector hit, else (with
-        ``explain=True``) the similarity of the sentence or fact that chose it."""
-        similarity = {m.relation_id: m.similarity for m in self.fact_matches}
-        similarity.update(
-            {e.fact_id: e.similarity for e in self.explanation or () if e.similarity is not None}
+def check_question(question: object) -> None:
+    """Refuse what no retrieval can embed: not a string, blank, or not valid Unicode."""
+    if not isinstance(question, str):
+        raise InputTypeError(f"question must be a string, got {type(question).__name__}")
+    if not question.strip():
+        raise OptionError("question is empty; ask something to retrieve facts for")
+    at = surrogate_at(question)
+    if at is not None:  # the tokenizer would fail with a TypeError that says nothing
+        raise OptionError(
+            f"question holds a lone surrogate at index {at}, which is not valid Unicode "
+            "(bytes that were not UTF-8?); decode it with errors='replace'"
         )
-        return similarity
-
-    def scores(self) -> list[float]:
-        """A score per fact of :attr:`fact_ids`, falling in their (packing) order: each fact's
-        similarity capped by those of the facts above it, so a score cutoff keeps a prefix of the
-        ranking and never drops a fact ranked above one it keeps. A fact without a similarity
-        takes the score above it (0.0 for the first).
-
-        Example:
-            >>> RetrievalResult("", "", fact_ids=("a", "b"), fact_matches=(
-            ...     FactMatch("a", 0.5), FactMatch("b", 0.7))).scores()
-            [0.5, 0.5]
-        """
-        similarity = self.similarities()
-        scores: list[float] = []
-        for fact_id in self.fact_ids:
-            above = scores[-1] if scores else None
-            own = similarity.get(fact_id)
-            if own is None:
-                scores.append(0.0 if above is None else above)
-            else:
-                scores.append(own if above is None else min(above, own))
-        return scores
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field (citations and explanation as plain dicts).
-
-        Example:
-            >>> RetrievalResult(text="", notation="").to_dict()["token_count"]
-            0
-        """
-        data = asdict(self, dict_factory=_json_ready)
-        data["citations"] = {f: [asdict(c) for c in cs] for f, cs in self.citations.items()}
-        data["source_ids"] = self.source_ids()
-        return data
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
-
-    def to_html(self) -> str:
-        """The facts as a picture and a table: self-contained HTML (no scripts, no network)."""
-        from noema.model.view import render_html
-
-        title = f"{self.question!r}: {len(self.fact_ids)} facts, {self.token_count} tokens"
-        if self.truncated:
-            title += ", truncated by the budget"
-        return render_html(parse_notation(self.notation), title=title)
-
-
-def _json_ready(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``asdict`` factory: tuples become lists, as JSON would make them."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in items}
 
 
 def retrieve_facts(
@@ -186,27 +83,32 @@ def retrieve_facts(
     if explain:
         steps = list(steps)
 
-    # below the floor a fact is left out of the fact formats: natural_language drops it,
-    # notation keeps its entities' lines (pack); the sentences format shows its sentence, which
-    # is the evidence whatever the extraction made of it
+    # what becomes of a fact under the confidence floor is the format's (formats.BelowFloor):
+    # left out of the order here, or shown only by its entities' lines when packed
+    below = FORMATS[options.format].below_floor
     least = options.confidence_floor()
-    dropped = least if options.format == "natural_language" else 0.0
-
-    def in_order() -> Iterator[tuple[str, Sentence | None]]:
-        for step in steps:
-            if dropped and graph.fact(step.fact_id).confidence < dropped:
-                continue
-            yield step.fact_id, step.sentence
-
     packed = pack(
         graph,
-        in_order(),
+        _stated_in_order(graph, steps, least if below == "left_out" else 0.0),
         options.max_tokens,
         options.format,
         options.token_model,
-        least if options.format == "notation" else 0.0,
+        least if below == "entities_only" else 0.0,
     )
-    result = RetrievalResult(
+    result = _result(graph, packed, matches, options, question)
+    if explain:
+        result = replace(result, explanation=_explain(list(steps), result))
+    return result
+
+
+def _result(
+    graph: SemanticGraph,
+    packed: Packed,
+    matches: tuple[FactMatch, ...],
+    options: RetrieveOptions,
+    question: str,
+) -> RetrievalResult:
+    return RetrievalResult(
         text=packed.text,
         notation=packed.notation,
         entity_ids=packed.entity_ids,
@@ -221,9 +123,16 @@ def retrieve_facts(
         token_model=options.token_model,
         question=question,
     )
-    if explain:
-        result = replace(result, explanation=_explain(list(steps), result))
-    return result
+
+
+def _stated_in_order(
+    graph: SemanticGraph, steps: Iterable[Step], floor: float
+) -> Iterator[tuple[str, Sentence | None]]:
+    """The steps' facts and sentences, lazily, without the facts under ``floor`` (none at 0)."""
+    for step in steps:
+        if floor and graph.fact(step.fact_id).confidence < floor:
+            continue
+        yield step.fact_id, step.sentence
 
 
 def _search(
@@ -243,46 +152,6 @@ def _search(
         if len(allowed) >= top_k or k >= len(index):
             return tuple(allowed[:top_k])
         k *= 4
-
-
-@dataclass(frozen=True)
-class FactExplanation:
-    """Why a fact is in a retrieval result, or why it was left out.
-
-    Attributes:
-        fact_id: the relation or event.
-        reason: ``"seed"`` (a vector-search hit over the fact vectors), ``"sentence"`` (a fact
-            of a source sentence close to the question), ``"hop"`` (a fact of a sentence of the
-            document about an entity of a better-ranked sentence), ``"bridge"`` (a fact of a
-            sentence found by a further search: the question with the name of a bridge entity
-            of earlier evidence) or ``"expansion"`` (reached by the graph walk).
-        order: its place in the packing order, from 0.
-        included: True when it is stated in the text; False when the budget cut it, or when
-            its confidence is under ``min_confidence`` (notation then still lists its entities).
-        similarity: cosine similarity of what chose it to the query that found it: the fact's
-            own vector for seeds and expansion facts, its sentence's vector for sentence, hop
-            and bridge facts (for a bridge, to the bridge search's query); ``None`` when no
-            vector was compared.
-        seed_id: the seed it was reached from (itself for a seed or sentence fact; for a hop,
-            the fact whose entity led to the document; for a bridge, the fact of the earlier
-            evidence that names the bridge entity).
-        hops: relation edges walked from that seed's entities (0 for seeds, 1 for a hop).
-        path: entity ids walked, from an entity of the seed to the fact's nearer entity (for a
-            hop, the entity the document is about; for a bridge, the bridge entity).
-        step: the search that found it: 1 for the question's own search (and the seeds, hops
-            and walk that follow from it), 2 for a search with a bridge of step 1's evidence,
-            3 for one with a bridge of step 2's.
-    """
-
-    fact_id: str
-    reason: Reason
-    order: int
-    included: bool
-    similarity: float | None
-    seed_id: str
-    hops: int
-    path: tuple[str, ...]
-    step: int = 1
 
 
 def _explain(steps: list[Step], result: RetrievalResult) -> tuple[FactExplanation, ...]:

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from noema.errors import OptionError
 from noema.model.graph import SemanticGraph
 from noema.retrieval.filters import FactFilter
+from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import RetrieveOptions, SeedStrategy
 from noema.retrieval.plan import (
     FACTS_PER_SENTENCE,
@@ -61,9 +62,9 @@ def graph_strategy(request: PlanRequest) -> Iterable[Step]:
     if request.sentences is None:
         raise OptionError('seeds="graph" needs the sentence index of the knowledge base')
     options = request.options
-    # a bridge sentence brings up to five facts in the two fact formats: more of the first
-    # search comes before it there (measured; see the README)
-    shown_as_facts = options.format != "sentences"
+    # a bridge sentence brings up to five facts in the formats that state facts: more of the
+    # first search comes before it there (measured; see the README)
+    shown_as_facts = FORMATS[options.format].states_facts
     return plan_graph(
         request.graph,
         request.index,

@@ -1,0 +1,235 @@
+"""Output formats: the :data:`FORMATS` registry, one entry per ``format`` a retrieval returns.
+
+An entry is everything that differs between formats: how it renders a packed list of facts and
+one fact alone, whether its text states the facts or shows the sentences they came from, what
+becomes of a fact under the confidence floor, the floor it takes by default and a one-line
+description. Packing, the strategies, the options' check and
+:meth:`noema.KnowledgeBase.render_fact` read the entry and never the format's name, so a new
+format is its render functions and its entry here, its name in :data:`Format` (a test holds the
+two equal) and its test.
+
+Example:
+    >>> FORMATS["natural_language"].states_facts, FORMATS["sentences"].states_facts
+    (True, False)
+    >>> get_format("notation").default_floor
+    0.3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from noema.errors import OptionError
+from noema.model.graph import SemanticGraph
+from noema.model.notation import decode_facts, encode_facts
+from noema.model.spans import Sentence, document_heading, sentence_text
+
+__all__ = [
+    "FORMATS",
+    "NOTATION_MIN_CONFIDENCE",
+    "BelowFloor",
+    "Format",
+    "OutputFormat",
+    "first_sentence",
+    "get_format",
+    "is_stated",
+    "render_fact",
+    "render_facts",
+    "render_notation",
+]
+
+Format = Literal["notation", "natural_language", "sentences"]
+
+# What a format makes of a fact under the confidence floor: shows it only by its entities' lines
+# (notation; events are always stated), leaves it out of the packing order (natural_language,
+# whose grammar has no entity lines), or shows it anyway (sentences: the sentence is the
+# evidence, whatever the extraction made of it).
+BelowFloor = Literal["entities_only", "left_out", "shown"]
+
+# The confidence under which notation shows a relation only by its entities' lines (R6): the
+# topic links (0.25 and 0.15), true as stated 14-24% of the time on the labelled sample
+# (benchmarks/fact_precision.py), whose names often are the answer. natural_language, whose
+# grammar has no entity lines, shows every fact unless asked: a floor costs it answer recall.
+NOTATION_MIN_CONFIDENCE = 0.3
+
+Chosen = Sequence[tuple[str, Sentence | None]]
+"""Facts in packing order, each with the sentence that chose it (``None``: none did)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputFormat:
+    """One output format.
+
+    Attributes:
+        name: the ``format`` option's value.
+        description: what the text is, in one line (for help texts and tool schemas).
+        states_facts: True when the text states the facts themselves; False when it shows the
+            source sentences they came from (a strategy then favours fewer facts per sentence
+            less, and a fact rendered on its own is shown by its first sentence).
+        default_floor: the ``min_confidence`` in force when the option is ``None``.
+        below_floor: what becomes of a fact under the floor (see :data:`BelowFloor`).
+        render: the text of facts in packing order, given the floor.
+        render_fact: one fact alone, with no budget (:meth:`noema.KnowledgeBase.render_fact`).
+    """
+
+    name: Format
+    description: str
+    states_facts: bool
+    default_floor: float
+    below_floor: BelowFloor
+    render: Callable[[SemanticGraph, Chosen, float], str]
+    render_fact: Callable[[SemanticGraph, str], str]
+
+
+def is_stated(graph: SemanticGraph, fact_id: str, floor: float) -> bool:
+    """Whether the fact itself is written out: events always, relations at or over ``floor``."""
+    relation = graph.relations.get(fact_id)
+    return relation is None or relation.confidence >= floor
+
+
+def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
+    """The first sentence the fact was read from, or ``None`` (a fact added by hand)."""
+    fact = graph.relations.get(fact_id) or graph.events[fact_id]
+    for m in fact.mentions:
+        if m.document_id in graph.documents:
+            return Sentence(m.document_id, m.start, m.end)
+    return None
+
+
+def render_notation(
+    graph: SemanticGraph, relations: Sequence[str], events: Sequence[str], floor: float = 0.0
+) -> tuple[str, list[str]]:
+    """The notation and its local entity ids. A relation under ``floor`` is left out and its
+    entities stay as entity lines: the names the retrieval reached, without a statement about
+    them that is likely false (see min_confidence)."""
+    stated: list[str] = []
+    named: list[str] = []
+    for r in relations:
+        if is_stated(graph, r, floor):
+            stated.append(r)
+        else:
+            named.extend(graph.relations[r].entity_ids)
+    encoded = encode_facts(graph, stated, events, named)
+    return encoded.text, list(encoded.local_ids)
+
+
+def _split(graph: SemanticGraph, chosen: Chosen) -> tuple[list[str], list[str]]:
+    """The relations and the events of ``chosen``, each in order."""
+    relations = [f for f, _ in chosen if f in graph.relations]
+    events = [f for f, _ in chosen if f not in graph.relations]
+    return relations, events
+
+
+def _notation(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
+    return render_notation(graph, *_split(graph, chosen), floor)[0]
+
+
+def _natural_language(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
+    relations, events = _split(graph, chosen)  # no entity lines: only the stated facts show
+    return decode_facts(graph, [r for r in relations if is_stated(graph, r, floor)], events)
+
+
+def _sentences(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
+    """Each chosen sentence once, grouped by document under ``# title`` (documents in the order
+    their first sentence was chosen, sentences in document order); a fact with no sentence is
+    shown as its decoded sentence, after the documents. The floor does not apply."""
+    groups: dict[str, list[Sentence]] = {}
+    loose: list[str] = []
+    for item in dict.fromkeys(s if s is not None else f for f, s in chosen):
+        if isinstance(item, Sentence):
+            groups.setdefault(item.document_id, []).append(item)
+        else:
+            loose.append(item)
+    parts = []
+    for document_id, sentences in groups.items():
+        body = " ".join(sentence_text(graph, s) for s in sorted(sentences))
+        title = document_heading(graph, document_id)
+        parts.append(f"# {title}\n{body}" if title else body)
+    if loose:
+        relations = [f for f in loose if f in graph.relations]
+        events = [f for f in loose if f in graph.events]
+        parts.append(decode_facts(graph, relations, events))
+    return "\n".join(parts)
+
+
+def _notation_fact(graph: SemanticGraph, fact_id: str) -> str:
+    return _notation(graph, [(fact_id, None)], 0.0)
+
+
+def _natural_language_fact(graph: SemanticGraph, fact_id: str) -> str:
+    return _natural_language(graph, [(fact_id, None)], 0.0)
+
+
+def _sentence_fact(graph: SemanticGraph, fact_id: str) -> str:
+    """The fact's first sentence alone, without the ``# title`` line; decoded without one."""
+    sentence = first_sentence(graph, fact_id)
+    if sentence is None:
+        return _natural_language_fact(graph, fact_id)
+    return sentence_text(graph, sentence)
+
+
+FORMATS: Mapping[str, OutputFormat] = MappingProxyType(
+    {
+        "notation": OutputFormat(
+            name="notation",
+            description="compact lines #n Name :TYPE and #1 -predicate-> #2",
+            states_facts=True,
+            default_floor=NOTATION_MIN_CONFIDENCE,
+            below_floor="entities_only",
+            render=_notation,
+            render_fact=_notation_fact,
+        ),
+        "natural_language": OutputFormat(
+            name="natural_language",
+            description="each fact as a short sentence",
+            states_facts=True,
+            default_floor=0.0,
+            below_floor="left_out",
+            render=_natural_language,
+            render_fact=_natural_language_fact,
+        ),
+        "sentences": OutputFormat(
+            name="sentences",
+            description="the facts' source sentences by document (best recall)",
+            states_facts=False,
+            default_floor=0.0,
+            below_floor="shown",
+            render=_sentences,
+            render_fact=_sentence_fact,
+        ),
+    }
+)
+"""The output formats by name, in the order help texts list them."""
+
+
+def get_format(name: str) -> OutputFormat:
+    """The registered format called ``name``.
+
+    Raises:
+        OptionError: no format has that name (the message lists those that do).
+
+    Example:
+        >>> get_format("sentences").description
+        "the facts' source sentences by document (best recall)"
+    """
+    found = FORMATS.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise OptionError(f"format must be one of {', '.join(map(repr, FORMATS))}, got {name!r}")
+    return found
+
+
+def render_facts(graph: SemanticGraph, fact_ids: Sequence[str], format: Format) -> str:
+    """These facts as one self-contained text in ``format``, with no budget; where the format
+    shows sentences, each fact is shown by the first sentence it came from."""
+    shown = get_format(format)
+    if shown.states_facts:
+        return shown.render(graph, [(f, None) for f in fact_ids], 0.0)
+    return shown.render(graph, [(f, first_sentence(graph, f)) for f in fact_ids], 0.0)
+
+
+def render_fact(graph: SemanticGraph, fact_id: str, format: Format) -> str:
+    """One fact on its own in ``format`` (:attr:`OutputFormat.render_fact`)."""
+    return get_format(format).render_fact(graph, fact_id)
