@@ -7,8 +7,32 @@ process does); partial bases travel through Ray's object store as bundle bytes a
 pairs on the actors, level by level, so the driver only reads documents and receives the result.
 
 Partitions are runs of whole ingest batches (256 documents), so every document is parsed in the
-same batch, with the same type votes, as a one-process ``ingest`` would parse it. What may differ
-from a one-process build is said in :func:`build_on_ray`.
+same batch, with the same type votes, as a one-process ``ingest`` would parse it.
+
+The result holds the same documents, entities (names, types, aliases, mentions), facts and
+merges as a one-process ``ingest`` of the same documents in the same order, whenever
+canonicalization does not depend on the order names are met (exact-name merges never do).
+Three things may differ:
+
+- The merge log's grouping: where two parts meet, a merge is one record listing every
+  document of the later part that names the entity, where ``ingest`` writes one record per
+  document. Expanded to (canonical name, merged name, rule, document) the merges are the same.
+- An embedding merge of a name close to two names that are not close to each other: the
+  first one met wins in both builds, but "first" is per part here.
+- The aliases an entity gathered by embedding within its part: where two parts meet, it joins
+  the other part's entity by its canonical name and brings them along. A part's "Kennedy"
+  holding "George Kennedy" joins "A. R. Kennedy", who has the alias "Kennedy", where
+  ``ingest`` compares "George Kennedy" with "A. R. Kennedy" and keeps them apart.
+
+Entity ids of such names, and with them the bundle's bytes, may then differ.
+``benchmarks/distributed.py`` counts such differences on real data (0.3-0.5% of entities on
+10,000 Wikipedia paragraphs).
+
+A part with a document the extractor refuses is ingested document by document, so the good
+ones arrive (parsed alone, their type votes are not pooled with the rest of their batch).
+A part whose worker dies at every retry (a document that crashes the parser or exhausts
+memory) is built in halves, each on a new worker and without retries, down to the document
+that kills it, which is reported in ``failed``; the halves that build are merged in order.
 """
 
 from __future__ import annotations
@@ -153,63 +177,56 @@ def build_on_ray(
         options: :class:`KnowledgeBase` options (``similarity_threshold``, ``spacy_model``,
             ``embedding_model``, ``extractor``, ``embedder``...), sent to every worker.
 
-    The result holds the same documents, entities (names, types, aliases, mentions), facts and
-    merges as a one-process ``ingest`` of the same documents in the same order, whenever
-    canonicalization does not depend on the order names are met (exact-name merges never do).
-    Three things may differ:
-
-    - The merge log's grouping: where two parts meet, a merge is one record listing every
-      document of the later part that names the entity, where ``ingest`` writes one record per
-      document. Expanded to (canonical name, merged name, rule, document) the merges are the same.
-    - An embedding merge of a name close to two names that are not close to each other: the
-      first one met wins in both builds, but "first" is per part here.
-    - The aliases an entity gathered by embedding within its part: where two parts meet, it joins
-      the other part's entity by its canonical name and brings them along. A part's "Kennedy"
-      holding "George Kennedy" joins "A. R. Kennedy", who has the alias "Kennedy", where
-      ``ingest`` compares "George Kennedy" with "A. R. Kennedy" and keeps them apart.
-
-    Entity ids of such names, and with them the bundle's bytes, may then differ.
-    ``benchmarks/distributed.py`` counts such differences on real data (0.3-0.5% of entities on
-    10,000 Wikipedia paragraphs).
-
-    A part with a document the extractor refuses is ingested document by document, so the good
-    ones arrive (parsed alone, their type votes are not pooled with the rest of their batch).
-    A part whose worker dies at every retry (a document that crashes the parser or exhausts
-    memory) is built in halves, each on a new worker and without retries, down to the document
-    that kills it, which is reported in ``failed``; the halves that build are merged in order.
+    What may differ from a one-process ``ingest``, and what becomes of a part that fails: see
+    the module docstring.
 
     Raises:
         MissingResourceError: Ray is not installed.
     """
+    ray = _import_ray()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise OptionError(f"workers must be an integer >= 1, got {workers!r}")
+    started_here = not ray.is_initialized()
+    threads = _threads(threads_per_worker, workers, address)
+    parts = partition(_documents(sources, root), partitions or workers)
+    say = progress or (lambda line: None)
+    if started_here:
+        ray.init(
+            address=address,
+            num_cpus=None if address else workers * threads,
+            **_QUIET_RAY,
+        )
+    elif threads_per_worker is None and address is None:
+        threads = _threads_within(ray, threads, workers)
+    try:
+        return _build(ray, parts, workers, threads, max_retries, options, say)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+# a local Ray started for one build: no dashboard, and its logs not mixed into the caller's
+_QUIET_RAY: dict[str, Any] = {
+    "include_dashboard": False,
+    "log_to_driver": False,
+    "configure_logging": False,
+}
+
+
+def _import_ray() -> Any:
     try:
         import ray
     except ImportError as exc:
         raise MissingResourceError(
             "building on Ray needs ray; install it with: pip install 'noema[ray]'"
         ) from exc
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise OptionError(f"workers must be an integer >= 1, got {workers!r}")
-    started_here = not ray.is_initialized()
-    threads = _threads(threads_per_worker, workers, address)
-    documents = _documents(sources, root)
-    parts = partition(documents, partitions or workers)
-    say = progress or (lambda line: None)
-    if started_here:
-        ray.init(
-            address=address,
-            num_cpus=None if address else workers * threads,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-    elif threads_per_worker is None and address is None:  # a Ray the caller started: its CPUs
-        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
-        threads = max(1, min(threads * workers, cpus) // workers)
-    try:
-        return _build(ray, parts, workers, threads, max_retries, options, say)
-    finally:
-        if started_here:
-            ray.shutdown()
+    return ray
+
+
+def _threads_within(ray: Any, threads: int, workers: int) -> int:
+    """The threads per worker within the CPUs of a Ray the caller started."""
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    return max(1, min(threads * workers, cpus) // workers)
 
 
 def _threads(asked: int | None, workers: int, address: str | None) -> int:
@@ -329,16 +346,7 @@ def _build(
     if level:
         ray.wait(level, num_returns=len(level))
     build_seconds = time.perf_counter() - start
-    levels: list[float] = []
-    while len(level) > 1:  # neighbours in pairs, so the earlier documents stay on the left
-        merged = [
-            actors[(i // 2) % len(actors)].merge.remote(level[i], level[i + 1])
-            for i in range(0, len(level) - 1, 2)
-        ]
-        level = merged + level[len(merged) * 2 :]
-        ray.wait(level, num_returns=len(level))
-        levels.append(time.perf_counter() - start - build_seconds - sum(levels))
-        say(f"merge level {len(levels)}: {len(level)} part(s) left")
+    level, levels = _merged(ray, actors, level, say)
     merge_seconds = sum(levels)
     load = {k: v for k, v in options.items() if k in _LOAD_OPTIONS}
     kb = KnowledgeBase.from_bytes(ray.get(level[0]), **load) if level else KnowledgeBase(**options)
@@ -352,3 +360,22 @@ def _build(
         merge_seconds=merge_seconds,
         level_seconds=tuple(levels),
     )
+
+
+def _merged(
+    ray: Any, actors: list[Any], level: list[Any], say: Callable[[str], None]
+) -> tuple[list[Any], list[float]]:
+    """The built parts merged in a tree, neighbours in pairs, so the earlier documents stay on
+    the left; returns the last level (one ref, or none) and the seconds of each level."""
+    levels: list[float] = []
+    while len(level) > 1:
+        started = time.perf_counter()
+        merged = [
+            actors[(i // 2) % len(actors)].merge.remote(level[i], level[i + 1])
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = merged + level[len(merged) * 2 :]
+        ray.wait(level, num_returns=len(level))
+        levels.append(time.perf_counter() - started)
+        say(f"merge level {len(levels)}: {len(level)} part(s) left")
+    return level, levels

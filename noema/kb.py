@@ -2,37 +2,40 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from noema._version import __version__
-from noema.errors import InputTypeError, ModelMismatchError, OptionError, UnknownIdError
+from noema.errors import ModelMismatchError
 from noema.ingest.canonical import Canonicalizer, IngestReport, MergeRecord
-from noema.ingest.extractor import Extractor, extract_in_batches
+from noema.ingest.extractor import Extractor
 from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import Source, as_documents
 from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
-from noema.model.notation import encode_graph
-from noema.model.records import surrogate_at
+from noema.model.notation import encode_graph, parse_notation
+from noema.model.view import render_html
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.filters import FactFilter
+from noema.retrieval.formats import render_fact, render_facts
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     Format,
     RetrieveOptions,
     SeedStrategy,
 )
-from noema.retrieval.pack import first_sentence, render_facts, split_blocks
-from noema.retrieval.retrieve import RetrievalResult, retrieve_facts
+from noema.retrieval.pack import split_blocks
+from noema.retrieval.result import RetrievalResult
+from noema.retrieval.retrieve import check_question, retrieve_facts
 from noema.storage.bundle import BundleContents, BundleSettings
-from noema.storage.store import Snapshot, Store, read, with_reused_vectors
-from noema.vectors.embed import Embedder, SentenceTransformerEmbedder, embedding_progress
-from noema.vectors.index import SearchMode, VectorIndex, check_search_mode, one_blas_thread
-from noema.vectors.sentences import SentenceIndex, sentence_text
+from noema.storage.store import Snapshot, Store, read
+from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
+from noema.vectors.index import SearchMode, check_search_mode, one_blas_thread
+from noema.writes import delete_documents, ingest_documents, merge_snapshot, split_entity
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
@@ -136,9 +139,6 @@ class KnowledgeBase:
 
     def to_html(self) -> str:
         """The whole graph as a picture: self-contained HTML (no scripts, no network)."""
-        from noema.model.notation import parse_notation
-        from noema.model.view import render_html
-
         return render_html(
             parse_notation(encode_graph(self._snapshot.graph)), title=repr(self), table=False
         )
@@ -170,48 +170,13 @@ class KnowledgeBase:
             >>> kb.ingest(["Larry Page founded Google."]).new_relations
             1
         """
-        documents = as_documents(sources, root)
-        with self._store.lock:
-            graph = self._snapshot.graph.copy()
-            seen: set[str] = set()
-            fresh = []
-            for doc in documents:
-                stored = graph.documents.get(doc.id)
-                if doc.id in seen or (stored is not None and stored.text == doc.text):
-                    continue
-                seen.add(doc.id)
-                fresh.append(doc)
-            # a document stored under the same id with other text was changed: its old facts go
-            changed = [d.id for d in fresh if d.id in graph.documents]
-            if changed:
-                graph.remove_document_support(changed)
-            merges: list[MergeRecord] = []
-            counts = [0, 0, 0]
-            canonicalizer = self._canonicalizer
-            try:
-                for parsed in extract_in_batches(self.extractor, fresh, progress):
-                    # the extractor's contract: mentions point into the documents it was given
-                    # (a bundle holding one that does not would be refused on load)
-                    parsed.check_mentions()
-                    result = canonicalizer.merge_into(graph, parsed)
-                    merges.extend(result.merges)
-                    counts[0] += len(result.new_entity_ids)
-                    counts[1] += len(result.new_relation_ids)
-                    counts[2] += len(result.new_event_ids)
-                with embedding_progress(embed_progress):
-                    self._store.publish(graph, merge_log=self.merge_log + tuple(merges))
-            except BaseException:
-                # the graph copy is dropped; the names filed from it must go too, or the next
-                # ingest would merge by an alias the stored graph never got
-                canonicalizer.forget()
-                raise
-        return IngestReport(
-            documents=len(fresh),
-            skipped_documents=len(documents) - len(fresh),
-            new_entities=counts[0],
-            new_relations=counts[1],
-            new_events=counts[2],
-            merges=tuple(merges),
+        return ingest_documents(
+            self._store,
+            self._canonicalizer,
+            self.extractor,
+            as_documents(sources, root),
+            progress=progress,
+            embed_progress=embed_progress,
         )
 
     def delete_documents(self, document_ids: Iterable[str]) -> tuple[int, int]:
@@ -221,20 +186,13 @@ class KnowledgeBase:
         mentions). The fact index drops the removed rows; no other fact is embedded again.
 
         Example:
+            >>> from noema import Document
             >>> kb = KnowledgeBase()
             >>> _ = kb.ingest([Document("Larry Page founded Google.", id="a")])
             >>> kb.delete_documents(["a"])
             (2, 1)
         """
-        ids = list(dict.fromkeys(document_ids))
-        with self._store.lock:
-            unknown = [d for d in ids if d not in self._snapshot.graph.documents]
-            if unknown:
-                raise UnknownIdError(f"no document with id {unknown[0]!r} in this knowledge base")
-            graph = self._snapshot.graph.copy()
-            entities, facts = graph.remove_document_support(ids)
-            self._store.publish(graph)
-        return len(entities), len(facts)
+        return delete_documents(self._store, list(dict.fromkeys(document_ids)))
 
     def split_entity(self, entity_id: str, merged_name: str) -> str:
         """Undo the canonicalizer's merges of ``merged_name`` into ``entity_id`` (see
@@ -248,30 +206,7 @@ class KnowledgeBase:
             ValueError: no merge of ``merged_name`` into ``entity_id`` is recorded; the message
                 lists the names that were merged into it.
         """
-        with self._store.lock:
-            records = [
-                r
-                for r in self.merge_log
-                if r.entity_id == entity_id and r.merged_name == merged_name
-            ]
-            if not records:
-                merged = sorted({r.merged_name for r in self.merge_log if r.entity_id == entity_id})
-                raise OptionError(
-                    f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
-                    f"merged names: {', '.join(map(repr, merged)) or 'none'}"
-                )
-            # a typed-once merge (rule "type") is undone alone, and gives the split-off entity
-            # back its own type: the same name's merges within the kept type stay
-            typed_records = [r for r in records if r.rule == "type"]
-            records = typed_records or records
-            typed = typed_records[0].type if typed_records else None
-            graph = self._snapshot.graph.copy()
-            documents = {d for r in records for d in r.document_ids}
-            new_id = graph.split_entity(entity_id, merged_name, document_ids=documents, type=typed)
-            self._canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
-            kept = tuple(r for r in self.merge_log if r not in records)
-            self._store.publish(graph, merge_log=kept)
-        return new_id
+        return split_entity(self._store, self._canonicalizer, entity_id, merged_name)
 
     def merge(self, other: KnowledgeBase) -> IngestReport:
         """Add another knowledge base: canonicalize its graph into this one without parsing any
@@ -285,43 +220,7 @@ class KnowledgeBase:
                 f"cannot merge a knowledge base built with {other.embedding_model!r} into one "
                 f"built with {self.embedding_model!r}"
             )
-        theirs = other._snapshot
-        other_graph = theirs.graph
-        with self._store.lock:
-            graph = self._snapshot.graph.copy()
-            before = set(graph.documents)
-            incoming = other_graph.copy()
-            for doc_id in before & set(incoming.documents):
-                incoming.remove_document_support([doc_id])  # already here: not counted twice
-            result = self._canonicalizer.merge_into(graph, incoming)
-            index = self._snapshot.index or VectorIndex(self.embedder.dimension)
-            if theirs.index is not None:
-                index = with_reused_vectors(index, graph, theirs, result.entity_ids)
-            pool = [x for x in (self._snapshot.sentences, theirs.sentences) if x is not None]
-            # the other base's own merges come along, pointed at the entities they joined here
-            # (a typed-once merge inside a part would otherwise read as an exact one at the
-            # seam, and split_entity could not undo it)
-            log = list(self.merge_log)
-            for record in other.merge_log:
-                kept = result.entity_ids.get(record.entity_id, record.entity_id)
-                if kept in graph.entities and not before & set(record.document_ids):
-                    log.append(
-                        replace(record, entity_id=kept, canonical_name=graph.entities[kept].name)
-                    )
-            self._store.publish(
-                graph,
-                index,
-                SentenceIndex.pooled(pool) if pool else None,
-                merge_log=(*log, *result.merges),
-            )
-        return IngestReport(
-            documents=len(set(graph.documents) - before),
-            skipped_documents=len(before & set(other_graph.documents)),
-            new_entities=len(result.new_entity_ids),
-            new_relations=len(result.new_relation_ids),
-            new_events=len(result.new_event_ids),
-            merges=result.merges,
-        )
+        return merge_snapshot(self._store, self._canonicalizer, other._snapshot)
 
     # -- index ---------------------------------------------------------------------------------
     def fact_text(self, fact_id: str) -> str:
@@ -339,14 +238,7 @@ class KnowledgeBase:
             >>> kb.render_fact(next(iter(kb.graph.relations)), "natural_language")
             'Larry Page found Google.'
         """
-        graph = self._snapshot.graph
-        if format == "sentences":
-            # the sentence alone, without the "# title" line render_facts puts above it
-            sentence = first_sentence(graph, fact_id)
-            if sentence is not None:
-                return sentence_text(graph, sentence)
-            format = "natural_language"
-        return render_facts(graph, [fact_id], format)
+        return render_fact(self._snapshot.graph, fact_id, format)
 
     def render_facts(self, fact_ids: Sequence[str], format: Format = "notation") -> str:
         """Facts as one self-contained text in a retrieval format (local ``#n`` ids of their
@@ -440,16 +332,7 @@ class KnowledgeBase:
             >>> kb.retrieve_with("Who runs Google?", RetrieveOptions(max_tokens=20)).token_count <= 20
             True
         """
-        if not isinstance(question, str):
-            raise InputTypeError(f"question must be a string, got {type(question).__name__}")
-        if not question.strip():
-            raise OptionError("question is empty; ask something to retrieve facts for")
-        at = surrogate_at(question)
-        if at is not None:  # the tokenizer would fail with a TypeError that says nothing
-            raise OptionError(
-                f"question holds a lone surrogate at index {at}, which is not valid Unicode "
-                "(bytes that were not UTF-8?); decode it with errors='replace'"
-            )
+        check_question(question)
         fact_filter = FactFilter.parse(filters)
         snapshot = self._snapshot
         graph, index = snapshot.graph, snapshot.index
@@ -481,8 +364,6 @@ class KnowledgeBase:
 
     async def aretrieve(self, question: str, **options: Any) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, so the event loop is not blocked."""
-        import asyncio
-
         return await asyncio.to_thread(self.retrieve, question, **options)
 
     # -- pickling ------------------------------------------------------------------------------
@@ -545,16 +426,8 @@ class KnowledgeBase:
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
         """
-        options = _LoadOptions(
-            embedding_model,
-            embedder,
-            extractor,
-            spacy_model,
-            similarity_threshold,
-            search,
-            allow_download,
-            max_memory,
-        )
+        models = (embedding_model, embedder, extractor, spacy_model)
+        options = _LoadOptions(*models, similarity_threshold, search, allow_download, max_memory)
         return cls._from_contents(read(path, max_memory=max_memory), str(path), options)
 
     @classmethod

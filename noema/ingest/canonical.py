@@ -164,6 +164,46 @@ class Canonicalizer:
         merges: list[MergeRecord],
     ) -> list[str]:
         names = self._names
+        own = self._embedded_candidates(store, incoming, pending)
+
+        new_entities = []
+        for eid in pending:
+            entity = incoming.entities[eid]
+            key = (entity.type, normalize_name(entity.name))
+            target = self._keys.get(key)  # an earlier entity of this batch may share the key
+            rule: Literal["exact", "embedding"] = "exact"
+            similarity = None
+            if target is None and eid in own:
+                rule = "embedding"
+                target, similarity = self._best_match(store, entity.type, entity.name, own[eid])
+            if target is not None:
+                mapping[eid] = target
+                merges.append(self._merge(store, target, eid, incoming, rule, similarity))
+                continue
+            new_id = store.add_entity(
+                entity.name,
+                entity.type,
+                aliases=entity.aliases,
+                mentions=entity.mentions,
+                confidence=entity.confidence,
+            )
+            mapping[eid] = new_id
+            new_entities.append(new_id)
+            self._keys.setdefault(key, new_id)
+            self._synced.add(new_id)
+            if entity.type not in VALUE_TYPES:
+                # filed at once, so a later spelling in this batch meets it as a stored name
+                names.add(entity.type, new_id, entity.name)
+                if eid in own:
+                    self._vectors[new_id] = own[eid]
+        return new_entities
+
+    def _embedded_candidates(
+        self, store: SemanticGraph, incoming: SemanticGraph, pending: Sequence[str]
+    ) -> dict[str, Vectors]:
+        """The name vectors of the pending entities that have a compatible candidate to join;
+        the candidates' stored names are embedded in the same call when not embedded yet."""
+        names = self._names
         # Rule 2 only ever joins compatible names, and compatible names share a lookup word, so
         # only names with a compatible candidate (stored, or elsewhere in this batch) are
         # embedded: about a third of them on the HotpotQA pool.
@@ -198,38 +238,7 @@ class Canonicalizer:
         later = [i for i in stored_asked if i not in self._vectors]
         if vectors is not None:
             self._vectors.update(zip(later, vectors[len(asked) :], strict=True))
-
-        new_entities = []
-        for eid in pending:
-            entity = incoming.entities[eid]
-            key = (entity.type, normalize_name(entity.name))
-            target = self._keys.get(key)  # an earlier entity of this batch may share the key
-            rule: Literal["exact", "embedding"] = "exact"
-            similarity = None
-            if target is None and eid in own:
-                rule = "embedding"
-                target, similarity = self._best_match(store, entity.type, entity.name, own[eid])
-            if target is not None:
-                mapping[eid] = target
-                merges.append(self._merge(store, target, eid, incoming, rule, similarity))
-                continue
-            new_id = store.add_entity(
-                entity.name,
-                entity.type,
-                aliases=entity.aliases,
-                mentions=entity.mentions,
-                confidence=entity.confidence,
-            )
-            mapping[eid] = new_id
-            new_entities.append(new_id)
-            self._keys.setdefault(key, new_id)
-            self._synced.add(new_id)
-            if entity.type not in VALUE_TYPES:
-                # filed at once, so a later spelling in this batch meets it as a stored name
-                names.add(entity.type, new_id, entity.name)
-                if eid in own:
-                    self._vectors[new_id] = own[eid]
-        return new_entities
+        return own
 
     def _best_match(
         self, store: SemanticGraph, type_: str, name: str, query: Vectors
@@ -283,7 +292,7 @@ class Canonicalizer:
     def _type_once(
         self, store: SemanticGraph, keys: set[str], merges: list[MergeRecord]
     ) -> dict[str, str]:
-        """Rule 3 (decisions R8, an entity is typed once): the entities of one normalized name
+        """Rule 3 (an entity is typed once): the entities of one normalized name
         that NER typed differently join the one most of the name's mentions have, when the
         evidence is one-sided (at least :data:`TYPE_MAJORITY` times the other's mentions). Never
         a person and a place: a person named Washington stays apart from the city, however
