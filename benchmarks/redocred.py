@@ -159,18 +159,18 @@ def canonicalization(docs: list[dict], sizes: list[int]) -> None:  # type: ignor
         canon = Canonicalizer(embedder)
         embedder.seconds = 0.0
         with timer() as t1:
-            r1 = canon.merge_into(store, first)
+            first_result = canon.merge_into(store, first)
         embed_time = [embedder.seconds]
         with timer() as t2:
-            r2 = canon.merge_into(store, more)
+            more_result = canon.merge_into(store, more)
         rows.append(
             [
                 f"{size:,}",
                 f"{t1[0]:.1f}s",
                 f"{embed_time[0]:.1f}s",
                 f"{t1[0] - embed_time[0]:.1f}s",
-                f"{len(r1.merges):,}",
-                f"{size // 10:,} into {len(store.entities) - len(r2.new_entity_ids):,}: {t2[0]:.1f}s",
+                f"{len(first_result.merges):,}",
+                f"{size // 10:,} into {len(store.entities) - len(more_result.new_entity_ids):,}: {t2[0]:.1f}s",
                 f"{peak_rss_mb():,.0f} MB",
             ]
         )
@@ -200,7 +200,7 @@ _GOLD_KIND = {
 
 
 def typed_once(docs: list[dict]) -> None:  # type: ignore[type-arg]
-    """Decisions R8 (an entity is typed once), on the gold clusters: each document extracted on
+    """An entity is typed once, on the gold clusters: each document extracted on
     its own and canonicalized into one store, with the typed-once rule off and on (the same
     graphs, the same process). A name "split by type" is one whose mentions in documents where
     gold gives it one kind landed on entities of more than one type; a typed-once merge is right
@@ -281,7 +281,7 @@ def typed_once(docs: list[dict]) -> None:  # type: ignore[type-arg]
                 f"{len(store.entities):,}",
             ]
         )
-    print(f"\nTyped once (decisions R8), {len(docs)} documents canonicalized into one store\n")
+    print(f"\nTyped once, {len(docs)} documents canonicalized into one store\n")
     print_table(
         [
             "rule",

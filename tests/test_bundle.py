@@ -108,7 +108,7 @@ def test_fact_vectors_of_another_rendering_are_embedded_again(
 ) -> None:
     from conftest import CountingEmbedder
 
-    # a bundle written before fact_rendering existed holds vectors of notation blocks (R2): on
+    # a bundle written before fact_rendering existed holds vectors of notation blocks: on
     # load they are replaced by vectors of this rendering, never mixed with them
     old = rewrite(saved, tmp_path / "old.noema", _manifest(lambda m: m.pop("fact_rendering")))
     counting = CountingEmbedder(embedder)
@@ -383,7 +383,7 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
         True,
         "JSON",
     ),
-    # issue 27: the columnar member is checked as graph.json is, each a BundleError
+    # the columnar member is checked as graph.json is, each a BundleError
     "columns bit flip": (_flip("graph.columns", 300), False, "sha256"),
     "columns missing": (lambda m: m.pop("graph.columns"), False, "graph.columns"),
     "columns not columnar": (
@@ -596,7 +596,7 @@ def test_a_killed_save_leaves_no_temporary_file_behind_the_next_save(
 
 
 def _claim_gigabytes(at: int) -> Callable[[dict[str, bytes]], None]:
-    """index.faiss with the 8-byte size field at ``at`` claiming 3 GiB (issue 18, item 2)."""
+    """index.faiss with the 8-byte size field at ``at`` claiming 3 GiB."""
 
     def change(members: dict[str, bytes]) -> None:
         blob = members["index.faiss"]
@@ -633,7 +633,7 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
         rewrite(saved, tmp_path / "ivf.noema", _foreign_ivf_claiming_gigabytes, fix_manifest=True),
         # graph.json inflates to 400 MB more than the manifest declares
         rewrite(saved, tmp_path / "bomb.noema", _bomb),
-        # graph.columns says one of its arrays holds 3 GiB (issue 27)
+        # graph.columns says one of its arrays holds 3 GiB
         rewrite(saved, tmp_path / "cols.noema", _columns_claiming_gigabytes, fix_manifest=True),
     ]
     script = textwrap.dedent(
@@ -664,7 +664,7 @@ def test_hostile_bundles_are_refused_in_bounded_memory(saved: Path, tmp_path: Pa
 
 
 def test_bundle_bytes_are_the_file_and_read_back(saved: Path, company_kb: KnowledgeBase) -> None:
-    # issue 17 item 4: the writer offers a bytes-level pair, as spaCy's DocBin has to_bytes
+    # the writer offers a bytes-level pair, as spaCy's DocBin has to_bytes
     from noema.storage.bundle import read_bundle, read_bundle_bytes
 
     data = company_kb.to_bytes()
@@ -686,8 +686,8 @@ def test_bundle_bytes_are_the_file_and_read_back(saved: Path, company_kb: Knowle
 def test_every_older_schema_version_the_tests_hold_loads(
     embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
 ) -> None:
-    # issue 27 item 3: the layout changed twice under version 1; version 2 moved the number.
-    # tests/data/schema1.noema was written by Noema at schema 1 (session 11, before the bump)
+    # the layout changed twice under version 1; version 2 moved the number.
+    # tests/data/schema1.noema was written by Noema at schema 1 (before the bump)
     from noema.storage.bundle import read_bundle
 
     old = Path(__file__).parent / "data" / "schema1.noema"
@@ -712,7 +712,7 @@ def test_every_older_schema_version_the_tests_hold_loads(
 def test_a_schema_2_bundle_loads_without_name_vectors(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
-    # tests/data/schema2.noema was written by Noema at schema 2 (session 13, before names.bin)
+    # tests/data/schema2.noema was written by Noema at schema 2 (before names.bin)
     from noema.storage.bundle import read_bundle
 
     old = Path(__file__).parent / "data" / "schema2.noema"
@@ -727,7 +727,7 @@ def test_a_schema_2_bundle_loads_without_name_vectors(
 def test_stored_name_vectors_are_not_embedded_again_after_opening(
     embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
 ) -> None:
-    """Issue 27: the first ingest after opening a large base embedded every stored name a new
+    """The first ingest after opening a large base embedded every stored name a new
     name could join (half of that ingest at 100,000 facts); the bundle keeps them now."""
     kb = KnowledgeBase(embedder=embedder)
     kb.ingest(

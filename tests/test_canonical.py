@@ -227,7 +227,7 @@ def test_a_word_shared_by_many_names_joins_none_of_them(
     assert result.merges == () and len(store.entities) == 66
 
 
-# -- rule 3: an entity is typed once (decisions R8) ------------------------------------------
+# -- rule 3: an entity is typed once  ------------------------------------------
 def _typed(doc_id: str, name: str, type_: str, mentions: int = 1) -> SemanticGraph:
     """A document's graph as an extractor gives it: ``name`` typed ``type_`` by NER, working
     in Finland (built by hand so the types are what the test says, whatever spaCy would do)."""

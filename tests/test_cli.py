@@ -287,7 +287,7 @@ def test_show_writes_html_and_graphml(bundle: Path, tmp_path: Path) -> None:
 def test_eval_takes_a_built_bundle(
     bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # issue 16 item 10: eval could only parse documents again
+    # eval could only parse documents again
     questions = tmp_path / "q.jsonl"
     questions.write_text(
         json.dumps({"question": "Who founded LinkedIn?", "answer": "Reid Hoffman"})
@@ -335,7 +335,7 @@ def test_build_shows_progress_bars_on_a_terminal(
 def test_build_prints_plain_progress_lines_in_a_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # issue 29 item 11: on a non-terminal nothing was printed for minutes, and the embedding
+    # on a non-terminal nothing was printed for minutes, and the embedding
     # stage had no progress at all
     assert main(["build", str(EXAMPLES), "-o", str(tmp_path / "kb.noema")]) == 0
     lines = capsys.readouterr().err.splitlines()
@@ -346,7 +346,7 @@ def test_build_prints_plain_progress_lines_in_a_log(
     assert all("\r" not in line for line in lines)
 
 
-# -- issue 29: a CLI that feels instant, quiet in pipes, careful with paths ----------------------
+# -- a CLI that feels instant, quiet in pipes, careful with paths ----------------------
 _HEAVY = ("torch", "sentence_transformers", "transformers", "spacy")
 
 
@@ -465,7 +465,7 @@ def test_info_reads_the_manifest_alone(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 27 item 5: `noema info` showed the manifest after loading the whole bundle (graph,
+    """`noema info` showed the manifest after loading the whole bundle (graph,
     vectors, sidecar); from schema 3 the manifest holds the merge count too, and nothing else
     is read. An older bundle still has its merge log counted from graph.json."""
     from noema.model.graph import SemanticGraph

@@ -1,4 +1,4 @@
-"""Issue 18 through the CLI: every hostile bundle and odd input ends in one ``Error:`` line (or
+"""Every hostile bundle and odd input ends in one ``Error:`` line (or
 succeeds), never a traceback. ``main`` is called in-process, so an exception it does not turn
 into an exit code fails the test as the traceback a user would have seen."""
 
@@ -140,7 +140,7 @@ def test_n_process_zero_is_one_error_line(
 def test_a_bug_in_noema_is_a_traceback_not_an_error_line(
     saved: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 44: every ValueError was shown as one `Error:` line, so a bug in Noema read as the
+    # every ValueError was shown as one `Error:` line, so a bug in Noema read as the
     # user's mistake; only Noema's errors, the CLI's and the OS's are
     import noema.cli.bundles
 

@@ -1,4 +1,4 @@
-"""graph.columns (issue 27, item 2): the graph read from arrays instead of parsing graph.json."""
+"""graph.columns: the graph read from arrays instead of parsing graph.json."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_the_columns_hold_every_record_field_and_the_merge_log() -> None:
 def test_the_columnar_and_the_graph_json_paths_give_identical_results(
     company_kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    """Done-when of issue 27: retrieval identical (text, ids, scores) between the columnar path
+    """Retrieval identical (text, ids, scores) between the columnar path
     and the graph.json path, and before and after a save/open round trip."""
     saved = company_kb.save(tmp_path / "kb.noema")
     plain = rewrite(saved, tmp_path / "plain.noema", _without_columns, fix_manifest=True)

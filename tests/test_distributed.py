@@ -1,4 +1,4 @@
-"""The Ray build (issue 15): a local Ray with two workers, real models in every worker."""
+"""The Ray build: a local Ray with two workers, real models in every worker."""
 
 from __future__ import annotations
 
@@ -193,7 +193,7 @@ def test_a_killed_worker_is_restarted_and_every_document_arrives(  # type: ignor
 def test_a_document_that_always_kills_its_worker_is_reported_and_the_rest_built(  # type: ignore[no-untyped-def]
     local_ray, embedder: noema.SentenceTransformerEmbedder
 ) -> None:
-    # issue 30 item 4: the partition's worker died at every retry and build_on_ray raised
+    # the partition's worker died at every retry and build_on_ray raised
     # ActorDiedError, losing every good document; now the partition is built in halves down to
     # the document that kills it
     docs = corpus(12)

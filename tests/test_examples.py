@@ -60,6 +60,6 @@ def test_notebook_runs() -> None:
 
 
 def test_compressor_example_keeps_its_answer() -> None:
-    # issue 16 item 6: the example's own question is answered by microsoft.md ("Redmond")
+    # the example's own question is answered by microsoft.md ("Redmond")
     out = run("compressor.py")
     assert "Redmond" in out and "tokens of chunks ->" in out

@@ -1,4 +1,4 @@
-"""Facts that are true as stated (issue 33): each fixed extraction pattern on a sentence of our
+"""Facts that are true as stated: each fixed extraction pattern on a sentence of our
 own, the confidence that names the pattern, and the floor that keeps weak facts out of notation."""
 
 from __future__ import annotations

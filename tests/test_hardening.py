@@ -1,4 +1,4 @@
-"""Issue 30: what ingest or load accepts can be saved, bad input is one clear error, and a save
+"""What ingest or load accepts can be saved, bad input is one clear error, and a save
 keeps the bundle's permissions."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_a_bundle_whose_metadata_could_not_be_saved_again_is_refused_on_load(
     deep = _deep_bundle(small_kb, tmp_path)
     with pytest.raises(noema.BundleError, match="nested deeper than 64 levels"):
         KnowledgeBase.load(deep)
-    # issue 27: the same metadata in graph.columns, which is read instead of graph.json
+    # the same metadata in graph.columns, which is read instead of graph.json
     columnar = rewrite(
         tmp_path / "plain.noema",
         tmp_path / "deep_columns.noema",
@@ -330,7 +330,7 @@ def _open_in_subprocess(path: Path, options: str) -> tuple[int, str]:
 def test_a_small_bundle_that_declares_a_huge_graph_is_refused_before_inflating(
     small_kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    # issue 30 item 1: a 1 MB file padded with spaces, its true size in the manifest, took
+    # a 1 MB file padded with spaces, its true size in the manifest, took
     # 2.1 GB to open, and loaded; 512 MiB of spaces deflate to about half a megabyte
     bomb = _padded_bundle(small_kb, tmp_path, 512 << 20)
     assert bomb.stat().st_size < 2 << 20
@@ -347,7 +347,7 @@ def test_a_small_bundle_that_declares_a_huge_graph_is_refused_before_inflating(
 def test_the_budget_counts_a_vector_member_once_and_a_half(
     small_kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    """Issue 27: the vectors are kept as the bytes read (no copy since session 14) plus a
+    """The vectors are kept as the bytes read (no copy) plus a
     search structure, at most half their size; counted twice, a million-fact base with its
     name vectors was refused under the default budget of a 24 GB machine it opens in 8.2 GB of."""
     import math

@@ -197,7 +197,7 @@ def test_ids_relative_to_a_root_work_as_the_readme_uses_them(
 
 
 def test_an_ingest_report_is_one_short_line(make_kb) -> None:  # type: ignore[no-untyped-def]
-    # issue 16 item 11: the notebook printed every MergeRecord of the report
+    # the notebook printed every MergeRecord of the report
     report = make_kb().ingest(["Google LLC is big. Google was founded by Larry Page."])
     assert repr(report) == (
         f"IngestReport(documents=1, skipped_documents=0, new_entities={report.new_entities}, "

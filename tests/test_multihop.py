@@ -4,7 +4,7 @@ Each case is a few documents in which the answer sits one bridge entity away fro
 question names, beside a case of the same shape with other names; all cases are ingested into
 one knowledge base of 40 documents, so every question has distractors that share its words
 ("founded", "acquired", "born"). The default ``retrieve()`` must put the answer in the context
-in every format (issue 26, R7). Without the bridge searches "Who founded the company that
+in every format. Without the bridge searches "Who founded the company that
 acquired Brightloop Labs?" misses Helena Castro in notation.
 """
 

@@ -167,7 +167,7 @@ def test_n_process_below_one_is_refused() -> None:
 
 
 def test_lone_surrogates_and_non_text_documents_are_clear_errors() -> None:
-    # issue 18 item 13: UnicodeEncodeError from deep inside, and "sequence item 0" for None
+    # UnicodeEncodeError from deep inside, and "sequence item 0" for None
     with pytest.raises(ValueError, match="lone surrogate at index 7"):
         noema.Document("Google \ud800 Inc")
     with pytest.raises(noema.GraphError, match="lone surrogate at index 1"):
@@ -177,7 +177,7 @@ def test_lone_surrogates_and_non_text_documents_are_clear_errors() -> None:
 
 
 def test_documents_are_hashable() -> None:
-    # issue 17 item 5: frozen but unhashable, because of the metadata mapping
+    # frozen but unhashable, because of the metadata mapping
     a = noema.Document("x", id="a", metadata={"tags": ["t"]})
     assert hash(a) == hash(noema.Document("x", id="a", metadata={"tags": ["t"]}))
     assert len({a, noema.Document("x", id="a", metadata={"tags": ["t"]})}) == 1

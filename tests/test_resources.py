@@ -164,7 +164,7 @@ def test_the_embedding_dimension_follows_pooling_modes_and_dense_layers(tmp_path
 def test_a_token_model_not_on_this_machine_is_not_downloaded_unasked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 30 item 6: a stranger's retriever options with token_model "r50k_base" made
+    # a stranger's retriever options with token_model "r50k_base" made
     # tiktoken fetch the file from the network; now only with allow_download=True
     import requests
 

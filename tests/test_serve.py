@@ -165,7 +165,7 @@ async def test_ingest_adds_facts_and_saves_the_bundle(bundle: Path, tmp_path: Pa
 async def test_a_bug_in_a_tool_is_logged_with_its_traceback(
     bundle: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # issue 44: a ValueError, TypeError or KeyError from anywhere came back as a tool error
+    # a ValueError, TypeError or KeyError from anywhere came back as a tool error
     # with its text, as if the agent had passed a bad argument; only Noema's errors do now
     kb = noema.KnowledgeBase.load(bundle)
 
