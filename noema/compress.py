@@ -73,7 +73,16 @@ def compress(
         '#1 -found-> #2'
     """
     if options is None:
-        options = RetrieveOptions.of(locals())  # this call's option arguments, by name
+        options = RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+        )
     kb = compression_base(
         documents,
         similarity_threshold=similarity_threshold,

@@ -279,12 +279,12 @@ class KnowledgeBase:
     def retrieve(
         self,
         question: str,
+        *,
         top_k: int = RetrieveOptions.top_k,
         hops: int = RetrieveOptions.hops,
         max_tokens: int = RetrieveOptions.max_tokens,
         format: Format = RetrieveOptions.format,
         token_model: str = RetrieveOptions.token_model,
-        *,
         seeds: SeedStrategy = RetrieveOptions.seeds,
         min_similarity: float | None = RetrieveOptions.min_similarity,
         min_confidence: float | None = RetrieveOptions.min_confidence,
@@ -312,7 +312,16 @@ class KnowledgeBase:
             >>> kb.retrieve("Who runs Google?", format="natural_language").text
             'Sundar Pichai is the ceo of Google.'
         """
-        options = RetrieveOptions.of(locals())  # this call's option arguments, by name
+        options = RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+        )
         return self.retrieve_with(question, options, filters=filters, explain=explain)
 
     def retrieve_with(
@@ -337,14 +346,7 @@ class KnowledgeBase:
         snapshot = self._snapshot
         graph, index = snapshot.graph, snapshot.index
         if index is None or snapshot.sentences is None or not len(index):
-            return RetrievalResult(
-                text="",
-                notation="",
-                format=options.format,
-                token_model=options.token_model,
-                question=question,
-                explanation=() if explain else None,
-            )
+            return RetrievalResult.empty(question, options, explain=explain)
         # A query's searches are short matrix-vector products; BLAS threads that spin after
         # each one take the cores the embedding model needs for the next query (measured: the
         # embeddings of a retrieval took 2 to 3 times as long beside them)

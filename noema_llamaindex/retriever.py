@@ -62,7 +62,16 @@ class NoemaRetriever(BaseRetriever):
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
-        self.options = noema.RetrieveOptions.of(locals())  # the option arguments, by name
+        self.options = noema.RetrieveOptions(
+            top_k=top_k,
+            hops=hops,
+            max_tokens=max_tokens,
+            format=format,
+            token_model=token_model,
+            seeds=seeds,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+        )
         if similarity_top_k is not None and (
             not isinstance(similarity_top_k, int) or similarity_top_k < 1
         ):

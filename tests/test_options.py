@@ -1,11 +1,16 @@
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
 import noema
+import noema_langchain
+import noema_llamaindex
 from noema import KnowledgeBase, RetrieveOptions
+from noema.cli import build_parser
+from noema.retrieval.options import option_help
 
 
 def test_defaults_are_the_documented_ones() -> None:
@@ -17,13 +22,47 @@ def test_defaults_are_the_documented_ones() -> None:
 
 @pytest.mark.parametrize(
     "callable_",
-    [KnowledgeBase.retrieve, noema.compress],
-    ids=["KnowledgeBase.retrieve", "compress"],
+    [KnowledgeBase.retrieve, noema.compress, noema_llamaindex.NoemaRetriever.__init__],
+    ids=["KnowledgeBase.retrieve", "compress", "llamaindex.NoemaRetriever"],
 )
 def test_every_entry_point_takes_its_defaults_from_retrieve_options(callable_: object) -> None:
     parameters = inspect.signature(callable_).parameters  # type: ignore[arg-type]
     for name, value in RetrieveOptions().as_kwargs().items():
         assert parameters[name].default == value, name
+        # keyword-only: a caller cannot tell hops from top_k by position
+        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        noema_langchain.NoemaRetriever.model_fields,
+        noema_langchain.NoemaContextCompressor.model_fields,
+        noema_llamaindex.NoemaNodePostprocessor.model_fields,
+    ],
+    ids=[
+        "langchain.NoemaRetriever",
+        "langchain.NoemaContextCompressor",
+        "llamaindex.postprocessor",
+    ],
+)
+def test_every_adapter_field_set_holds_every_option_with_its_default(fields: Any) -> None:
+    # an option added to RetrieveOptions and forgotten here would be one an adapter user
+    # cannot set
+    for name, value in RetrieveOptions().as_kwargs().items():
+        assert name in fields and fields[name].default == value, name
+
+
+def test_the_query_command_has_a_flag_for_every_option_with_its_default_and_help() -> None:
+    parser = build_parser()
+    query = parser._subparsers._group_actions[0].choices["query"]  # type: ignore[union-attr]
+    actions = {a.dest: a for a in query._actions}
+    for name, value in RetrieveOptions().as_kwargs().items():
+        action = actions[name]
+        assert action.option_strings == [f"--{name.replace('_', '-')}"]
+        assert action.default == value and action.help == option_help(name), name
+    assert actions["format"].choices == ("notation", "natural_language", "sentences")
+    assert parser.parse_args(["query", "kb", "q", "--min-confidence", "0.5"]).min_confidence == 0.5
 
 
 @pytest.mark.parametrize(

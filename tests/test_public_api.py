@@ -107,7 +107,7 @@ LAYERS = {
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
-    "retrieval.options": _uses("retrieval.formats"),
+    "retrieval.options": _uses("resources retrieval.formats"),
     "retrieval.filters": _uses("model.graph"),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(
@@ -121,7 +121,7 @@ LAYERS = {
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
     "retrieval.result": _uses(
         """model.graph model.notation model.view resources retrieval.formats retrieval.pack
-        retrieval.plan"""
+        retrieval.plan retrieval.options"""
     ),
     "retrieval.strategies": _uses(
         """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
-from noema.retrieval.options import RetrieveOptions
+from noema.retrieval.options import RetrieveOptions, option_help, option_names
 
 DEFAULTS = RetrieveOptions()
 
@@ -98,8 +99,25 @@ def add_root(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_retrieve_arguments(parser: argparse.ArgumentParser) -> None:
-    """The retrieval options ``query`` and ``show`` share."""
-    parser.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
-    parser.add_argument("--hops", type=int, default=DEFAULTS.hops)
-    parser.add_argument("--max-tokens", type=int, default=DEFAULTS.max_tokens)
+def add_retrieve_arguments(
+    parser: argparse.ArgumentParser, names: Sequence[str] | None = None
+) -> None:
+    """A flag for each retrieve option in ``names`` (default: all of them), made from
+    :class:`~noema.RetrieveOptions`: the flag is the option's name (``--top-k``), its default,
+    type or choices and help are the option's own, so a new option is a new flag."""
+    hints = get_type_hints(RetrieveOptions)
+    for name in names or option_names():
+        kind = hints[name]
+        choices = get_args(kind) if get_origin(kind) is Literal else None
+        parser.add_argument(
+            f"--{name.replace('_', '-')}",
+            default=getattr(DEFAULTS, name),
+            help=option_help(name),
+            **({"choices": choices} if choices else {"type": _scalar(kind)}),
+        )
+
+
+def _scalar(kind: Any) -> Callable[[str], Any]:
+    """The argparse type of an option annotated ``kind`` (``float | None`` reads as float)."""
+    inner = [k for k in get_args(kind) if k is not type(None)] or [kind]
+    return inner[0]  # type: ignore[no-any-return]

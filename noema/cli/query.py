@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noema.cli.common import (
-    DEFAULTS,
     Command,
     CommandError,
     add_retrieve_arguments,
@@ -19,7 +18,7 @@ from noema.cli.common import (
 from noema.export import to_graphml
 from noema.kb import KnowledgeBase
 from noema.retrieval.filters import check_filters
-from noema.retrieval.options import FORMATS, SEED_STRATEGIES, RetrieveOptions
+from noema.retrieval.options import RetrieveOptions
 
 if TYPE_CHECKING:
     from noema import FactExplanation
@@ -31,29 +30,6 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle")
     p.add_argument("question")
     add_retrieve_arguments(p)
-    p.add_argument("--format", choices=FORMATS, default=DEFAULTS.format)
-    p.add_argument("--token-model", default=DEFAULTS.token_model)
-    p.add_argument(
-        "--seeds",
-        choices=SEED_STRATEGIES,
-        default=DEFAULTS.seeds,
-        help="'graph': fact and sentence seeds with a hop to the documents about their entities; "
-        "'vector': only the top-k fact vectors (the original design)",
-    )
-    p.add_argument(
-        "--min-similarity",
-        type=float,
-        default=DEFAULTS.min_similarity,
-        help="return nothing when no fact or sentence is at least this similar to the question",
-    )
-    p.add_argument(
-        "--min-confidence",
-        type=float,
-        default=DEFAULTS.min_confidence,
-        help="state no fact read with less confidence than this: natural_language leaves it "
-        "out, notation keeps its entities (default: 0.3 for notation, 0 otherwise; 0 states "
-        "every fact)",
-    )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.add_argument("--explain", action="store_true", help="say why each fact is there (on stderr)")
     _add_filter_arguments(p)
@@ -136,7 +112,7 @@ def add_show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--question")
-    add_retrieve_arguments(p)
+    add_retrieve_arguments(p, ("top_k", "hops", "max_tokens"))
     p.add_argument(
         "--graphml", action="store_true", help="write the whole graph as GraphML instead"
     )

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
 from noema.errors import InputTypeError, OptionError
+from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "RetrieveOptions",
     "SEED_STRATEGIES",
     "SeedStrategy",
+    "option_help",
+    "option_names",
 ]
 
 SeedStrategy = Literal["graph", "vector"]
@@ -30,6 +33,12 @@ SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
 DEFAULT_SIMILARITY_THRESHOLD = 0.85
+
+
+def _option(default: Any, help: str) -> Any:
+    """A retrieve option: its default and the one line every surface (the CLI's flags, the MCP
+    tools' parameters) describes it with."""
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True)
@@ -65,14 +74,24 @@ class RetrieveOptions:
         noema.errors.OptionError: top_k must be an integer >= 1, got 0
     """
 
-    top_k: int = 5
-    hops: int = 1
-    max_tokens: int = 200
-    format: Format = "notation"
-    token_model: str = "cl100k_base"
-    seeds: SeedStrategy = "graph"
-    min_similarity: float | None = None
-    min_confidence: float | None = None
+    top_k: int = _option(5, "vector-search hits over the fact vectors used as seeds")
+    hops: int = _option(1, "how far the graph walk goes from the seeds' entities")
+    max_tokens: int = _option(200, "the budget of the returned text, in token_model tokens")
+    format: Format = _option("notation", "how the facts are written")
+    token_model: str = _option(DEFAULT_TOKEN_MODEL, "the tiktoken encoding that counts the budget")
+    seeds: SeedStrategy = _option(
+        "graph",
+        "'graph': fact and sentence seeds with a hop to the documents about their entities; "
+        "'vector': only the top-k fact vectors (the original design)",
+    )
+    min_similarity: float | None = _option(
+        None, "return nothing when no fact or sentence is at least this similar to the question"
+    )
+    min_confidence: float | None = _option(
+        None,
+        "state no fact read with less confidence than this: natural_language leaves it out, "
+        "notation keeps its entities (default: the format's floor; 0 states every fact)",
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.format, str) or self.format not in FORMATS:
@@ -156,6 +175,19 @@ class RetrieveOptions:
         return asdict(self)
 
 
+def option_help(name: str) -> str:
+    """The one-line description of the retrieve option ``name``.
+
+    Example:
+        >>> option_help("hops")
+        "how far the graph walk goes from the seeds' entities"
+    """
+    return str(_FIELDS[name].metadata["help"])
+
+
 def option_names() -> tuple[str, ...]:
     """The names of the retrieve options, in declaration order."""
     return tuple(f.name for f in fields(RetrieveOptions))
+
+
+_FIELDS = {f.name: f for f in fields(RetrieveOptions)}

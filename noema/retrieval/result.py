@@ -21,6 +21,7 @@ from noema.model.graph import Citation, SemanticGraph
 from noema.model.notation import parse_notation
 from noema.resources import count_tokens
 from noema.retrieval.formats import Format, render_fact
+from noema.retrieval.options import RetrieveOptions
 from noema.retrieval.pack import split_blocks
 from noema.retrieval.plan import Reason
 
@@ -183,6 +184,20 @@ class RetrievalResult:
     format: Format = "notation"
     token_model: str = "cl100k_base"
     question: str = ""
+
+    @classmethod
+    def empty(
+        cls, question: str, options: RetrieveOptions, *, explain: bool = False
+    ) -> RetrievalResult:
+        """What a retrieval from a knowledge base with no facts returns."""
+        return cls(
+            text="",
+            notation="",
+            format=options.format,
+            token_model=options.token_model,
+            question=question,
+            explanation=() if explain else None,
+        )
 
     def __str__(self) -> str:
         return self.text

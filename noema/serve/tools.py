@@ -26,7 +26,7 @@ from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.names import normalize_name
 from noema.retrieval.filters import check_filters
-from noema.retrieval.options import Format, RetrieveOptions, SeedStrategy
+from noema.retrieval.options import FORMATS, Format, RetrieveOptions, SeedStrategy, option_help
 from noema.serve.schemas import (
     DocumentOut,
     DocumentsOut,
@@ -44,6 +44,13 @@ if TYPE_CHECKING:
     from noema import RetrievalResult
 
 __all__ = ["DOCUMENT_URI", "TOOLS", "Tool", "Tools"]
+
+# An agent reads the context itself, and the source sentences hold the answer most often (see
+# benchmarks/RESULTS.md): the tools default to them, where the library defaults to notation.
+TOOL_FORMAT: Format = "sentences"
+FORMAT_HELP = "; ".join(
+    f"{name}: {FORMATS[name].description}" for name in ("sentences", "notation", "natural_language")
+)
 
 DOCUMENT_URI = "noema://document/{document_id}"
 
@@ -97,24 +104,13 @@ class Tools:
         self,
         question: Annotated[str, Field(description="the question to find facts for")],
         max_tokens: Annotated[
-            int, Field(description="the budget of the context, in cl100k_base tokens")
-        ] = 200,
-        format: Annotated[
-            Format,
-            Field(
-                description="sentences: the facts' source sentences by document (best recall); "
-                "notation: compact lines #n Name :TYPE and #1 -predicate-> #2; "
-                "natural_language: each fact as a short sentence"
-            ),
-        ] = "sentences",
-        hops: Annotated[
-            int, Field(description="how far the graph walk goes from the seeds")
-        ] = RetrieveOptions.hops,
-        top_k: Annotated[
-            int, Field(description="vector-search hits used as seeds")
-        ] = RetrieveOptions.top_k,
+            int, Field(description=option_help("max_tokens"))
+        ] = RetrieveOptions.max_tokens,
+        format: Annotated[Format, Field(description=FORMAT_HELP)] = TOOL_FORMAT,
+        hops: Annotated[int, Field(description=option_help("hops"))] = RetrieveOptions.hops,
+        top_k: Annotated[int, Field(description=option_help("top_k"))] = RetrieveOptions.top_k,
         seeds: Annotated[
-            SeedStrategy, Field(description="graph (default) or vector")
+            SeedStrategy, Field(description=option_help("seeds"))
         ] = RetrieveOptions.seeds,
         filters: Annotated[
             dict[str, Any] | None,
@@ -136,8 +132,8 @@ class Tools:
     async def explain(
         self,
         question: Annotated[str, Field(description="the question to find facts for")],
-        max_tokens: int = 200,
-        format: Format = "sentences",
+        max_tokens: int = RetrieveOptions.max_tokens,
+        format: Format = TOOL_FORMAT,
         hops: int = RetrieveOptions.hops,
         top_k: int = RetrieveOptions.top_k,
         seeds: SeedStrategy = RetrieveOptions.seeds,
