@@ -59,6 +59,7 @@ from noema.retrieval.filters import check_filters
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     Format,
+    RetrieveKwargs,
     RetrieveOptions,
     SeedStrategy,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "Relation",
     "RelationPattern",
     "RetrievalResult",
+    "RetrieveKwargs",
     "RetrieveOptions",
     "RoundTripReport",
     "SeedStrategy",

@@ -13,7 +13,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noema.ingest.extractor import Extractor
 from noema.ingest.sources import Source, as_documents
@@ -22,12 +22,14 @@ from noema.model.graph import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
-    Format,
+    RetrieveKwargs,
     RetrieveOptions,
-    SeedStrategy,
 )
 from noema.retrieval.retrieve import RetrievalResult
 from noema.vectors.embed import Embedder
+
+if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
+    from typing_extensions import Unpack
 
 __all__ = ["compress", "compression_base"]
 
@@ -42,26 +44,20 @@ def compress(
     documents: Sequence[Source],
     question: str,
     *,
-    top_k: int = RetrieveOptions.top_k,
-    hops: int = RetrieveOptions.hops,
-    max_tokens: int = RetrieveOptions.max_tokens,
-    format: Format = RetrieveOptions.format,
-    token_model: str = RetrieveOptions.token_model,
-    seeds: SeedStrategy = RetrieveOptions.seeds,
-    min_similarity: float | None = RetrieveOptions.min_similarity,
-    min_confidence: float | None = RetrieveOptions.min_confidence,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     spacy_model: str = DEFAULT_SPACY_MODEL,
     embedding_model: str = DEFAULT_EMBEDDING_MODEL,
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
     options: RetrieveOptions | None = None,
+    **retrieve_options: Unpack[RetrieveKwargs],
 ) -> RetrievalResult:
     """Retrieve for ``question`` from a knowledge base of ``documents`` (see
     :func:`compression_base`), within ``max_tokens``.
 
     ``result.citations[fact_id]`` names the document (chunk) ids each fact came from.
-    ``options``, when given, replaces the retrieve options passed one by one.
+    The retrieve options are passed by name (as to :meth:`KnowledgeBase.retrieve`) or as one
+    ``options``, which then replaces them.
 
     Example:
         >>> chunks = [Document("Larry Page founded Google.", id="c1"),
@@ -73,16 +69,7 @@ def compress(
         '#1 -found-> #2'
     """
     if options is None:
-        options = RetrieveOptions(
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
-            seeds=seeds,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-        )
+        options = RetrieveOptions().updated(**retrieve_options)
     kb = compression_base(
         documents,
         similarity_threshold=similarity_threshold,

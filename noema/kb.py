@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noema._version import __version__
 from noema.errors import ModelMismatchError
@@ -25,8 +25,8 @@ from noema.retrieval.formats import render_fact, render_facts
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     Format,
+    RetrieveKwargs,
     RetrieveOptions,
-    SeedStrategy,
 )
 from noema.retrieval.pack import split_blocks
 from noema.retrieval.result import RetrievalResult
@@ -36,6 +36,9 @@ from noema.storage.store import Snapshot, Store, read
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.vectors.index import SearchMode, check_search_mode, one_blas_thread
 from noema.writes import delete_documents, ingest_documents, merge_snapshot, split_entity
+
+if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
+    from typing_extensions import Unpack
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
@@ -280,21 +283,16 @@ class KnowledgeBase:
         self,
         question: str,
         *,
-        top_k: int = RetrieveOptions.top_k,
-        hops: int = RetrieveOptions.hops,
-        max_tokens: int = RetrieveOptions.max_tokens,
-        format: Format = RetrieveOptions.format,
-        token_model: str = RetrieveOptions.token_model,
-        seeds: SeedStrategy = RetrieveOptions.seeds,
-        min_similarity: float | None = RetrieveOptions.min_similarity,
-        min_confidence: float | None = RetrieveOptions.min_confidence,
         filters: Mapping[str, Any] | None = None,
         explain: bool = False,
+        **options: Unpack[RetrieveKwargs],
     ) -> RetrievalResult:
         """The facts relevant to ``question`` within ``max_tokens``, as notation, decoded
         sentences, or the source sentences they came from.
 
-        The options are those of :class:`noema.RetrieveOptions`. ``filters`` restricts the facts
+        The options are those of :class:`noema.RetrieveOptions`, by name (``top_k``, ``hops``,
+        ``max_tokens``, ``format``, ``token_model``, ``seeds``, ``min_similarity``,
+        ``min_confidence``); an unknown name raises. ``filters`` restricts the facts
         used, before seeds are chosen and during expansion: ``{"entity_types": [...],
         "predicates": [...], "document_ids": [...], "metadata": {key: value}}``.
         ``explain=True`` fills ``result.explanation``.
@@ -312,17 +310,8 @@ class KnowledgeBase:
             >>> kb.retrieve("Who runs Google?", format="natural_language").text
             'Sundar Pichai is the ceo of Google.'
         """
-        options = RetrieveOptions(
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
-            seeds=seeds,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-        )
-        return self.retrieve_with(question, options, filters=filters, explain=explain)
+        checked = RetrieveOptions().updated(**options)
+        return self.retrieve_with(question, checked, filters=filters, explain=explain)
 
     def retrieve_with(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
@@ -19,6 +19,9 @@ from llama_index.core.vector_stores.types import (
 
 import noema
 from noema_llamaindex._convert import block_node, block_nodes, fact_nodes
+
+if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
+    from typing_extensions import Unpack
 
 
 class NoemaRetriever(BaseRetriever):
@@ -43,35 +46,19 @@ class NoemaRetriever(BaseRetriever):
         self,
         knowledge_base: noema.KnowledgeBase | str | os.PathLike[str],
         *,
-        top_k: int = noema.RetrieveOptions.top_k,
-        hops: int = noema.RetrieveOptions.hops,
-        max_tokens: int = noema.RetrieveOptions.max_tokens,
-        format: noema.Format = noema.RetrieveOptions.format,
-        token_model: str = noema.RetrieveOptions.token_model,
-        seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds,
-        min_similarity: float | None = noema.RetrieveOptions.min_similarity,
-        min_confidence: float | None = noema.RetrieveOptions.min_confidence,
         mode: Literal["block", "per_fact"] = "block",
         similarity_top_k: int | None = None,
         filters: MetadataFilters | Mapping[str, Any] | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        **options: Unpack[noema.RetrieveKwargs],
     ) -> None:
         if mode not in ("block", "per_fact"):
             raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
-        self.options = noema.RetrieveOptions(
-            top_k=top_k,
-            hops=hops,
-            max_tokens=max_tokens,
-            format=format,
-            token_model=token_model,
-            seeds=seeds,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-        )
+        self.options = noema.RetrieveOptions().updated(**options)
         if similarity_top_k is not None and (
             not isinstance(similarity_top_k, int) or similarity_top_k < 1
         ):

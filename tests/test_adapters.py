@@ -1,4 +1,4 @@
-"""What LangChain and LlamaIndex users expect of both adapters alike (issue 29): one source of
+"""What LangChain and LlamaIndex users expect of both adapters alike: one source of
 truth for the options, unknown fields refused, filters, stable ids, scores in result order."""
 
 from __future__ import annotations
@@ -47,29 +47,17 @@ def _pydantic_options(model: type[Any]) -> dict[str, tuple[object, set[object]]]
     }
 
 
-def _signature_options(function: Any) -> dict[str, tuple[object, set[object]]]:
-    hints = typing.get_type_hints(function)
-    parameters = inspect.signature(function).parameters
-    return {
-        name: (parameters[name].default, _accepted(hints[name]))
-        for name in option_names()
-        if name in parameters
-    }
-
-
 @pytest.mark.parametrize(
     "options",
     [
         lambda: _pydantic_options(noema_langchain.NoemaRetriever),
         lambda: _pydantic_options(noema_langchain.NoemaContextCompressor),
         lambda: _pydantic_options(noema_llamaindex.NoemaNodePostprocessor),
-        lambda: _signature_options(noema_llamaindex.NoemaRetriever.__init__),
     ],
     ids=[
         "langchain-retriever",
         "langchain-compressor",
         "llamaindex-postprocessor",
-        "llamaindex-retriever",
     ],
 )
 def test_every_adapter_takes_every_option_with_the_core_default_and_values(options: Any) -> None:
@@ -244,7 +232,7 @@ def test_compress_takes_plain_strings() -> None:
 
 
 def test_adapters_raise_only_noemas_errors() -> None:
-    # issue 44: the bare-raise scan of tests/test_public_api.py covered noema/ only, and the
+    # the bare-raise scan of tests/test_public_api.py covered noema/ only, and the
     # adapters raised ten bare ValueError/TypeError an `except noema.NoemaError` missed
     from pathlib import Path
 
@@ -307,7 +295,7 @@ def test_adapter_type_errors_are_noema_errors(company_kb: noema.KnowledgeBase) -
 def test_both_adapters_map_the_same_fact_views(
     company_kb: noema.KnowledgeBase, format: noema.Format
 ) -> None:
-    # issue 44: the two adapters projected a result onto its facts and blocks each in its own
+    # the two adapters projected a result onto its facts and blocks each in its own
     # copy; both now map the result's views, so a per-fact Document and node hold the same
     options = {"mode": "per_fact", "format": format, "hops": 2, "max_tokens": 150}
     documents = noema_langchain.NoemaRetriever(company_kb, **options).invoke(QUESTION)

@@ -159,3 +159,27 @@ def test_the_readme_is_short_and_in_order() -> None:
         "Development",
         "License",
     ]
+
+
+# What the product says must stand on its own: a reader has no tracker, no work sessions and no
+# decision log, so the reason is written out (or a commit named) instead of a reference to them.
+TRACKER_WORDS = re.compile(r"session \d|this\ssession|issue \d+|\bR\d+\b", re.IGNORECASE)
+CHECKED_FOLDERS = ("docs", "noema", "noema_langchain", "noema_llamaindex", "tests", "benchmarks")
+CHECKED_SUFFIXES = {".py", ".md", ".toml", ".txt", ".ipynb", ".jsonl"}
+
+
+def _product_files() -> list[Path]:
+    files = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "Makefile", ROOT / "pyproject.toml"]
+    for folder in (*CHECKED_FOLDERS, "examples", "scripts"):
+        files += [p for p in sorted((ROOT / folder).rglob("*")) if p.suffix in CHECKED_SUFFIXES]
+    return files
+
+
+def test_nothing_in_the_product_names_a_session_an_issue_or_a_decision_id() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]}"
+        for path in _product_files()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if TRACKER_WORDS.search(line.replace('scope="session"', ""))
+    ]
+    assert found == []

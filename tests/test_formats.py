@@ -1,4 +1,4 @@
-"""The registry of output formats (issue 44): one entry per ``format`` value, read by packing,
+"""The registry of output formats: one entry per ``format`` value, read by packing,
 the strategies, the options and ``render_fact`` instead of a branch on the format's name.
 
 The graphs here are built by hand (no model runs): the tests are about rendering."""

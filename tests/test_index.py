@@ -141,7 +141,7 @@ def _centroids(index: VectorIndex) -> np.ndarray:
 
 
 def test_a_write_extends_the_approximate_index_instead_of_training_another() -> None:
-    """Training is what a write into a large base paid every time (issue 27): rows added or
+    """Training is what a write into a large base paid every time: rows added or
     removed keep the trained clusters until the rows double; the index the old snapshot's
     readers search is left as it was."""
     vectors = _clustered(6000)
@@ -169,7 +169,7 @@ def test_a_write_extends_the_approximate_index_instead_of_training_another() -> 
 
 
 def test_a_changed_copy_holds_what_copy_remove_and_add_would_and_leaves_the_original() -> None:
-    """Issue 27: a write made its index by copy, remove and add, writing a large matrix twice;
+    """A write made its index by copy, remove and add, writing a large matrix twice;
     ``changed`` makes the same rows in one pass. A removed id added back takes its new vector,
     an id held and not removed keeps its old one, and the readers' index stays as it was."""
     vectors = _clustered(60)

@@ -1,4 +1,4 @@
-"""A bundle keeps its approximate indexes (issue 27): opening builds them from the kept parts
+"""A bundle keeps its approximate indexes: opening builds them from the kept parts
 instead of training them again, and searches as before the save."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def approximate_kb(
 def test_a_round_trip_keeps_the_approximate_indexes_and_their_results(
     approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Done-when of issue 27: results identical before and after a save/open round trip; an
+    """Results identical before and after a save/open round trip; an
     approximate index trained again on opening may differ from one extended by writes."""
     saved = approximate_kb.save(tmp_path / "kb.noema")
     with zipfile.ZipFile(saved) as zf:

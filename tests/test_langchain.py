@@ -205,7 +205,7 @@ def test_compressor_keeps_chunk_sources() -> None:
 
 
 def test_compressor_never_returns_more_tokens_than_came_in() -> None:
-    # issue 16 item 6: a short chunk became more tokens of notation than it held (108 -> 113)
+    # a short chunk became more tokens of notation than it held (108 -> 113)
     chunk = Document(
         "Larry Page and Sergey Brin founded Google in 1998.",
         id="c1",

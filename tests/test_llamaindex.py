@@ -202,7 +202,7 @@ def test_similarity_top_k_and_metadata_filters(embedder, extractor) -> None:  # 
 
 
 def test_postprocessor_never_returns_more_tokens_than_came_in() -> None:
-    # issue 16 item 6: the postprocessor turned 119 tokens into 145
+    # the postprocessor turned 119 tokens into 145
     node = NodeWithScore(node=TextNode(text="Larry Page founded Google in 1998.", id_="n1"))
     assert NoemaNodePostprocessor().postprocess_nodes([node], query_str="Who founded Google?") == [
         node
@@ -231,7 +231,7 @@ def test_postprocessor_keeps_node_metadata_and_source() -> None:
 def test_every_per_fact_node_has_a_score_llamaindex_tools_can_use(
     company_kb: noema.KnowledgeBase,
 ) -> None:
-    # issue 16 item 4: facts reached by expansion had score=None, which broke these two
+    # facts reached by expansion had score=None, which broke these two
     from llama_index.core.postprocessor import SimilarityPostprocessor
     from llama_index.core.retrievers import QueryFusionRetriever
 
@@ -251,7 +251,7 @@ def test_every_per_fact_node_has_a_score_llamaindex_tools_can_use(
 def test_reader_documents_get_a_stable_identity_title_and_metadata(
     embedder, extractor, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    # issue 29 item 5: SimpleDirectoryReader gives random ids, so ingesting a folder twice
+    # SimpleDirectoryReader gives random ids, so ingesting a folder twice
     # doubled the knowledge base and format="sentences" headed each document with its UUID
     from llama_index.core import SimpleDirectoryReader
     from llama_index.core.node_parser import SentenceSplitter

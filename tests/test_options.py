@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -20,17 +20,35 @@ def test_defaults_are_the_documented_ones() -> None:
     assert options.seeds == "graph" and options.min_similarity is None
 
 
+def test_the_keyword_arguments_type_names_every_option_with_its_type() -> None:
+    hints = get_type_hints(RetrieveOptions)
+    assert get_type_hints(noema.RetrieveKwargs) == hints
+    assert list(hints) == list(RetrieveOptions().as_kwargs())
+
+
 @pytest.mark.parametrize(
     "callable_",
     [KnowledgeBase.retrieve, noema.compress, noema_llamaindex.NoemaRetriever.__init__],
     ids=["KnowledgeBase.retrieve", "compress", "llamaindex.NoemaRetriever"],
 )
-def test_every_entry_point_takes_its_defaults_from_retrieve_options(callable_: object) -> None:
+def test_every_entry_point_takes_the_options_by_name_only(callable_: object) -> None:
+    # keyword-only: a caller cannot tell hops from top_k by position, and the options are
+    # declared once, in RetrieveOptions, not again in each signature
     parameters = inspect.signature(callable_).parameters  # type: ignore[arg-type]
-    for name, value in RetrieveOptions().as_kwargs().items():
-        assert parameters[name].default == value, name
-        # keyword-only: a caller cannot tell hops from top_k by position
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+    (variadic,) = [p for p in parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+    assert str(variadic.annotation).endswith("RetrieveKwargs]")
+    assert not set(parameters) & set(RetrieveOptions().as_kwargs())
+
+
+def test_retrieve_refuses_an_unknown_option_and_options_by_position(
+    company_kb: KnowledgeBase,
+) -> None:
+    with pytest.raises(noema.InputTypeError, match="unknown retrieve option 'max_token'"):
+        company_kb.retrieve("Who founded Google?", max_token=50)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        company_kb.retrieve("Who founded Google?", 5)  # type: ignore[misc]
+    by_name = company_kb.retrieve("Who founded Google?", max_tokens=50, format="natural_language")
+    assert by_name.token_count <= 50 and by_name.format == "natural_language"
 
 
 @pytest.mark.parametrize(

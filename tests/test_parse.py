@@ -393,7 +393,7 @@ for i in range(int(sys.argv[1])):
     lines.append(
         f"Anna Holm{i} founded Blue Harbor Foods{i} in Oslo in {1900 + i % 100}. "
         f"The company sells fish to shops in Bergen and Tromso. It employs {i} people.\\n"
-    )
+)
 text = "".join(lines)
 noema.load_models()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
@@ -405,7 +405,7 @@ print(len(text) // 1024, after - before, len(kb.graph.documents))
 
 
 def test_one_long_document_is_parsed_in_bounded_memory() -> None:
-    # issue 30 item 8: spaCy's memory grows with the characters of a batch, so a 512 KB
+    # spaCy's memory grows with the characters of a batch, so a 512 KB
     # document took 2.6 GB; 160 KB took about 600 MB more than the models before its pieces
     # were parsed one per batch (now about 200 MB)
     result = subprocess.run(

@@ -136,7 +136,7 @@ def test_same_question_same_result(company_kb: KnowledgeBase) -> None:
 def test_packing_a_huge_budget_renders_a_logarithmic_number_of_times(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # issue 18 item 8: packing re-rendered and re-counted the whole text once per fact, so 3,200
+    # packing re-rendered and re-counted the whole text once per fact, so 3,200
     # facts at max_tokens=10**6 took 128 s; the prefix search renders about 2 log2(n) times
     import noema.retrieval.pack
 
@@ -201,7 +201,7 @@ def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
 def test_the_bridge_search_asks_what_the_evidence_has_not_said(
     question: str, evidence: str, remaining: str
 ) -> None:
-    # issue 26: the further search was the whole question plus the bridge's name, so the words
+    # the further search was the whole question plus the bridge's name, so the words
     # the evidence already matched pulled it back to the same sentences (MuSiQue sentences at
     # 200 tokens 33% -> 40% with the remaining question instead)
     from noema.retrieval.bridges import bridge_query, remaining_question

@@ -246,13 +246,13 @@ def test_a_huge_hop_count_stops_when_nothing_is_left(company_kb: KnowledgeBase, 
 def test_a_question_that_is_not_text_is_a_type_error(
     company_kb: KnowledgeBase, question: object
 ) -> None:
-    # issue 16 item 9 / issue 18 item 13: these gave "unhashable" or a PIL-image message
+    # these gave "unhashable" or a PIL-image message
     with pytest.raises(TypeError, match="question must be a string"):
         company_kb.retrieve(question)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("question", ["", "   \n"])
 def test_an_empty_question_is_a_clear_error(company_kb: KnowledgeBase, question: str) -> None:
-    # issue 16 item 5: "" returned 190 tokens of facts
+    # "" returned 190 tokens of facts
     with pytest.raises(ValueError, match="question is empty"):
         company_kb.retrieve(question)

@@ -158,7 +158,7 @@ def test_a_write_hashes_only_the_sentences_of_the_documents_it_touched(
     embedder: noema.SentenceTransformerEmbedder,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 27: every write hashed every sentence of the base again to key its vector; the
+    """Every write hashed every sentence of the base again to key its vector; the
     keys of unchanged documents now come from the previous sidecar. A document replaced under
     its id with text of the same length (same spans) still gets new keys and vectors."""
     from noema.vectors import sentences
@@ -201,7 +201,7 @@ def test_a_write_hashes_only_the_sentences_of_the_documents_it_touched(
 def test_a_write_puts_each_sentence_vector_on_its_own_row(
     make_kb: Callable[..., KnowledgeBase], embedder: noema.SentenceTransformerEmbedder
 ) -> None:
-    """Issue 27: a write gathers the kept rows into the new matrix in one pass and writes the
+    """A write gathers the kept rows into the new matrix in one pass and writes the
     new sentences' vectors after; a document whose id sorts between stored ones puts its
     sentences in the middle of the rows, and every row must still be its own sentence's."""
     kb = make_kb()
@@ -229,7 +229,7 @@ def _full(graph: noema.SemanticGraph) -> list[tuple[Sentence, tuple[str, ...]]]:
 def test_a_write_works_out_only_the_sentences_it_changed(
     make_kb: Callable[..., KnowledgeBase], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 27: every write listed every fact's sentences again; now it compares the facts
+    """Every write listed every fact's sentences again; now it compares the facts
     with the previous graph's and changes only their sentences, with the same sentences, facts
     and order as the full listing after ingests (a document sorting between stored ones, an
     alias merged, a fact said again elsewhere), a changed text, a split and a delete."""
@@ -299,7 +299,7 @@ def test_a_fact_changed_in_place_keeps_its_place_in_a_sentence(
 def test_a_write_works_out_the_compared_form_only_of_new_names_and_titles(
     make_kb: Callable[..., KnowledgeBase], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 27: the topics of every document are found again at each write, and working out
+    """The topics of every document are found again at each write, and working out
     every stored name's compared form was most of it; the forms come from the previous sidecar."""
     kb = make_kb()
     kb.ingest([Document("Larry Page founded Google.", id="a", metadata={"title": "Google"})])

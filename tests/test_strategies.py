@@ -1,4 +1,4 @@
-"""The registry of retrieval strategies (issue 26 item 2): one name per ``seeds`` value, one
+"""The registry of retrieval strategies: one name per ``seeds`` value, one
 keyword-only signature, and ``retrieve`` orders facts exactly as the named strategy does."""
 
 from __future__ import annotations

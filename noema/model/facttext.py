@@ -1,4 +1,4 @@
-"""What a fact's vector is embedded from: a deterministic rendering of its notation (R2).
+"""What a fact's vector is embedded from: a deterministic rendering of its notation.
 
 A fact is embedded as its notation block decoded to a plain sentence ("Sundar Pichai is the ceo
 of Google."), not as the block itself. The two say the same thing, but the block spends about

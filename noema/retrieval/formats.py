@@ -49,7 +49,7 @@ Format = Literal["notation", "natural_language", "sentences"]
 # evidence, whatever the extraction made of it).
 BelowFloor = Literal["entities_only", "left_out", "shown"]
 
-# The confidence under which notation shows a relation only by its entities' lines (R6): the
+# The confidence under which notation shows a relation only by its entities' lines: the
 # topic links (0.25 and 0.15), true as stated 14-24% of the time on the labelled sample
 # (benchmarks/fact_precision.py), whose names often are the answer. natural_language, whose
 # grammar has no entity lines, shows every fact unless asked: a floor costs it answer recall.

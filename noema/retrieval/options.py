@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_SIMILARITY_THRESHOLD",
     "FORMATS",
     "Format",
+    "RetrieveKwargs",
     "RetrieveOptions",
     "SEED_STRATEGIES",
     "SeedStrategy",
@@ -173,6 +174,21 @@ class RetrieveOptions:
     def as_kwargs(self) -> dict[str, Any]:
         """The options as keyword arguments for :meth:`noema.KnowledgeBase.retrieve`."""
         return asdict(self)
+
+
+class RetrieveKwargs(TypedDict, total=False):
+    """The retrieve options as keyword arguments (``**options`` of
+    :meth:`noema.KnowledgeBase.retrieve`, :func:`noema.compress` and the LlamaIndex retriever),
+    each typed as its :class:`RetrieveOptions` field; a test holds the two to the same names."""
+
+    top_k: int
+    hops: int
+    max_tokens: int
+    format: Format
+    token_model: str
+    seeds: SeedStrategy
+    min_similarity: float | None
+    min_confidence: float | None
 
 
 def option_help(name: str) -> str:

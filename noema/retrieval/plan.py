@@ -62,7 +62,7 @@ SENTENCE_CANDIDATES = 40
 # Fact seeds are placed after this many sentence units: the sentence vectors rank better than
 # the fact vectors, but the facts that match directly stay near the front.
 FACT_SEEDS_AFTER = 2
-# Bridge searches (R7): the units of the first search kept before any bridge (for the source
+# Bridge searches: the units of the first search kept before any bridge (for the source
 # sentences; facts written as facts keep one more: a bridge sentence brings up to five facts),
 # how many of the best sentences give a bridge, and the steps in all (the first search is 1).
 KEEP_FIRST = 2
