@@ -48,8 +48,10 @@ __all__ = ["DOCUMENT_URI", "TOOLS", "Tool", "Tools"]
 # An agent reads the context itself, and the source sentences hold the answer most often (see
 # benchmarks/RESULTS.md): the tools default to them, where the library defaults to notation.
 TOOL_FORMAT: Format = "sentences"
+# every format the registry holds, the tools' default first
 FORMAT_HELP = "; ".join(
-    f"{name}: {FORMATS[name].description}" for name in ("sentences", "notation", "natural_language")
+    f"{name}: {FORMATS[name].description}"
+    for name in sorted(FORMATS, key=lambda n: n != TOOL_FORMAT)
 )
 
 DOCUMENT_URI = "noema://document/{document_id}"
