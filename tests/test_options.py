@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 import pytest
 
@@ -79,7 +79,7 @@ def test_the_query_command_has_a_flag_for_every_option_with_its_default_and_help
         action = actions[name]
         assert action.option_strings == [f"--{name.replace('_', '-')}"]
         assert action.default == value and action.help == option_help(name), name
-    assert actions["format"].choices == ("notation", "natural_language", "sentences")
+    assert actions["format"].choices == get_args(noema.Format)
     assert parser.parse_args(["query", "kb", "q", "--min-confidence", "0.5"]).min_confidence == 0.5
 
 
