@@ -122,19 +122,19 @@ def _unit(v: Any) -> Any:
 
 
 def sentence_vectors(kb: noema.KnowledgeBase, passed: Pass, title: bool, base: Any) -> Any:
-    sidecar = kb._snapshot.sentences
+    sidecar = kb.state.sentences
     out = base.copy()
-    for sentence, key in sidecar._keys.items():
+    for sentence, key in sidecar.keys.items():
         states = passed.tokens(sentence.document_id, sentence.start, sentence.end, title)
         if states is not None:
-            out[sidecar.vectors._rows[key]] = _unit(states.mean(axis=0))
+            out[sidecar.vectors.rows_of([key])[0]] = _unit(states.mean(axis=0))
     return out
 
 
 def fact_vectors(kb: noema.KnowledgeBase, passed: Pass, weight: float, base: Any) -> Any:
-    graph, index = kb.graph, kb._snapshot.index
+    graph, index = kb.graph, kb.state.index
     out = base.copy()
-    for fact_id, row in index._rows.items():
+    for row, fact_id in enumerate(index.ids):
         sentence = first_sentence(graph, fact_id)
         if sentence is None:
             continue
@@ -199,8 +199,8 @@ def main() -> int:
     with timer() as parse:
         for _ in nlp.pipe([d.text for d in documents], batch_size=64):
             pass
-    sentences_base = kb._snapshot.sentences.vectors._vectors.copy()
-    facts_base = kb._snapshot.index._vectors.copy()
+    sentences_base = kb.state.sentences.vectors.vectors.copy()
+    facts_base = kb.state.index.vectors.copy()
     rows = []
     for variant in args.variants:
         pooled_sentences = variant != "embedded"
@@ -216,8 +216,10 @@ def main() -> int:
             if variant.startswith("facts")
             else facts_base
         )
-        kb._snapshot.sentences.vectors._vectors[:] = sentences
-        kb._snapshot.index._vectors[:] = facts
+        # the experiment swaps the stored vectors in place, which no public API offers on
+        # purpose (a knowledge base's vectors always come from its embedder)
+        kb.state.sentences.vectors._vectors[:] = sentences
+        kb.state.index._vectors[:] = facts
         found = recall(kb, questions)
         rows.append(
             [variant] + [" / ".join(f"{100 * found[(f, b)]:.1f}" for b in BUDGETS) for f in FORMATS]

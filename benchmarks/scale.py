@@ -175,7 +175,7 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
         kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
     rss_after = _rss_mb()
     facts = len(kb.graph.relations) + len(kb.graph.events)
-    snapshot = kb._snapshot
+    snapshot = kb.state
     assert snapshot.index is not None and snapshot.sentences is not None
     vector_mb = (len(snapshot.index) + len(snapshot.sentences.vectors)) * 384 * 4 / 2**20
     questions = [
@@ -258,7 +258,7 @@ def real_recall(bundle: str) -> None:
         for line in data_file("hotpotqa/hotpotqa_dev_300.jsonl").read_text().splitlines()
     ][:200]
     queries = kb.embedder.embed(questions)
-    snapshot = kb._snapshot
+    snapshot = kb.state
     assert snapshot.index is not None and snapshot.sentences is not None
     rows = []
     for label, exact in (("facts", snapshot.index), ("sentences", snapshot.sentences.vectors)):

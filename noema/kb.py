@@ -111,6 +111,13 @@ class KnowledgeBase:
         return self._store.snapshot
 
     @property
+    def state(self) -> Snapshot:
+        """The current state as one snapshot (graph, fact index, sentence sidecar, merge log),
+        read at once so its parts belong together: for diagnostics and benchmarks. Treat it as
+        read-only; change the knowledge base through its methods."""
+        return self._store.snapshot
+
+    @property
     def graph(self) -> SemanticGraph:
         """The canonical graph (treat it as read-only; change it through ingest)."""
         return self._snapshot.graph

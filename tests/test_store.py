@@ -106,3 +106,16 @@ def test_a_save_while_an_ingest_publishes_writes_the_graph_with_its_own_merge_lo
     opened = noema.KnowledgeBase.from_bytes(saved[0], embedder=kb.embedder)
     assert set(opened.graph.documents) == {"a", "b"}
     assert opened.merge_log == kb.merge_log == report.merges
+
+
+def test_the_state_a_reader_takes_holds_the_graph_and_merge_log_of_one_write(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    kb.ingest([noema.Document("Larry Page founded Google.", id="a")])
+    before = kb.state
+    kb.ingest([noema.Document("Google, Inc. hired Sundar Pichai.", id="b")])
+    after = kb.state
+    assert set(before.graph.documents) == {"a"} and before.merge_log == ()
+    assert set(after.graph.documents) == {"a", "b"} and len(after.merge_log) == 1
+    assert after.index is not None and set(after.index.ids) == set(after.graph.relations)
