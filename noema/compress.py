@@ -13,7 +13,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from noema.ingest.extractor import Extractor
 from noema.ingest.sources import Source, as_documents
@@ -24,12 +24,10 @@ from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     RetrieveKwargs,
     RetrieveOptions,
+    Unpack,
 )
 from noema.retrieval.retrieve import RetrievalResult
 from noema.vectors.embed import Embedder
-
-if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
-    from typing_extensions import Unpack
 
 __all__ = ["compress", "compression_base"]
 
@@ -68,8 +66,9 @@ def compress(
         >>> compress(["Larry Page founded Google."], "Who founded Google?").text.splitlines()[-1]
         '#1 -found-> #2'
     """
+    by_name = RetrieveOptions().updated(**retrieve_options)  # names checked even when unused
     if options is None:
-        options = RetrieveOptions().updated(**retrieve_options)
+        options = by_name
     kb = compression_base(
         documents,
         similarity_threshold=similarity_threshold,

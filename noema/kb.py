@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from noema._version import __version__
 from noema.errors import ModelMismatchError
@@ -27,6 +27,7 @@ from noema.retrieval.options import (
     Format,
     RetrieveKwargs,
     RetrieveOptions,
+    Unpack,
 )
 from noema.retrieval.pack import split_blocks
 from noema.retrieval.result import RetrievalResult
@@ -36,9 +37,6 @@ from noema.storage.store import Snapshot, Store, read
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.vectors.index import SearchMode, check_search_mode, one_blas_thread
 from noema.writes import delete_documents, ingest_documents, merge_snapshot, split_entity
-
-if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
-    from typing_extensions import Unpack
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
@@ -20,7 +21,10 @@ from llama_index.core.vector_stores.types import (
 import noema
 from noema_llamaindex._convert import block_node, block_nodes, fact_nodes
 
-if TYPE_CHECKING:  # Unpack for **kwargs is in typing from Python 3.12
+# read at run time by tool wrappers, so imported for real (typing_extensions before 3.11)
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover
     from typing_extensions import Unpack
 
 
@@ -55,10 +59,10 @@ class NoemaRetriever(BaseRetriever):
     ) -> None:
         if mode not in ("block", "per_fact"):
             raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
+        self.options = noema.RetrieveOptions().updated(**options)  # before a bundle loads
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
-        self.options = noema.RetrieveOptions().updated(**options)
         if similarity_top_k is not None and (
             not isinstance(similarity_top_k, int) or similarity_top_k < 1
         ):

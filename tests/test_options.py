@@ -118,3 +118,25 @@ def test_retrieve_refuses_a_question_that_is_not_text(company_kb: KnowledgeBase)
         company_kb.retrieve({"q": 1})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="empty"):
         company_kb.retrieve("   ")
+
+
+@pytest.mark.parametrize(
+    "callable_",
+    [KnowledgeBase.retrieve, noema.compress, noema_llamaindex.NoemaRetriever.__init__],
+    ids=["KnowledgeBase.retrieve", "compress", "llamaindex.NoemaRetriever"],
+)
+def test_the_type_hints_of_every_entry_point_resolve_at_run_time(callable_: Any) -> None:
+    # tool wrappers (LangChain's StructuredTool, LlamaIndex's FunctionTool, pydantic's
+    # validate_call) read them; a name imported for type checkers only made them a NameError
+    hints = get_type_hints(callable_, include_extras=True)
+    variadic = [
+        p for p in inspect.signature(callable_).parameters.values() if p.kind == p.VAR_KEYWORD
+    ]
+    assert get_args(hints[variadic[0].name]) == (noema.RetrieveKwargs,)
+
+
+def test_compress_checks_option_names_even_beside_an_options_object() -> None:
+    with pytest.raises(noema.InputTypeError, match="max_token"):
+        noema.compress(
+            ["Larry Page founded Google."], "Who?", options=RetrieveOptions(), max_token=5
+        )  # type: ignore[call-arg]

@@ -174,7 +174,9 @@ LAYERS = {
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
     "serve.schemas": _uses(""),
-    "serve.tools": _uses("serve ingest.sources kb model.names retrieval.filters retrieval.options"),
+    "serve.tools": _uses(
+        "serve ingest.sources kb model.names retrieval.filters retrieval.formats retrieval.options"
+    ),
     "serve.server": _uses("serve kb"),
     "serve.transport": _uses(""),
     # The `noema` command: one module per group of commands over what they share (common,

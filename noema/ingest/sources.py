@@ -13,7 +13,6 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Union
 
 from noema.errors import InputTypeError, NoemaError, OptionError
 from noema.model.graph import Document
@@ -166,7 +165,7 @@ def _finite(text: str) -> float:
 
 
 # -- what ingest() takes -------------------------------------------------------------------------
-Source = Union[str, Document, "os.PathLike[str]"]
+Source = str | Document | os.PathLike[str]
 
 
 def as_documents(

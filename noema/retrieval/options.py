@@ -8,6 +8,7 @@ once and a bad value fails the same way everywhere.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, TypedDict, get_args
@@ -15,6 +16,13 @@ from typing import Any, Literal, TypedDict, get_args
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
+
+# ``**options: Unpack[RetrieveKwargs]`` is read at run time too (tool wrappers read the type
+# hints), so Unpack is imported for real, from typing_extensions before Python 3.11
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover
+    from typing_extensions import Unpack
 
 __all__ = [
     "NOTATION_MIN_CONFIDENCE",
@@ -25,6 +33,7 @@ __all__ = [
     "RetrieveOptions",
     "SEED_STRATEGIES",
     "SeedStrategy",
+    "Unpack",
     "option_help",
     "option_names",
 ]
@@ -77,7 +86,9 @@ class RetrieveOptions:
 
     top_k: int = _option(5, "vector-search hits over the fact vectors used as seeds")
     hops: int = _option(1, "how far the graph walk goes from the seeds' entities")
-    max_tokens: int = _option(200, "the budget of the returned text, in token_model tokens")
+    max_tokens: int = _option(
+        200, f"the budget of the returned text, in tokens ({DEFAULT_TOKEN_MODEL} by default)"
+    )
     format: Format = _option("notation", "how the facts are written")
     token_model: str = _option(DEFAULT_TOKEN_MODEL, "the tiktoken encoding that counts the budget")
     seeds: SeedStrategy = _option(
@@ -91,7 +102,8 @@ class RetrieveOptions:
     min_confidence: float | None = _option(
         None,
         "state no fact read with less confidence than this: natural_language leaves it out, "
-        "notation keeps its entities (default: the format's floor; 0 states every fact)",
+        f"notation keeps its entities (default: {NOTATION_MIN_CONFIDENCE} for notation, 0 "
+        "otherwise; 0 states every fact)",
     )
 
     def __post_init__(self) -> None:

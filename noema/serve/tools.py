@@ -26,6 +26,7 @@ from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.names import normalize_name
 from noema.retrieval.filters import check_filters
+from noema.retrieval.formats import render_fact
 from noema.retrieval.options import FORMATS, Format, RetrieveOptions, SeedStrategy, option_help
 from noema.serve.schemas import (
     DocumentOut,
@@ -237,8 +238,9 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
     facts = [
         EntityFactOut(
             fact_id=fact_id,
-            sentence=kb.render_fact(fact_id, "natural_language"),
-            notation=kb.render_fact(fact_id, "notation"),
+            # from the graph this call walks: a concurrent ingest may drop the fact from the next
+            sentence=render_fact(graph, fact_id, "natural_language"),
+            notation=render_fact(graph, fact_id, "notation"),
             citations=citations_out(graph.citations(fact_id)),
         )
         for fact_id in graph.facts_of(best.id)
