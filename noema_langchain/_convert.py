@@ -48,18 +48,14 @@ def fact_documents(
     order (:meth:`noema.RetrievalResult.scores`), ``metadata["similarity"]`` is the fact's own
     similarity to the question."""
     return [
-        Document(
-            id=view.fact_id,
-            page_content=view.text,
-            metadata={
-                **_original_metadata(view),
+        _document(
+            view,
+            view.fact_id,
+            {
                 "fact_id": view.fact_id,
                 "rank": view.rank,
                 "score": view.score,
                 "similarity": view.similarity,
-                "token_count": view.token_count,
-                "source_ids": view.source_ids,
-                "citations": view.citations,
             },
         )
         for view in result.fact_views(graph, k)
@@ -72,17 +68,20 @@ def split_block(
     """The budgeted block as at most ``k`` Documents of consecutive facts (priority order), each
     self-contained (its own ``#n`` ids), together within ``max_tokens``."""
     return [
-        Document(
-            id=view.id,
-            page_content=view.text,
-            metadata={
-                **_original_metadata(view),
-                "block": view.rank,
-                "fact_ids": view.fact_ids,
-                "token_count": view.token_count,
-                "source_ids": view.source_ids,
-                "citations": view.citations,
-            },
-        )
+        _document(view, view.id, {"block": view.rank, "fact_ids": view.fact_ids})
         for view in result.block_views(graph, k, max_tokens)
     ]
+
+
+def _document(
+    view: noema.FactView | noema.BlockView, document_id: str, own: dict[str, Any]
+) -> Document:
+    """A view as a Document: its source's metadata, then ``own``, then what every view has."""
+    metadata = {
+        **_original_metadata(view),
+        **own,
+        "token_count": view.token_count,
+        "source_ids": view.source_ids,
+        "citations": view.citations,
+    }
+    return Document(id=document_id, page_content=view.text, metadata=metadata)

@@ -183,10 +183,10 @@ LAYERS = {
     # progress); app builds the parser from their table.
     "cli.common": _uses("retrieval.options"),
     "cli.progress": _uses("kb model.graph"),
-    "cli.build": _uses("cli distributed ingest.sources kb model.graph retrieval.options"),
+    "cli.build": _uses("cli distributed ingest.sources kb model.graph resources retrieval.options"),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
-    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
+    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),
     "cli.app": _uses("_version cli"),
 }

@@ -9,6 +9,7 @@ from typing import Any
 from noema.cli.common import (
     Command,
     CommandError,
+    add_paths,
     add_root,
     checked_output,
     positive,
@@ -18,22 +19,18 @@ from noema.cli.progress import ingest_with_progress
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD
 
 __all__ = ["BUILD"]
 
 
 def add_build_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="files or folders (.txt, .md, .jsonl with a 'text' field)",
-    )
+    add_paths(p, "files or folders (.txt, .md, .jsonl with a 'text' field)")
     p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
     add_root(p)
-    p.add_argument("--spacy-model", default="en_core_web_sm")
-    p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
+    p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
     p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
     p.add_argument(

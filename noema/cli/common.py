@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULTS",
     "Command",
     "CommandError",
+    "add_paths",
     "add_retrieve_arguments",
     "add_root",
     "checked_output",
@@ -89,6 +90,11 @@ def checked_question(text: str) -> str:
 
 def warn(message: str) -> None:
     print(f"Warning: {message}", file=sys.stderr)
+
+
+def add_paths(parser: argparse.ArgumentParser, help: str) -> None:
+    """The documents a command reads: one or more files or folders."""
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=help)
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:

@@ -7,23 +7,19 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from noema.cli.common import DEFAULTS, Command, CommandError, add_root, warn
+from noema.cli.common import DEFAULTS, Command, CommandError, add_paths, add_root, warn
 from noema.cli.progress import Progress, ingest_with_progress
 from noema.evaluate import EvalQuestion, EvalRow, evaluate
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 
 __all__ = ["EVAL"]
 
 
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="documents, as for noema build, or one built .noema bundle",
-    )
+    add_paths(p, "documents, as for noema build, or one built .noema bundle")
     add_root(p)
     p.add_argument(
         "--questions",
@@ -33,8 +29,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
     p.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
     p.add_argument("--hops", type=int, default=DEFAULTS.hops)
-    p.add_argument("--spacy-model", default="en_core_web_sm")
-    p.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
+    p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
     p.add_argument("--json", action="store_true")
 
 
