@@ -18,14 +18,12 @@ from noema.resources import count_tokens
 from noema.retrieval.formats import (
     FORMATS,
     Format,
-    first_sentence,
     is_stated,
     render_facts,
     render_notation,
 )
 
-# first_sentence stays importable from here for benchmarks/pooled.py
-__all__ = ["Packed", "first_sentence", "pack", "split_blocks"]
+__all__ = ["Packed", "pack", "split_blocks"]
 
 
 @dataclass(frozen=True)
