@@ -97,11 +97,13 @@ LAYERS = {
     "ingest.sources": _uses("errors model.graph model.records"),
     "ingest.extractor": _uses("model.graph"),
     "ingest.kinds": _uses(""),
-    "ingest.entities": _uses("model.graph model.names"),
+    "ingest.evidence": _uses("ingest._tokens"),
+    "ingest.entities": _uses("ingest.evidence model.graph model.names model.spans"),
     "ingest._tokens": _uses("model.graph"),
-    "ingest.rules": _uses("ingest._tokens ingest.entities model.graph"),
+    "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.graph"),
     "ingest.parse": _uses(
-        "ingest.entities ingest.extractor model.graph ingest.kinds resources ingest.rules"
+        "ingest.entities ingest.extractor model.graph model.spans ingest.kinds resources "
+        "ingest.rules"
     ),
     "ingest.canonical": _uses(
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"

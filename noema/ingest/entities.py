@@ -13,8 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from noema.ingest.evidence import CUE_VOTE, NER_VOTE, NOT_PERSON, context_type, form_type
 from noema.model.graph import VALUE_TYPES, Document, Mention, SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, strip_disambiguation
+from noema.model.spans import leading_heading
 
 __all__ = [
     "PERSON_PRONOUNS",
@@ -27,6 +29,7 @@ __all__ = [
     "map_spacy_label",
     "pronouns_say_person",
     "read_entities",
+    "title_of",
 ]
 
 _LABELS = {
@@ -51,8 +54,6 @@ _LABELS = {
 # The most tokens a title may span to be read as one name where the text repeats it.
 _TITLE_WORDS = 12
 PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
-# The types a short name of a person is never completed from.
-PLACE_OR_ORG = frozenset({"GPE", "LOC", "ORG"})
 THING_PRONOUNS = frozenset({"it", "its"})
 
 
@@ -99,11 +100,32 @@ class NameTable:
         """Where ``span`` (of the current piece) lies in the whole document."""
         return Mention(self.doc_id, self.offset + span.start_char, self.offset + span.end_char)
 
+    def sentence(self, sent: Any) -> Mention:
+        """Where sentence ``sent`` lies, without the blank tokens at its ends (a blanked heading
+        before the first sentence is not part of it)."""
+        words = [token for token in sent if not token.is_space]
+        if not words:
+            return self.mention(sent)
+        end = words[-1].idx + len(words[-1].text)
+        return Mention(self.doc_id, self.offset + words[0].idx, self.offset + end)
+
     def add(self, name: str, span: Any, type_: str | None) -> None:
-        """File a mention of ``name`` at ``span``; ``type_`` is its vote (``None``: no vote)."""
+        """File a mention of ``name`` at ``span``; ``type_`` is NER's vote (``None``: no vote).
+        What the name's form and the sentence around it say vote too (see
+        :mod:`noema.ingest.evidence`)."""
         counts = self.votes.setdefault(name, Counter())
         if type_ is not None:
-            counts[type_] += 1
+            counts[type_] += NER_VOTE
+        if type_ not in VALUE_TYPES and any(c.isalpha() for c in name):
+            form = form_type(name)
+            if form == "PERSON" and type_ in ("GPE", "LOC"):
+                form = None  # "Jordan River", "Florence": NER's place stands against a name's look
+            for cue in (form, context_type(span)):
+                if cue == NOT_PERSON:
+                    # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing
+                    cue = "OTHER" if type_ == "PERSON" else None
+                if cue is not None and not (cue == "GPE" and type_ == "LOC"):
+                    counts[cue] += CUE_VOTE
         self.mentions.setdefault(name, []).append(self.mention(span))
         self.claim(span, name)
 
@@ -112,13 +134,43 @@ class NameTable:
             self.by_token[token.i] = name
 
     def register(self, span: Any) -> str | None:
-        """Name a proper noun or noun phrase NER missed; it gets no type vote of its own (see
-        :func:`batch_graph`). ``None`` when the span holds no usable name."""
+        """Name a proper noun or noun phrase NER missed; it gets no NER vote (see
+        :func:`batch_graph`). A surname alone is the person named in full before it ("Crane"
+        after "Tobias Crane"). ``None`` when the span holds no usable name."""
         name = clean_name(span.text)
         if not name or is_business_suffix(name):
             return None
+        name = _full_name(self, name) or name
         self.add(name, span, None)
         return name
+
+    def surname(self, span: Any) -> str | None:
+        """The longer name a one-word ``span`` completes ("Crane" after "Tobias Crane", even
+        where the tagger read it as the common noun), filed as its mention; else ``None``."""
+        full = _full_name(self, clean_name(span.text))
+        if full is not None:
+            self.add(full, span, None)
+        return full
+
+    def leading_type(self, name: str) -> str | None:
+        """The type with the most votes for ``name`` in this document so far."""
+        votes = self.votes.get(name)
+        return _best(votes, list(votes)) if votes else None
+
+    def antecedent(
+        self, before: int, types: frozenset[str], skip: Iterable[str] = ()
+    ) -> str | None:
+        """The name of one of ``types`` mentioned last before character ``before`` of the
+        document (not one of ``skip``): what "the company" or "she" refers back to."""
+        best: tuple[int, str] | None = None
+        skipped = set(skip)
+        for name, mentions in self.mentions.items():
+            if name in skipped or self.leading_type(name) not in types:
+                continue
+            ends = [m.start for m in mentions if m.end <= before]
+            if ends and (best is None or max(ends) > best[0]):
+                best = (max(ends), name)
+        return best[1] if best else None
 
     def settle_type(self, name: str, type_: str) -> None:
         """The document's own word for what ``name`` is ("a 2002 film", see
@@ -176,11 +228,9 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
             names.claim(spacy_doc[previous[0].end : ent.end], previous[1])
             continue
-        # a place or an organisation named like a person is not that person (spec: "a person
-        # named Washington never merges with the city"), whoever the document named before
-        full = None if type_ in PLACE_OR_ORG else _full_name(names, name)
+        full = _full_name(names, name, type_)
         if full is not None:
-            name, type_ = full, "PERSON"
+            name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
 
@@ -247,26 +297,38 @@ def _within_line(span: Any) -> Any:
     return Span(span.doc, segment[0].i, segment[-1].i + 1, label=span.label_)
 
 
-def _full_name(names: NameTable, name: str) -> str | None:
+def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | None:
     """ "Holm" after "Anna Holm" in the same document means Anna Holm: a one-word name that is
-    the last word of exactly one person named earlier in the document (unless NER labelled the
-    short form a place or an organisation: see ``read_entities``)."""
-    if " " in name or not name[:1].isupper():
+    the last word of exactly one longer name of the document. A short form NER typed a place is
+    never completed (spec: "a person named Washington never merges with the city"), one it typed
+    an organisation only to an organisation ("Villa" after "Aston Villa"), and a longer name
+    that reads as a place is never the one meant."""
+    if " " in name or not name[:1].isupper() or type_ in ("GPE", "LOC"):
         return None
+    wanted = frozenset({"ORG"}) if type_ == "ORG" else frozenset({"PERSON", "ORG", "OTHER"})
     matches = [
         full
-        for full, votes in names.votes.items()
-        if votes.get("PERSON") and " " in full and full.split()[-1] == name
+        for full in names.votes
+        if " " in full and full.split()[-1] == name and names.leading_type(full) in wanted
     ]
     return matches[0] if len(matches) == 1 else None
 
 
-def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
-    """What the document is about: the name its ``title`` metadata gives (added when the text
-    never names it), else the entity subject of its first sentence."""
-    names = found.names
-    title = found.doc.metadata.get("title") if found.doc.metadata else None
+def title_of(doc: Document) -> str | None:
+    """The document's title: its ``title`` metadata, else the Markdown heading it opens with
+    (a document handed over without metadata, from LangChain say, still has its title)."""
+    title = doc.metadata.get("title") if doc.metadata else None
     if isinstance(title, str) and title.strip():
+        return title
+    return leading_heading(doc.text) or None
+
+
+def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
+    """What the document is about: the name its title gives (added when the text never names
+    it), else the entity subject of its first sentence."""
+    names = found.names
+    title = title_of(found.doc)
+    if title is not None:
         wanted = clean_name(strip_disambiguation(title))
         lowered = wanted.lower()
         for name in names.votes:
@@ -362,14 +424,20 @@ def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
     """The type of a name in one document.
 
     The document's own mentions decide whether the name is a PERSON, because a person and a place
-    sharing a name (Washington) are different things. Among the other types the small model's
-    labels are noisy ("Nvidia" ORG in one sentence, GPE in the next), so every mention of the
-    name in the batch votes, which gives one name one node across documents.
+    sharing a name (Washington) are different things, when they say enough: two NER labels or a
+    cue of the sentence (see :mod:`noema.ingest.evidence`). A lone NER label that is no place
+    ("Ivo Marsh" ORG where the next document says he was born) is outvoted by the batch. Among
+    the other types the small model's labels are noisy ("Nvidia" ORG in one sentence, GPE in the
+    next), so every mention of the name in the batch votes, which gives one name one node across
+    documents.
     """
     chosen = votes if votes else batch
     if not chosen:  # a proper noun NER never labelled
         return "OTHER"
     document_first = [*votes, *(t for t in batch if t not in votes)]
+    own = _best(chosen, document_first)
+    if votes and chosen[own] <= NER_VOTE and own not in ("GPE", "LOC") and batch:
+        chosen = batch  # one unsupported label: the batch knows more
     if _best(chosen, document_first) == "PERSON":
         return "PERSON"
     # the batch already holds this document's votes; ties go to the batch's first label, so every

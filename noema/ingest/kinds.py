@@ -33,7 +33,8 @@ _KINDS = {
         firm manufacturer retailer airline bank label publisher studio agency organization
         organisation association federation league club team university college school academy
         institute party council ministry department newspaper magazine network broadcaster
-        franchise
+        franchise maker startup business brand brewery shipyard supplier carrier subsidiary
+        cooperative consultancy
     """,
     "GPE": """
         city town village hamlet municipality borough county country state province

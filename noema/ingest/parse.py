@@ -16,20 +16,23 @@ predicate each gives (lemma-based, lowercase snake_case):
 =================================================  =============================================
 
 "He", "she" and "it" as a subject refer to the document's main entity: the entity named by the
-document's ``title`` metadata when there is one (a trailing "(band)" is ignored), else the subject
-of its first sentence. Whether "he"/"she" or "it" is the one meant follows the document's own
-subject pronouns when they are all of one kind, else the main entity's NER type. A definite
-common-noun subject ("The band played in Tulsa") stands for the main entity too. Named things
-no rule connected are linked to their sentence's topic (its subject, else the main entity) with
-the verb or noun they hang from as predicate, at a lower confidence, so every name in the text
-can be reached. Proper nouns NER missed become entities of type OTHER unless the same name has a
-type elsewhere in the batch.
+document's title (its ``title`` metadata, else the Markdown heading it opens with; a trailing
+"(band)" is ignored), else the subject of its first sentence. Whether "he"/"she" or "it" is the
+one meant follows the document's own subject pronouns when they are all of one kind, else the main
+entity's NER type; the other kind refers back to the nearest name of its kind, and so do "the
+company", "the town" and other kind nouns (see :mod:`noema.ingest.rules`). Markdown headings are
+blanked before parsing: they are titles, not sentences. Named things no rule connected are linked
+to their sentence's topic (its subject, else the main entity) with the verb or noun they hang from
+as predicate, at a lower confidence, so every name in the text can be reached. Proper nouns NER
+missed become entities of type OTHER unless the same name has a type elsewhere in the batch.
 
 spaCy labels map to Noema's nine types as follows: PERSON, ORG, GPE, LOC, DATE, EVENT, PRODUCT
 and MONEY keep their label; FAC -> LOC; TIME -> DATE; WORK_OF_ART -> PRODUCT; NORP, LAW,
-LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). Within a
-document, a name's mentions vote on whether it is a PERSON; among the other types, every mention
-of the name across the batch of documents votes, so one name gets one type and one node.
+LANGUAGE, PERCENT, QUANTITY and CARDINAL -> OTHER; ORDINAL is dropped (it names no thing). The
+name's own words and the sentence around each mention vote too, more strongly than a label (see
+:mod:`noema.ingest.evidence`). Within a document, a name's mentions vote on whether it is a
+PERSON when they say enough; among the other types, every mention of the name across the batch of
+documents votes, so one name gets one type and one node.
 """
 
 from __future__ import annotations
@@ -48,11 +51,13 @@ from noema.ingest.entities import (
     map_spacy_label,
     pronouns_say_person,
     read_entities,
+    title_of,
 )
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.rules import CONFIDENCE, SentenceReader, main_kinds
 from noema.model.graph import Document, SemanticGraph, normalize_predicate
+from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
 # spaCy's memory grows with the characters of a batch, not of a document (measured: 128 KB of
@@ -188,8 +193,8 @@ class SpacyExtractor:
         found.main = main
         kinds = main_kinds(spacy_doc, main, names)
         if main is not None and offset == 0:
-            title = found.doc.metadata.get("title") if found.doc.metadata else None
-            said = title_kind(title) if isinstance(title, str) else None
+            title = title_of(found.doc)
+            said = title_kind(title) if title is not None else None
             type_ = kind_type([said]) if said in KIND_TYPES else kind_type(kinds)
             if type_ is not None:
                 names.settle_type(main, type_)
@@ -201,7 +206,7 @@ class SpacyExtractor:
             kinds=kinds,
         )
         for sent in spacy_doc.sents:
-            mention = names.mention(sent)
+            mention = names.sentence(sent)
             named = {names.by_token[t.i] for t in sent if t.i in names.by_token}
             for link in reader.read(sent):
                 if link.subject != link.object and link.predicate:
@@ -254,9 +259,9 @@ def _split_long(
 ) -> Iterator[tuple[str, tuple[int, int], bool]]:
     """Texts for nlp.pipe with (document index, character offset) and whether the document was
     cut: a text over ``limit`` characters is cut at line breaks, else after a sentence's full
-    stop, else at a space."""
+    stop, else at a space. Markdown headings are blanked: they are titles, not sentences."""
     for index, doc in enumerate(documents):
-        text = doc.text
+        text = blank_headings(doc.text)
         cut_up = len(text) > limit
         start = 0
         while len(text) - start > limit:

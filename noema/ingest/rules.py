@@ -18,6 +18,7 @@ from noema.ingest._tokens import (
     with_conjuncts,
 )
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
+from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import normalize_predicate
 
 __all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
@@ -82,6 +83,11 @@ _TITLE_LIST = (
     "secretary chancellor king queen prince princess emperor pope bishop general professor"
 )
 _TITLES = frozenset(_TITLE_LIST.split())
+# "when Z took over": an intransitive verb that says Z followed the clause's subject
+_SUCCESSION = frozenset({"take_over", "step_in", "take_charge"})
+_PEOPLE = frozenset({"PERSON"})
+_THINGS = frozenset({"ORG", "PRODUCT"})
+_PLACES = frozenset({"GPE", "LOC"})
 # Nouns that say too little to stand alone as a thing ("is part of", "won one")
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
@@ -147,8 +153,9 @@ class SentenceReader:
             self._relative_pronoun,
             self._pronoun,
             self._apposition,
-            self._kind_noun,
             self._place_wrapper,
+            self._kind_noun,
+            self._surname,
             self._missed_proper_noun,
         )
 
@@ -246,17 +253,28 @@ class SentenceReader:
         return not votes or votes.most_common(1)[0][0] == "PERSON"
 
     def _pronoun(self, token: Any) -> str | None:
-        """ "He", "she", "it" or "they" for the document's main entity (see main_is_person)."""
+        """ "He", "she", "it" or "they" for the document's main entity (see main_is_person);
+        the pronoun of the other kind for the nearest name of its kind before it ("Tobias Crane
+        founded Crane Studios. He sold it in 2015." in a document about Crane: "it" is the
+        studio), never a name its own clause already holds ("Kwame Osei replaced her")."""
         if token.pos_ != "PRON" or self.main is None:
             return None
         lower = token.lower_
-        if lower in PERSON_PRONOUNS and self.main_is_person:
-            return self.main
-        if lower in THING_PRONOUNS and not self.main_is_person:
-            return self.main
+        if lower in PERSON_PRONOUNS:
+            return self.main if self.main_is_person else self._antecedent(token, _PEOPLE)
+        if lower in THING_PRONOUNS:
+            return self._antecedent(token, _THINGS) if self.main_is_person else self.main
         if lower in _ANY_PRONOUNS:
             return self.main
         return None
+
+    def _antecedent(self, token: Any, types: frozenset[str]) -> str:
+        """The nearest name of ``types`` before ``token``, not one of its clause's subjects;
+        ``""`` (names nothing) when there is none."""
+        siblings = (c for c in token.head.children if c.dep_ in _SUBJECT_DEPS and c is not token)
+        skip = [self.by_token[c.i] for c in siblings if c.i in self.by_token]
+        at = self.names.offset + token.idx
+        return self.names.antecedent(at, types, skip) or ""
 
     def _apposition(self, token: Any) -> str | None:
         """ "the CEO, Sundar Pichai": a noun with a named apposition stands for that name."""
@@ -267,15 +285,30 @@ class SentenceReader:
         return None
 
     def _kind_noun(self, token: Any) -> str | None:
-        """ "the band" in the article that began "X is an American rock band"."""
+        """ "the band" in the article that began "X is an American rock band"; "the company"
+        or "the town" elsewhere for the nearest name of that kind before it, else the main
+        entity when it is of that kind."""
         if (
-            self.main is not None
-            and token.pos_ == "NOUN"
-            and lemma(token) in self.kinds
-            and any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in token.children)
+            self.main is None
+            or token.pos_ != "NOUN"
+            or not any(c.dep_ == "det" and c.lower_ in ("the", "this") for c in token.children)
         ):
+            return None
+        kind = lemma(token)
+        if kind in self.kinds:
             return self.main
-        return None
+        type_ = KIND_TYPES.get(kind)
+        if type_ is None or type_ == "PERSON":
+            return None
+        types = _PLACES if type_ in _PLACES else frozenset({type_})
+        at = self.names.offset + token.idx
+        found = self.names.antecedent(at, types)
+        if found is None and self.names.leading_type(self.main) in types | {"OTHER"}:
+            # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
+            # for what its main entity is
+            self.names.settle_type(self.main, type_)
+            found = self.main
+        return found
 
     def _place_wrapper(self, token: Any) -> str | None:
         """ "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name."""
@@ -286,6 +319,15 @@ class SentenceReader:
                         if grandchild.dep_ == "pobj" and grandchild.i in self.by_token:
                             return self.by_token[grandchild.i]
         return None
+
+    def _surname(self, token: Any) -> str | None:
+        """ "Crane later sold the firm" after "Tobias Crane": a capitalized word alone that ends
+        exactly one longer name of the document is that name."""
+        if token.pos_ not in ("NOUN", "PROPN") or not token.text[:1].isupper():
+            return None
+        if any(c.dep_ in ("det", "compound", "flat", "poss") for c in token.children):
+            return None
+        return self.names.surname(token.doc[token.i : token.i + 1])
 
     def _missed_proper_noun(self, token: Any) -> str | None:
         """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing."""
@@ -388,6 +430,8 @@ class SentenceReader:
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
                 for s in subjects:
                     yield Link(s, predicate, phrase, "phrase")
+        if predicate in _SUCCESSION and not objects and not agents:
+            yield from self._succession(verb, subjects)
         if agents:
             subjects, objects = agents, [*passive, *objects]
         for s in subjects:
@@ -406,6 +450,24 @@ class SentenceReader:
                 for s in subjects:
                     for o in targets:
                         yield Link(s, f"{predicate}_{lemma(obj)}_{word}", o, "object_prep")
+
+    def _succession(self, verb: Any, successors: list[str]) -> Iterator[Link]:
+        """ "X was CEO of Y until 2019, when Z took over": Z succeeded X, and took over Y."""
+        clause = verb.head
+        while clause.pos_ not in ("VERB", "AUX") and clause.head.i != clause.i:
+            clause = clause.head
+        if clause is verb or clause.pos_ not in ("VERB", "AUX"):
+            return
+        holders = [h for h in self._subjects_of(clause) if h not in successors]
+        held = self.entities(c for c in clause.children if c.dep_ in ("dobj", "obj"))
+        for complement in clause.children:
+            if complement.dep_ == "attr" and complement.i not in self.by_token:
+                held += [t for _, t in self._role_targets(complement) if t not in held]
+        for successor in successors:
+            for holder in holders:
+                yield Link(successor, "succeed", holder, "svo")
+            for thing in held:
+                yield Link(successor, "take_over", thing, "svo")
 
     def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
         """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""

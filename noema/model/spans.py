@@ -13,9 +13,18 @@ from dataclasses import dataclass
 
 from noema.model.graph import SemanticGraph
 
-__all__ = ["Sentence", "document_heading", "document_title", "sentence_text"]
+__all__ = [
+    "Sentence",
+    "blank_headings",
+    "document_heading",
+    "document_title",
+    "leading_heading",
+    "sentence_text",
+]
 
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
+# A whole Markdown ATX heading line: "# Title", "## Early life"; not "#hashtag" or "#1 hit".
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -47,6 +56,34 @@ def document_heading(graph: SemanticGraph, document_id: str) -> str:
     if isinstance(name, str) and name.strip():
         return " ".join(name.split())
     return "" if document_id.startswith("doc_") else " ".join(document_id.split())
+
+
+def blank_headings(text: str) -> str:
+    """``text`` with every Markdown heading line turned into spaces of the same length.
+
+    A heading is a title, not a sentence: parsed, "# Lumen Forge" became an entity of its own and
+    the start of the first sentence. Blanking keeps every character offset, so mentions still
+    point into the document's own text.
+
+    Example:
+        >>> blank_headings("# Lumen Forge\\nLumen Forge makes drones. #1 hit")
+        '             \\nLumen Forge makes drones. #1 hit'
+    """
+    return _HEADING_LINE.sub(lambda match: " " * len(match.group()), text)
+
+
+def leading_heading(text: str) -> str:
+    """The text of a Markdown heading on the document's first non-blank line, else ``""``: a
+    document that opens with "# Lumen Forge" is about Lumen Forge.
+
+    Example:
+        >>> leading_heading("\\n# Lumen Forge #\\nIt makes drones."), leading_heading("Plain text.")
+        ('Lumen Forge', '')
+    """
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if not _HEADING_LINE.fullmatch(first):
+        return ""
+    return " ".join(first.strip().strip("#").split())
 
 
 def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:

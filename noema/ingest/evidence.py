@@ -1,0 +1,134 @@
+"""What a name's own form and its place in a sentence say about its type.
+
+spaCy's small model types a name mostly by its look: on a new user's short documents it called
+"Harrow Avionics" a PERSON, "Renata Villa" an ORG and the town "Tarbes" a PERSON, and a name with
+two or three mentions has too few labels for a majority to correct them. The sentence usually
+says what the thing is: a person is born, dies and is the agent of "founded by"; a place is where
+someone is born or a company is based; a company is headquartered, acquired and named with a
+company-form word. Each cue found on a mention is a vote of :data:`CUE_VOTE`, beside NER's vote of
+:data:`NER_VOTE` per mention (see :func:`noema.ingest.entities.read_entities`).
+
+Only cues that hold across kinds of text are listed; a verb that people and companies both do
+("founded", "owns") says nothing.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from noema.ingest._tokens import lemma
+
+__all__ = ["CUE_VOTE", "NER_VOTE", "NOT_PERSON", "context_type", "form_type"]
+
+
+def _words(text: str) -> list[str]:
+    """The words of a word list written as lines of text, which reads better than literals."""
+    return text.split()
+
+
+# What context_type says of a thing that is no person, without saying what it is.
+NOT_PERSON = "not PERSON"
+
+# A cue outweighs two NER labels and loses to three: "was born" settles what the small model
+# guessed from a name's look in a sentence or two, not what it saw in many.
+NER_VOTE = 2
+CUE_VOTE = 5
+
+# The last word of a company's name: "Harrow Avionics", "Lindqvist Marine", "Crane Studios".
+_COMPANY_WORDS = frozenset(
+    _words("""
+    avionics aerospace airlines airways analytics automotive bank biotech brewery capital
+    chemicals communications company corporation dairy dynamics electronics energy engineering
+    enterprises entertainment foods group holdings industries insurance interactive labs
+    laboratories logistics marine media mining motors networks partners pharma pharmaceuticals
+    publishing records robotics shipping shipyards software solutions studio studios systems
+    technologies telecom textiles therapeutics ventures works
+    """)
+)
+# A first word that makes a person of the name: "King Haakon II", "Sir Ian", "Dr. Osei".
+_PERSON_TITLES = frozenset(
+    _words("""
+    king queen prince princess emperor empress pope saint st sir dame lord lady dr dr. mr mr.
+    mrs mrs. ms ms. president senator governor general admiral bishop archbishop
+    """)
+)
+# Verbs whose subject is a person.
+_PERSON_VERBS = frozenset({"born", "die", "marry", "graduate", "retire", "resign"})
+# "founded by X", "started by X": the agent is a person.
+_FOUNDING_VERBS = frozenset({"found", "establish", "start", "co-found", "cofound"})
+# Verbs whose subject or object is a company.
+_COMPANY_VERBS = frozenset({"headquarter", "acquire", "incorporate", "list"})
+# "born in X", "based in X": the object of "in" is a place.
+_PLACE_VERBS = frozenset(
+    {"born", "die", "base", "headquarter", "locate", "situate", "live", "grow", "raise", "bury"}
+)
+# "mayor of X", "a suburb of X": the object of "of" is a place.
+_PLACE_NOUNS = frozenset({"mayor", "suburb", "outskirts", "native", "resident", "capital"})
+# "the CEO of Y, X", "CEO X": a role noun beside a name makes the name a person.
+_ROLE_NOUNS = frozenset(
+    _words("""
+    ceo founder cofounder co-founder chairman chairwoman chair president director owner
+    executive mayor governor manager chief
+    """)
+)
+
+
+@cache
+def _given_names() -> frozenset[str]:
+    """Given names, lowercase (see scripts/given_names.py for where they come from)."""
+    text = files("noema.ingest").joinpath("given_names.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.split() if not line.startswith("#"))
+
+
+def form_type(name: str) -> str | None:
+    """The type a name's own words say: a company word last, a title or a given name first.
+
+    Example:
+        >>> form_type("Harrow Avionics"), form_type("King Haakon II"), form_type("Renata Villa")
+        ('ORG', 'PERSON', 'PERSON')
+        >>> form_type("Lindqvist Marine"), form_type("Villa") is None
+        ('ORG', True)
+        >>> form_type("aircraft parts company") is None
+        True
+    """
+    words = name.lower().split()
+    if len(words) < 2 or not all(word[:1].isupper() for word in name.split()):
+        return None  # "an aircraft parts company" is a description, not a company's name
+    if words[-1] in _COMPANY_WORDS:
+        return "ORG"
+    if words[0] in _PERSON_TITLES or (len(words) <= 3 and words[0] in _given_names()):
+        return "PERSON"
+    return None
+
+
+def context_type(span: Any) -> str | None:
+    """The type the sentence around a name's mention says (or :data:`NOT_PERSON`), else
+    ``None``."""
+    root = span.root
+    head = root.head
+    dep = root.dep_
+    if dep in ("nsubj", "nsubjpass") and lemma(head) in _PERSON_VERBS:
+        return "PERSON"
+    if dep in ("nsubj", "nsubjpass") and lemma(head) in _COMPANY_VERBS:
+        return "ORG" if lemma(head) != "acquire" or dep == "nsubjpass" else None
+    if dep in ("dobj", "obj") and lemma(head) == "acquire":
+        return "ORG"
+    if dep == "nsubjpass" and lemma(head) in _FOUNDING_VERBS:
+        return NOT_PERSON  # a founded thing (a town, a company, a band)
+    if dep == "pobj" and head.dep_ == "agent" and lemma(head.head) in _FOUNDING_VERBS:
+        return "PERSON"
+    if dep == "pobj" and head.dep_ == "prep":
+        governor = head.head
+        if head.lower_ in ("in", "at", "near") and lemma(governor) in _PLACE_VERBS:
+            return "GPE"
+        if head.lower_ == "of" and lemma(governor) in _PLACE_NOUNS:
+            return "GPE"
+    if dep == "appos" and lemma(head) in _ROLE_NOUNS:
+        return "PERSON"
+    if any(c.dep_ == "appos" and lemma(c) in _ROLE_NOUNS for c in root.children):
+        return "PERSON"
+    if any(c.dep_ == "compound" and lemma(c) in _ROLE_NOUNS for c in root.lefts):
+        return "PERSON"
+    return None

@@ -1,0 +1,125 @@
+"""The graph on a new user's short documents: types from the sentence, references resolved to
+the thing meant, successions the right way round, headings as titles. Real spaCy model."""
+
+from __future__ import annotations
+
+from noema import Document, SemanticGraph, SpacyExtractor
+
+
+def _graph(extractor: SpacyExtractor, *texts: str) -> SemanticGraph:
+    return extractor.extract([Document(text, id=f"d{n}") for n, text in enumerate(texts)])
+
+
+def _types(graph: SemanticGraph) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for entity in graph.entities.values():
+        out.setdefault(entity.name, set()).add(entity.type)
+    return out
+
+
+def _facts(graph: SemanticGraph) -> set[tuple[str, str, str]]:
+    names = {e.id: e.name for e in graph.entities.values()}
+    return {
+        (names[r.subject_id], r.predicate, names[r.object_id]) for r in graph.relations.values()
+    }
+
+
+def test_a_markdown_heading_is_a_title_not_an_entity_or_a_sentence(
+    extractor: SpacyExtractor,
+) -> None:
+    text = "# Lumen Forge\n\nLumen Forge is a drone maker based in Tarbes."
+    graph = _graph(extractor, text)
+    assert not any("#" in name or name == "Forge" for name in _types(graph))
+    assert _types(graph)["Lumen Forge"] == {"ORG"}
+    (fact,) = [r for r in graph.relations.values() if r.predicate == "base_in"]
+    start = fact.mentions[0].start
+    assert text[start:].startswith("Lumen Forge is"), text[start:]
+
+
+def test_a_heading_without_title_metadata_names_the_main_entity(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(extractor, "# Veltrix Robotics\n\nIt is headquartered in Bergen.")
+    assert ("Veltrix Robotics", "headquarter_in", "Bergen") in _facts(graph)
+
+
+def test_the_sentence_types_names_ner_types_by_their_look(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Tarbes was founded by King Haakon II in 1779. The town lies on a river.",
+        "Harrow Avionics builds flight computers. Renata Villa was born in Lleida.",
+    )
+    types = _types(graph)
+    assert types["Tarbes"] == {"GPE"}
+    assert types["King Haakon II"] == {"PERSON"}
+    assert types["Harrow Avionics"] == {"ORG"}
+    assert types["Renata Villa"] == {"PERSON"}
+    assert types["Lleida"] == {"GPE"}
+
+
+def test_a_person_is_one_node_when_one_document_says_what_ner_missed(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor, "Ivo Marsh founded Calder Mining in 1987.", "Ivo Marsh was born in Tarsk."
+    )
+    assert _types(graph)["Ivo Marsh"] == {"PERSON"}
+
+
+def test_a_surname_the_tagger_read_as_a_noun_is_the_person(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Halden Drones is a drone maker. Tobias Crane started it in 2012. Crane later sold the firm.",
+    )
+    facts = _facts(graph)
+    assert ("Tobias Crane", "start", "Halden Drones") in facts
+    assert ("Tobias Crane", "sell", "Halden Drones") in facts
+    assert "Crane" not in _types(graph)
+
+
+def test_a_surname_never_joins_the_company_named_after_the_person(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Crane Studios is a film studio in Oslo. Tobias Crane bought the studio in 2015. "
+        "Crane sold it in 2019.",
+    )
+    facts = _facts(graph)
+    assert ("Tobias Crane", "buy", "Crane Studios") in facts
+    assert ("Tobias Crane", "sell", "Crane Studios") in facts
+    assert _types(graph)["Crane Studios"] == {"ORG"}
+
+
+def test_the_company_means_the_company_named_before(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Astrid Lindqvist grew up in Bergen. In 2001 she joined Harrow Avionics. "
+        "She ran the company until 2015.",
+    )
+    assert ("Astrid Lindqvist", "run", "Harrow Avionics") in _facts(graph)
+
+
+def test_a_pronoun_object_is_the_person_named_before_not_the_subject(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Lindqvist Marine builds ferries. Renata Villa ran the firm until 2015. "
+        "Kwame Osei replaced her.",
+    )
+    facts = _facts(graph)
+    assert ("Kwame Osei", "replace", "Renata Villa") in facts
+    assert ("Renata Villa", "run", "Lindqvist Marine") in facts
+
+
+def test_who_took_over_succeeded_the_holder_and_took_over_the_company(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor, "Ngozi Okafor was CEO of Veltrix Robotics until 2019, when Vikram Rao took over."
+    )
+    facts = _facts(graph)
+    assert ("Vikram Rao", "succeed", "Ngozi Okafor") in facts
+    assert ("Vikram Rao", "take_over", "Veltrix Robotics") in facts
+    assert not any(s == "Ngozi Okafor" and o == "Vikram Rao" for s, _, o in facts)
