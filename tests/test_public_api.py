@@ -159,8 +159,8 @@ LAYERS = {
         model.spans retrieval.formats retrieval.result"""
     ),
     "writes": _uses(
-        """errors ingest.canonical ingest.extractor model.graph model.records storage.store
-        vectors.embed vectors.index vectors.sentences"""
+        """errors ingest.canonical ingest.extractor ingest.sources model.graph model.records
+        storage.store vectors.embed vectors.index vectors.sentences"""
     ),
     "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources"),
     "compress": _uses(
