@@ -140,28 +140,41 @@ async def test_async_retrieval_does_not_block_the_loop(company_kb: noema.Knowled
     assert ticks > 0 and (elapsed < 0.01 or ticks >= 3), "the event loop was blocked"
 
 
+# a verbose sentence with one fact: its notation is shorter than the text
+VERBOSE = (
+    "As everyone who follows the technology industry closely will probably already know by now, "
+    "it was Larry Page who, many years ago and with considerable ambition, founded Google."
+)
+
+
 def test_document_transformer_keeps_metadata() -> None:
-    docs = [
-        Document(
-            "Larry Page founded Google. Google acquired YouTube in 2006.",
-            metadata={"source": "a"},
-            id="a",
-        )
-    ]
+    docs = [Document(VERBOSE, metadata={"source": "a"}, id="a")]
     (out,) = NoemaDocumentTransformer().transform_documents(docs)
     assert out.metadata["source"] == "a" and out.id == "a"
     assert out.metadata["noema_tokens_after"] == noema.count_tokens(out.page_content)
-    assert "-acquire->" in out.page_content
+    assert out.page_content.endswith("#1 -found-> #2")
+    assert out.metadata["noema_kept_original"] is False
     assert (
         NoemaDocumentTransformer(keep_empty=False).transform_documents([Document("Hello there.")])
         == []
     )
 
 
+def test_document_transformer_never_returns_a_longer_text() -> None:
+    # 40 documents of 1,678 tokens became 4,151 tokens of notation: a short text is kept
+    short = Document("Larry Page founded Google. Google acquired YouTube in 2006.", id="s")
+    out = NoemaDocumentTransformer().transform_documents([short, Document(VERBOSE)])
+    assert out[0].page_content == short.page_content and out[0].id == "s"
+    assert out[0].metadata["noema_kept_original"] is True
+    before, after = out[0].metadata["noema_tokens_before"], out[0].metadata["noema_tokens_after"]
+    assert before == after == noema.count_tokens(short.page_content)
+    assert out[1].metadata["noema_kept_original"] is False
+    for doc, original in zip(out, (short.page_content, VERBOSE), strict=True):
+        assert noema.count_tokens(doc.page_content) <= noema.count_tokens(original)
+
+
 async def test_document_transformer_async() -> None:
-    out = await NoemaDocumentTransformer().atransform_documents(
-        [Document("Larry Page founded Google.")]
-    )
+    out = await NoemaDocumentTransformer().atransform_documents([Document(VERBOSE)])
     assert out[0].page_content.endswith("#1 -found-> #2")
 
 

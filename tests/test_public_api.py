@@ -15,7 +15,7 @@ FactMatch FactView Format GraphError IngestReport InputTypeError
 KnowledgeBase Mention MergeRecord MissingResourceError ModelMismatchError NoemaError
 NotationEntity NotationError NotationEvent NotationRelation OptionError ParsedNotation Relation
 RelationPattern RetrievalResult RetrieveKwargs RetrieveOptions RoundTripReport SeedStrategy SemanticGraph
-SentenceTransformerEmbedder SpacyExtractor UnknownIdError __version__ check_filters check_round_trip compress
+SentenceTransformerEmbedder SpacyExtractor TokenSaving UnknownIdError __version__ check_filters check_round_trip compress
 compression_base count_tokens decode encode_graph get_encoding load_models normalize_name
 normalize_predicate parse_notation
 """.split()  # noqa: SIM905  (a word list reads as the pin it is)
