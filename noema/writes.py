@@ -51,7 +51,8 @@ def ingest_documents(
         merges: list[MergeRecord] = []
         counts = [0, 0, 0]
         try:
-            for parsed in extract_in_batches(extractor, fresh, progress):
+            # nothing new: the extractor (spaCy, seconds to load) is not needed
+            for parsed in extract_in_batches(extractor, fresh, progress) if fresh else ():
                 # the extractor's contract: mentions point into the documents it was given
                 # (a bundle holding one that does not would be refused on load)
                 parsed.check_mentions()

@@ -183,7 +183,10 @@ LAYERS = {
     # progress); app builds the parser from their table.
     "cli.common": _uses("retrieval.options"),
     "cli.progress": _uses("kb model.graph"),
-    "cli.build": _uses("cli distributed ingest.sources kb model.graph resources retrieval.options"),
+    "cli.build": _uses(
+        """cli distributed errors ingest.parse ingest.sources kb model.graph resources
+        retrieval.options storage.bundle"""
+    ),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
