@@ -11,7 +11,7 @@ Importing ``noema`` is light: spaCy, torch, faiss and sentence-transformers load
 """
 
 from noema._version import __version__
-from noema.compress import compress, compression_base
+from noema.compress import TokenSaving, compress, compression_base
 from noema.errors import (
     BundleError,
     GraphError,
@@ -116,6 +116,7 @@ __all__ = [
     "SemanticGraph",
     "SentenceTransformerEmbedder",
     "SpacyExtractor",
+    "TokenSaving",
     "UnknownIdError",
     "__version__",
     "check_filters",

@@ -4,7 +4,8 @@ postprocessor run.
 
 The knowledge base built from a set of chunks is kept for the next question about the same chunks:
 a chain asked several questions over one retrieval, or the same popular chunks, parses and embeds
-them once. (The adapters hand the chunks back unchanged when the notation would not be shorter.)
+them once. The adapters hand the texts back unchanged when the notation would not be shorter
+(:class:`TokenSaving`), so compression never adds tokens.
 """
 
 from __future__ import annotations
@@ -13,13 +14,19 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from noema.ingest.extractor import Extractor
 from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
+from noema.resources import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_SPACY_MODEL,
+    DEFAULT_TOKEN_MODEL,
+    count_tokens,
+)
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     RetrieveKwargs,
@@ -29,7 +36,7 @@ from noema.retrieval.options import (
 from noema.retrieval.retrieve import RetrievalResult
 from noema.vectors.embed import Embedder
 
-__all__ = ["compress", "compression_base"]
+__all__ = ["TokenSaving", "compress", "compression_base"]
 
 # Knowledge bases kept for chunk sets seen recently: each is a few hundred facts at most.
 CACHED_BASES = 32
@@ -129,3 +136,36 @@ def compression_base(
 
 def _document_key(document: Document) -> tuple[str, str, str]:
     return document.id, document.text, json.dumps(document.metadata, sort_keys=True, default=repr)
+
+
+@dataclass(frozen=True)
+class TokenSaving:
+    """The tokens of some texts and of the notation that would replace them. The notation
+    replaces them only when it is :attr:`shorter`: the compressor, the node postprocessor and the
+    document transformer otherwise hand the texts back, so none of them ever adds tokens.
+
+    Example:
+        >>> saving = TokenSaving.of(["Larry Page founded Google."], "#1 Larry Page :PERSON")
+        >>> saving.tokens_before, saving.tokens_after, saving.shorter
+        (5, 6, False)
+    """
+
+    tokens_before: int
+    tokens_after: int
+
+    @property
+    def shorter(self) -> bool:
+        """Whether the notation has fewer tokens than the texts (a tie keeps the texts)."""
+        return self.tokens_after < self.tokens_before
+
+    @classmethod
+    def of(
+        cls, texts: Sequence[str], notation: str, *, token_model: str = DEFAULT_TOKEN_MODEL
+    ) -> TokenSaving:
+        """The tokens of ``texts`` together and of ``notation``, counted with ``token_model``."""
+        if isinstance(texts, str):  # one text would be counted as its characters
+            texts = [texts]
+        return cls(
+            sum(count_tokens(text, token_model) for text in texts),
+            count_tokens(notation, token_model),
+        )

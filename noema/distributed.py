@@ -1,10 +1,11 @@
 """Build one knowledge base on a Ray cluster: partitions parsed and embedded by long-lived actors,
 merged in a tree into one canonical base.
 
-Needs the ``ray`` extra (``pip install 'noema[ray]'``). Each actor loads the spaCy pipeline and the
-embedding model once and builds a partial knowledge base per partition (``ingest``, exactly as one
-process does); partial bases travel through Ray's object store as bundle bytes and are merged in
-pairs on the actors, level by level, so the driver only reads documents and receives the result.
+Needs the ``ray`` extra (``pip install 'noema-graph[ray]'``). Each actor loads the spaCy pipeline
+and the embedding model once and builds a partial knowledge base per partition (``ingest``, exactly
+as one process does); partial bases travel through Ray's object store as bundle bytes and are
+merged in pairs on the actors, level by level, so the driver only reads documents and receives the
+result.
 
 Partitions are runs of whole ingest batches (256 documents), so every document is parsed in the
 same batch, with the same type votes, as a one-process ``ingest`` would parse it.
@@ -218,7 +219,8 @@ def _import_ray() -> Any:
         import ray
     except ImportError as exc:
         raise MissingResourceError(
-            "building on Ray needs ray; install it with: pip install 'noema[ray]'"
+            "building on Ray needs ray; install it with: pip install 'noema-graph[ray]'"
+            " (from a checkout: pip install '.[ray]')"
         ) from exc
     return ray
 

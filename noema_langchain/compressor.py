@@ -68,13 +68,15 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
         result = kb.retrieve_with(query, self.retrieve_options())
         if not result.text:
             return []
-        tokens_before = sum(noema.count_tokens(c.text, self.token_model) for c in chunks)
-        if result.token_count >= tokens_before:
+        saving = noema.TokenSaving.of(
+            [c.text for c in chunks], result.text, token_model=self.token_model
+        )
+        if not saving.shorter:
             return list(documents)  # the chunks fit the budget and are no longer than notation
         doc = block_document(result, kb.graph)
         by_id = {c.id: dict(c.metadata) for c in chunks}
         doc.metadata["source_metadata"] = {i: by_id[i] for i in result.source_ids() if i in by_id}
-        doc.metadata["tokens_before"] = tokens_before
+        doc.metadata["tokens_before"] = saving.tokens_before
         return [doc]
 
     async def acompress_documents(

@@ -12,15 +12,23 @@ import noema
 
 
 class NoemaDocumentTransformer(BaseDocumentTransformer):
-    """Rewrite each Document as the notation of the facts Noema extracts from it.
+    """Rewrite each Document as the notation of the facts Noema extracts from it, when that is
+    shorter: a Document whose notation would have as many tokens or more keeps its text, with
+    ``metadata["noema_kept_original"]`` true (a short text says more per token than its notation).
 
-    Metadata is kept, with ``noema_tokens_before`` and ``noema_tokens_after`` added. A document with
-    no extractable fact becomes an empty Document (``keep_empty=False`` drops it instead).
+    Metadata is kept, with ``noema_tokens_before``, ``noema_tokens_after`` (of the text returned)
+    and ``noema_kept_original`` added. A document with no extractable fact becomes an empty
+    Document (``keep_empty=False`` drops it instead).
 
     Example:
-        >>> out = NoemaDocumentTransformer().transform_documents([Document("Larry Page founded Google.")])
-        >>> out[0].page_content.splitlines()[-1]
-        '#1 -found-> #2'
+        >>> long = ("As everyone who follows the technology industry will know by now, it was "
+        ...         "Larry Page who, many years ago and with great ambition, founded Google.")
+        >>> out = NoemaDocumentTransformer().transform_documents([Document(long)])
+        >>> out[0].page_content.splitlines()[-1], out[0].metadata["noema_kept_original"]
+        ('#1 -found-> #2', False)
+        >>> short = NoemaDocumentTransformer().transform_documents([Document("Larry Page founded Google.")])
+        >>> short[0].page_content, short[0].metadata["noema_kept_original"]
+        ('Larry Page founded Google.', True)
     """
 
     def __init__(
@@ -46,12 +54,18 @@ class NoemaDocumentTransformer(BaseDocumentTransformer):
             notation = noema.encode_graph(graph)
             if not notation and not self.keep_empty:
                 continue
+            saving = noema.TokenSaving.of(
+                [doc.page_content], notation, token_model=self.token_model
+            )
+            kept = not saving.shorter  # a text is never replaced by a longer one
             metadata = {
                 **doc.metadata,
-                "noema_tokens_before": noema.count_tokens(doc.page_content, self.token_model),
-                "noema_tokens_after": noema.count_tokens(notation, self.token_model),
+                "noema_tokens_before": saving.tokens_before,
+                "noema_tokens_after": saving.tokens_before if kept else saving.tokens_after,
+                "noema_kept_original": kept,
             }
-            out.append(Document(id=doc.id, page_content=notation, metadata=metadata))
+            text = doc.page_content if kept else notation
+            out.append(Document(id=doc.id, page_content=text, metadata=metadata))
         return out
 
     async def atransform_documents(

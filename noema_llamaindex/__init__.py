@@ -1,6 +1,7 @@
 """LlamaIndex integration: Noema as a retriever and as a node postprocessor.
 
-Install with ``pip install 'noema[llamaindex]'``.
+Install with ``pip install 'noema-graph[llamaindex]'``, or ``pip install '.[llamaindex]'`` in a
+checkout.
 
 Example:
     >>> from noema_llamaindex import NoemaRetriever
@@ -12,7 +13,8 @@ try:
     import llama_index.core  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError(
-        "noema_llamaindex needs llama-index-core; install it with: pip install 'noema[llamaindex]'"
+        "noema_llamaindex needs llama-index-core; install it with:"
+        " pip install 'noema-graph[llamaindex]' (from a checkout: pip install '.[llamaindex]')"
     ) from exc
 
 from noema_llamaindex.postprocessor import NoemaNodePostprocessor

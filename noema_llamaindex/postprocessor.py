@@ -85,8 +85,10 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         result = kb.retrieve_with(query_bundle.query_str, noema.RetrieveOptions.of(self))
         if not result.text:
             return []
-        tokens_before = sum(noema.count_tokens(c.text, self.token_model) for c in chunks)
-        if result.token_count >= tokens_before:
+        saving = noema.TokenSaving.of(
+            [c.text for c in chunks], result.text, token_model=self.token_model
+        )
+        if not saving.shorter:
             return nodes  # the nodes fit the budget and are no longer than the notation
         node = block_node(result, kb.graph, source_key="source_node_ids")
         by_id = {c.id: dict(c.metadata) for c in chunks}
@@ -95,7 +97,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         }
         node.node.excluded_llm_metadata_keys.append("source_metadata")
         node.node.excluded_embed_metadata_keys.append("source_metadata")
-        node.node.metadata["tokens_before"] = tokens_before
+        node.node.metadata["tokens_before"] = saving.tokens_before
         node.node.excluded_llm_metadata_keys.append("tokens_before")
         node.node.excluded_embed_metadata_keys.append("tokens_before")
         return [node]

@@ -140,28 +140,41 @@ async def test_async_retrieval_does_not_block_the_loop(company_kb: noema.Knowled
     assert ticks > 0 and (elapsed < 0.01 or ticks >= 3), "the event loop was blocked"
 
 
+# a verbose sentence with one fact: its notation is shorter than the text
+VERBOSE = (
+    "As everyone who follows the technology industry closely will probably already know by now, "
+    "it was Larry Page who, many years ago and with considerable ambition, founded Google."
+)
+
+
 def test_document_transformer_keeps_metadata() -> None:
-    docs = [
-        Document(
-            "Larry Page founded Google. Google acquired YouTube in 2006.",
-            metadata={"source": "a"},
-            id="a",
-        )
-    ]
+    docs = [Document(VERBOSE, metadata={"source": "a"}, id="a")]
     (out,) = NoemaDocumentTransformer().transform_documents(docs)
     assert out.metadata["source"] == "a" and out.id == "a"
     assert out.metadata["noema_tokens_after"] == noema.count_tokens(out.page_content)
-    assert "-acquire->" in out.page_content
+    assert out.page_content.endswith("#1 -found-> #2")
+    assert out.metadata["noema_kept_original"] is False
     assert (
         NoemaDocumentTransformer(keep_empty=False).transform_documents([Document("Hello there.")])
         == []
     )
 
 
+def test_document_transformer_never_returns_a_longer_text() -> None:
+    # 40 documents of 1,678 tokens became 4,151 tokens of notation: a short text is kept
+    short = Document("Larry Page founded Google. Google acquired YouTube in 2006.", id="s")
+    out = NoemaDocumentTransformer().transform_documents([short, Document(VERBOSE)])
+    assert out[0].page_content == short.page_content and out[0].id == "s"
+    assert out[0].metadata["noema_kept_original"] is True
+    before, after = out[0].metadata["noema_tokens_before"], out[0].metadata["noema_tokens_after"]
+    assert before == after == noema.count_tokens(short.page_content)
+    assert out[1].metadata["noema_kept_original"] is False
+    for doc, original in zip(out, (short.page_content, VERBOSE), strict=True):
+        assert noema.count_tokens(doc.page_content) <= noema.count_tokens(original)
+
+
 async def test_document_transformer_async() -> None:
-    out = await NoemaDocumentTransformer().atransform_documents(
-        [Document("Larry Page founded Google.")]
-    )
+    out = await NoemaDocumentTransformer().atransform_documents([Document(VERBOSE)])
     assert out[0].page_content.endswith("#1 -found-> #2")
 
 
@@ -231,6 +244,54 @@ def test_ingest_takes_langchain_documents_with_their_ids_and_metadata(make_kb) -
     )
     assert report.documents == 1
     assert kb.graph.documents["g1"].metadata == {"source": "google.md"}
+
+
+def test_a_source_ingested_again_with_new_text_replaces_its_document(make_kb) -> None:  # type: ignore[no-untyped-def]
+    # LangChain loaders set metadata["source"], not Document.id: ids fell back to content hashes,
+    # so a changed file was stored twice and its old facts stayed
+    kb = make_kb()
+    kb.ingest([Document("Larry Page founded Google.", metadata={"source": "notes/google.md"})])
+    report = kb.ingest(
+        [Document("Sergey Brin founded Google.", metadata={"source": "notes/google.md"})]
+    )
+    assert report.documents == 1 and list(kb.graph.documents) == ["notes/google.md"]
+    text = kb.retrieve("Who founded Google?", format="natural_language").text
+    assert "Sergey Brin" in text and "Larry Page" not in text
+    assert kb.delete_documents(["notes/google.md"]) == (2, 1)
+    assert kb.graph.documents == {} and kb.graph.entities == {}
+
+
+def test_the_chunks_of_a_source_are_replaced_and_deleted_together(make_kb) -> None:  # type: ignore[no-untyped-def]
+    # a text splitter's chunks share their document's source: three chunks, then two
+    def chunks(*texts: str) -> list[Document]:
+        return [
+            Document(t, metadata={"source": "nvidia.md", "start": n}) for n, t in enumerate(texts)
+        ]
+
+    kb = make_kb()
+    kb.ingest([Document("Ada Lovelace wrote the first program.", metadata={"source": "ada.md"})])
+    kb.ingest(
+        chunks("Jensen Huang founded Nvidia.", "Nvidia acquired Mellanox.", "Nvidia sells GPUs.")
+    )
+    assert sorted(kb.graph.documents) == ["ada.md", "nvidia.md#1", "nvidia.md#2", "nvidia.md#3"]
+    kb.ingest(chunks("Jensen Huang founded Nvidia.", "Nvidia acquired Arm."))
+    assert sorted(kb.graph.documents) == ["ada.md", "nvidia.md#1", "nvidia.md#2"]
+    assert "Mellanox" not in kb.retrieve("What did Nvidia acquire?", format="natural_language").text
+    kb.delete_documents(["nvidia.md"])  # the source names all its chunks
+    assert list(kb.graph.documents) == ["ada.md"]
+
+
+def test_document_identity_is_the_id_else_the_source_else_the_file_path(make_kb) -> None:  # type: ignore[no-untyped-def]
+    kb = make_kb()
+    kb.ingest(
+        [
+            Document("Larry Page founded Google.", id="g1", metadata={"source": "google.md"}),
+            Document("Jensen Huang founded Nvidia.", metadata={"file_path": "/data/nvidia.pdf"}),
+            Document("Ada Lovelace wrote the first program."),
+        ]
+    )
+    first, second, third = kb.graph.documents  # in the order given
+    assert (first, second) == ("g1", "/data/nvidia.pdf") and third.startswith("doc_")
 
 
 def test_retriever_from_documents_and_texts(embedder, extractor) -> None:  # type: ignore[no-untyped-def]

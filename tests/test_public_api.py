@@ -15,7 +15,7 @@ FactMatch FactView Format GraphError IngestReport InputTypeError
 KnowledgeBase Mention MergeRecord MissingResourceError ModelMismatchError NoemaError
 NotationEntity NotationError NotationEvent NotationRelation OptionError ParsedNotation Relation
 RelationPattern RetrievalResult RetrieveKwargs RetrieveOptions RoundTripReport SeedStrategy SemanticGraph
-SentenceTransformerEmbedder SpacyExtractor UnknownIdError __version__ check_filters check_round_trip compress
+SentenceTransformerEmbedder SpacyExtractor TokenSaving UnknownIdError __version__ check_filters check_round_trip compress
 compression_base count_tokens decode encode_graph get_encoding load_models normalize_name
 normalize_predicate parse_notation
 """.split()  # noqa: SIM905  (a word list reads as the pin it is)
@@ -161,8 +161,8 @@ LAYERS = {
         model.spans retrieval.formats retrieval.result"""
     ),
     "writes": _uses(
-        """errors ingest.canonical ingest.extractor model.graph model.records storage.store
-        vectors.embed vectors.index vectors.sentences"""
+        """errors ingest.canonical ingest.extractor ingest.sources model.graph model.records
+        storage.store vectors.embed vectors.index vectors.sentences"""
     ),
     "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources"),
     "compress": _uses(
@@ -185,7 +185,10 @@ LAYERS = {
     # progress); app builds the parser from their table.
     "cli.common": _uses("retrieval.options"),
     "cli.progress": _uses("kb model.graph"),
-    "cli.build": _uses("cli distributed ingest.sources kb model.graph resources retrieval.options"),
+    "cli.build": _uses(
+        """cli distributed errors ingest.parse ingest.sources kb model.graph resources
+        retrieval.options storage.bundle"""
+    ),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),

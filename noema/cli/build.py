@@ -1,9 +1,15 @@
-"""``noema build``: a bundle from documents, in this process or on Ray."""
+"""``noema build``: a bundle from documents, in this process or on Ray.
+
+Over a bundle of the same settings, a build updates it: documents are identified by their ids
+(a file's path), so only new or changed ones are parsed and embedded, and those no longer given
+leave; the result holds exactly the documents given, as a build from the start would.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from noema.cli.common import (
@@ -16,11 +22,14 @@ from noema.cli.common import (
     warn,
 )
 from noema.cli.progress import ingest_with_progress
+from noema.errors import BundleError
+from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, same_spacy_model
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD
+from noema.storage.bundle import read_manifest
 
 __all__ = ["BUILD"]
 
@@ -33,6 +42,11 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
     p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="build from the start even when OUTPUT is a bundle of the same settings",
+    )
     p.add_argument(
         "--ray",
         nargs="?",
@@ -56,7 +70,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     }
     if args.ray is not None:
         return _build_on_ray(args, documents, options)
-    kb = KnowledgeBase(**options, n_process=args.n_process)
+    extractor = SpacyExtractor(args.spacy_model, n_process=args.n_process)
+    existing = None if args.rebuild else _bundle_to_update(args.output, options, extractor)
+    if existing is not None:
+        return _update(args.output, existing, documents)
+    kb = KnowledgeBase(**options, extractor=extractor)
     report = ingest_with_progress(kb, documents)
     kb.save(args.output)
     g = kb.graph
@@ -64,6 +82,58 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"Built {args.output}: {report.documents} documents, {len(g.entities)} entities, "
         f"{len(g.relations)} relations, {len(g.events)} events "
         f"({len(report.merges)} merges, {report.skipped_documents} duplicate documents skipped)"
+    )
+    return 0
+
+
+def _bundle_to_update(
+    path: str, options: dict[str, Any], extractor: SpacyExtractor
+) -> KnowledgeBase | None:
+    """The bundle at ``path``, opened to be updated, when it was built with these settings;
+    else None, and it is built again from the start (its vectors or merges would differ)."""
+    if not Path(path).is_file():
+        return None
+    try:
+        reason = _other_settings(read_manifest(path), options)
+        if reason is None:
+            return KnowledgeBase.load(path, spacy_model=options["spacy_model"], extractor=extractor)
+    except BundleError as exc:
+        reason = f"it cannot be updated ({exc})"
+    print(f"{path}: {reason}; building it from the start", file=sys.stderr)
+    return None
+
+
+def _other_settings(manifest: dict[str, Any], options: dict[str, Any]) -> str | None:
+    """What the bundle of ``manifest`` was built with that ``options`` do not ask for."""
+    threshold = float(manifest.get("similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD))
+    differences = []
+    if manifest["embedding_model"] != options["embedding_model"]:
+        differences.append(f"embedding model {manifest['embedding_model']!r}")
+    if not same_spacy_model(options["spacy_model"], manifest["spacy_model"]):
+        differences.append(f"spaCy model {manifest['spacy_model']!r}")
+    if threshold != options["similarity_threshold"]:
+        differences.append(f"similarity threshold {threshold}")
+    return f"it was built with {', '.join(differences)}" if differences else None
+
+
+def _update(path: str, kb: KnowledgeBase, documents: list[Document]) -> int:
+    """Bring the bundle ``kb`` opened from ``path`` to ``documents``: the ones stored with the
+    same text are kept as they are (not parsed or embedded again), the others ingested, and
+    those no longer given removed. An unchanged bundle is not written again."""
+    gone = sorted(set(kb.graph.documents) - {d.id for d in documents})
+    if gone:
+        kb.delete_documents(gone)
+    report = ingest_with_progress(kb, documents)
+    if not gone and not report.documents:
+        print(f"{path} is up to date: {len(kb.graph.documents)} documents unchanged")
+        return 0
+    kb.save(path)
+    g = kb.graph
+    print(
+        f"Updated {path}: {report.documents} new or changed documents, "
+        f"{len(g.documents) - report.documents} unchanged, {len(gone)} removed; "
+        f"{len(g.entities)} entities, {len(g.relations)} relations, {len(g.events)} events "
+        f"({len(report.merges)} merges)"
     )
     return 0
 

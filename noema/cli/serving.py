@@ -44,7 +44,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from noema import serve
     except ImportError:  # pragma: no cover - without the extra
-        raise CommandError("noema serve needs the MCP SDK: pip install 'noema[mcp]'") from None
+        raise CommandError(
+            "noema serve needs the MCP SDK: pip install 'noema-graph[mcp]'"
+            " (from a checkout: pip install '.[mcp]')"
+        ) from None
     token = args.token or os.environ.get("NOEMA_MCP_TOKEN") or None
     host = port = None
     if args.http is not None:

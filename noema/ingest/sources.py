@@ -11,7 +11,7 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from noema.errors import InputTypeError, NoemaError, OptionError
@@ -23,7 +23,9 @@ __all__ = [
     "TEXT_SUFFIXES",
     "Source",
     "as_documents",
+    "as_keyed_documents",
     "document_id",
+    "documents_of",
     "read_documents",
 ]
 
@@ -174,11 +176,52 @@ def as_documents(
     """What :meth:`noema.KnowledgeBase.ingest` was given, as documents, checked before anything
     changes: text, :class:`Document`, paths (files read as :func:`read_documents` reads them,
     ids relative to ``root``), LangChain ``Document`` and LlamaIndex ``Document``/``TextNode``
-    (a reader's document, with a random id and its file in the metadata, is identified by the
-    file: see :func:`_file_identity`)."""
-    documents = _numbered([item for s in _as_list(sources) for item in _as_documents(s, root)])
+    (identified by the host's own key: see :func:`as_keyed_documents`)."""
+    return as_keyed_documents(sources, root)[0]
+
+
+def as_keyed_documents(
+    sources: Source | Iterable[Source], root: str | os.PathLike[str] | None = None
+) -> tuple[list[Document], frozenset[str]]:
+    """:func:`as_documents`, with the host keys the documents were identified by.
+
+    A LangChain ``Document`` is identified by its ``id``, else by ``metadata["source"]`` (what
+    LangChain loaders set), else by ``metadata["file_path"]``, as given; a LlamaIndex reader's
+    document, with a random id and its file in the metadata, by the file (see
+    :func:`_file_identity`). Several texts under one key in one call (a splitter's chunks, a
+    PDF's pages) are ``key#1``, ``key#2``...: the same chunks get the same ids every time. The
+    keys are returned because the documents of a key replace all that was stored under it
+    (:func:`documents_of`): a source read again with fewer chunks leaves none behind.
+
+    Example:
+        >>> class Chunk:  # a LangChain Document, as far as Noema looks
+        ...     def __init__(self, text): self.page_content, self.metadata = text, {"source": "a.md"}
+        >>> docs, keys = as_keyed_documents([Chunk("One."), Chunk("Two.")])
+        >>> [d.id for d in docs], sorted(keys)
+        (['a.md#1', 'a.md#2'], ['a.md'])
+    """
+    converted = [item for s in _as_list(sources) for item in _as_documents(s, root)]
+    documents = _numbered(converted)
     _check_documents(documents)
-    return documents
+    return documents, frozenset(doc.id for doc, keyed in converted if keyed)
+
+
+def documents_of(keys: Collection[str], document_ids: Iterable[str]) -> list[str]:
+    """The ids among ``document_ids`` stored under one of ``keys``: a key itself, or one of its
+    numbered chunks (``key#1``, ``key#2``..., see :func:`as_keyed_documents`).
+
+    Example:
+        >>> documents_of({"a.md"}, ["a.md#1", "a.md#2", "a.md.bak", "b.md", "a.md#page=2"])
+        ['a.md#1', 'a.md#2']
+    """
+    if not keys:
+        return []
+    found = []
+    for doc_id in document_ids:
+        head, _, number = doc_id.rpartition("#")
+        if doc_id in keys or (number.isdigit() and head in keys):
+            found.append(doc_id)
+    return found
 
 
 def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
@@ -195,7 +238,7 @@ def _as_list(sources: Source | Iterable[Source]) -> Sequence[Source]:
     return list(sources)
 
 
-# A converted source, and whether its id was made from the file it was read from.
+# A converted source, and whether its id is a host's key (its file, its source), not its own id.
 _Converted = tuple[Document, bool]
 
 
@@ -208,15 +251,26 @@ def _framework_document(
     if isinstance(page, str):  # LangChain
         doc_id = getattr(source, "id", None)
         metadata = dict(getattr(source, "metadata", None) or {})
-        return Document(
-            page, id=doc_id if isinstance(doc_id, str) else "", metadata=metadata
-        ), False
+        if isinstance(doc_id, str) and doc_id:
+            return Document(page, id=doc_id, metadata=metadata), False
+        # loaders set "source" (some "file_path" too), not the id: without a key the id would
+        # be the text's hash, and a changed file could be neither replaced nor deleted
+        key = next((metadata[k] for k in _LANGCHAIN_KEYS if _is_key(metadata.get(k))), "")
+        return Document(page, id=key, metadata=metadata), bool(key)
     node_id = getattr(source, "node_id", None)
     text = getattr(source, "text", None)
     if isinstance(node_id, str) and isinstance(text, str):  # LlamaIndex
         metadata = dict(getattr(source, "metadata", None) or {})
         return _file_identity(Document(text, id=node_id, metadata=metadata), root)
     return None, False
+
+
+# What identifies a LangChain Document without an id, first found first.
+_LANGCHAIN_KEYS = ("source", "file_path")
+
+
+def _is_key(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 # The ids LlamaIndex makes up when a reader does not set one (uuid4).
@@ -252,7 +306,7 @@ def _file_identity(doc: Document, root: str | os.PathLike[str] | None) -> _Conve
 
 
 def _numbered(converted: list[_Converted]) -> list[Document]:
-    """Ids made from a file that gave several different texts in one call (a splitter's chunks)
+    """Ids made from a key that gave several different texts in one call (a splitter's chunks)
     numbered in order, ``#1``, ``#2``...: the same chunks of the same file get the same ids."""
     texts: dict[str, set[str]] = {}
     for doc, from_file in converted:

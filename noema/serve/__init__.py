@@ -1,6 +1,6 @@
 """``noema serve``: a knowledge base as a Model Context Protocol server, for agents.
 
-Built on the official MCP Python SDK (``pip install 'noema[mcp]'``). The tools, one entry
+Built on the official MCP Python SDK (``pip install 'noema-graph[mcp]'``). The tools, one entry
 each in :data:`noema.serve.tools.TOOLS`:
 
 - ``retrieve``: the context for a question within a token budget, with the citation of every

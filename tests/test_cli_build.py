@@ -1,0 +1,94 @@
+"""``noema build`` over an existing bundle: only new or changed documents are parsed and
+embedded, documents no longer given leave, and a bundle of other settings is built again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noema
+from noema.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the real embedder is given from now on: a wrapper that records the texts and
+    calls the real ``SentenceTransformerEmbedder.embed`` (no fake model)."""
+    texts: list[str] = []
+    real = noema.SentenceTransformerEmbedder.embed
+
+    def counting(self: noema.SentenceTransformerEmbedder, batch: list[str]) -> object:
+        texts.extend(batch)
+        return real(self, batch)
+
+    monkeypatch.setattr(noema.SentenceTransformerEmbedder, "embed", counting)
+    return texts
+
+
+def build(docs: Path, output: Path) -> str:
+    assert main(["build", str(docs), "--root", str(docs), "-o", str(output)]) == 0
+    return output.read_bytes().hex()
+
+
+def test_a_build_over_a_bundle_embeds_only_the_changed_document(
+    tmp_path: Path, embedded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = Path(shutil.copytree(EXAMPLES, tmp_path / "docs"))
+    output = tmp_path / "kb.noema"
+    build(docs, output)
+    first = len(embedded)
+    embedded.clear()
+    capsys.readouterr()
+
+    (docs / "linkedin.md").write_text(
+        "# LinkedIn\n\nLinkedIn was founded by Allen Blue in 2003. LinkedIn is based in Sunnyvale.\n"
+    )
+    build(docs, output)
+    assert "1 new or changed" in capsys.readouterr().out
+    assert embedded and len(embedded) < first / 4, (len(embedded), first)
+    assert any("Allen Blue" in text for text in embedded)
+    others = ("Larry Page", "Sundar Pichai", "Bill Gates", "Jensen Huang", "Chad Hurley")
+    assert [t for t in embedded if any(name in t for name in others)] == []
+    kb = noema.KnowledgeBase.load(output)
+    assert sorted(kb.graph.documents) == sorted(p.name for p in docs.glob("*.md"))
+    text = kb.retrieve("Who founded LinkedIn?", format="natural_language").text
+    assert "Allen Blue" in text and "Reid Hoffman" not in text
+
+
+def test_an_unchanged_build_writes_nothing_and_a_removed_file_leaves(
+    tmp_path: Path, embedded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = Path(shutil.copytree(EXAMPLES, tmp_path / "docs"))
+    output = tmp_path / "kb.noema"
+    before = build(docs, output)
+    embedded.clear()
+    assert build(docs, output) == before and embedded == []
+    assert "up to date" in capsys.readouterr().out
+
+    (docs / "youtube.md").unlink()
+    build(docs, output)
+    assert embedded == []
+    assert "youtube.md" not in noema.KnowledgeBase.load(output).graph.documents
+
+
+def test_other_settings_or_rebuild_build_from_the_start(
+    tmp_path: Path, embedded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Larry Page founded Google.")
+    output = tmp_path / "kb.noema"
+    build(docs, output)
+    argv = ["build", str(docs), "--root", str(docs), "-o", str(output)]
+    embedded.clear()
+    assert main([*argv, "--similarity-threshold", "0.9"]) == 0
+    out, err = capsys.readouterr()
+    assert embedded and "similarity threshold" in err and "Built" in out
+    assert noema.KnowledgeBase.load(output).similarity_threshold == 0.9
+    embedded.clear()
+    assert main([*argv, "--similarity-threshold", "0.9", "--rebuild"]) == 0
+    assert embedded and "Built" in capsys.readouterr().out
