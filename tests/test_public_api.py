@@ -65,7 +65,18 @@ WINGS = {
     "retrieval": {"model", "vectors"},
     "storage": {"model", "vectors"},
 }
-TOP = {"kb", "writes", "compress", "evaluate", "distributed", "export", "warmup", "serve", "cli"}
+TOP = {
+    "kb",
+    "writes",
+    "repairs",
+    "compress",
+    "evaluate",
+    "distributed",
+    "export",
+    "warmup",
+    "serve",
+    "cli",
+}
 
 
 # Each module may import only the modules listed (layers: dependencies point down, never up).
@@ -156,8 +167,9 @@ LAYERS = {
         model.facttext retrieval.filters model.graph vectors.index model.notation
         retrieval.options retrieval.pack ingest.parse model.records resources
         retrieval.retrieve vectors.sentences ingest.sources storage.store model.view writes
-        model.spans retrieval.formats retrieval.result"""
+        model.spans retrieval.formats retrieval.result repairs"""
     ),
+    "repairs": _uses("errors ingest.canonical model.graph model.names model.records storage.store"),
     "writes": _uses(
         """errors ingest.canonical ingest.extractor model.graph model.records storage.store
         vectors.embed vectors.index vectors.sentences"""
