@@ -187,7 +187,7 @@ LAYERS = {
     # server, stdio and HTTP.
     "serve.schemas": _uses(""),
     "serve.tools": _uses(
-        "serve ingest.sources kb model.names retrieval.filters retrieval.formats retrieval.options"
+        "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"
     ),
     "serve.server": _uses("serve kb"),
     "serve.transport": _uses(""),
@@ -197,7 +197,7 @@ LAYERS = {
     "cli.progress": _uses("kb model.graph"),
     "cli.build": _uses("cli distributed ingest.sources kb model.graph resources retrieval.options"),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
-    "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
+    "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),
     "cli.app": _uses("_version cli"),
