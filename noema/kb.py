@@ -11,7 +11,7 @@ from typing import Any
 
 from noema._version import __version__
 from noema.errors import ModelMismatchError
-from noema.ingest.canonical import Canonicalizer, IngestReport, MergeRecord
+from noema.ingest.canonical import Canonicalizer, IngestReport
 from noema.ingest.extractor import Extractor
 from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import Source, as_keyed_documents
@@ -19,6 +19,7 @@ from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
 from noema.model.notation import encode_graph, parse_notation
 from noema.model.view import render_html
+from noema.repairs import EntityRepairs
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.formats import render_fact, render_facts
@@ -36,14 +37,14 @@ from noema.storage.bundle import BundleContents, BundleSettings
 from noema.storage.store import Snapshot, Store, read
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.vectors.index import SearchMode, check_search_mode, one_blas_thread
-from noema.writes import delete_documents, ingest_documents, merge_snapshot, split_entity
+from noema.writes import delete_documents, ingest_documents, merge_snapshot
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
 
 ProgressCallback = Callable[[int, int], None]
 
 
-class KnowledgeBase:
+class KnowledgeBase(EntityRepairs):
     """A canonical knowledge graph with a vector index over its facts.
 
     Args:
@@ -61,7 +62,9 @@ class KnowledgeBase:
 
     ``retrieve`` may run from many threads at once; ``ingest`` takes a lock, builds the new
     state aside and swaps it in, so a retrieval sees the knowledge base before or after an
-    ingest, never halfway, and a failed ingest changes nothing.
+    ingest, never halfway, and a failed ingest changes nothing. The other writes
+    (``delete_documents``, ``merge``) and the repairs of entities (``merge_entities``,
+    ``split_entity``, ``retype``, from :class:`noema.repairs.EntityRepairs`) work the same way.
 
     Example:
         >>> kb = KnowledgeBase()
@@ -117,13 +120,8 @@ class KnowledgeBase:
 
     @property
     def graph(self) -> SemanticGraph:
-        """The canonical graph (treat it as read-only; change it through ingest)."""
+        """The canonical graph (treat it as read-only; change it through the methods)."""
         return self._snapshot.graph
-
-    @property
-    def merge_log(self) -> tuple[MergeRecord, ...]:
-        """Every merge the canonicalizer made, oldest first."""
-        return self._snapshot.merge_log
 
     @property
     def spacy_model_name(self) -> str:
@@ -209,20 +207,6 @@ class KnowledgeBase:
             (2, 1)
         """
         return delete_documents(self._store, list(dict.fromkeys(document_ids)))
-
-    def split_entity(self, entity_id: str, merged_name: str) -> str:
-        """Undo the canonicalizer's merges of ``merged_name`` into ``entity_id`` (see
-        :attr:`merge_log`); returns the id of the entity split off.
-
-        What the merged documents said under that name moves to the new entity, their records
-        leave the merge log, and later documents using that name join the new entity. A name
-        joined across types (rule ``"type"``) is split alone, back to the type it had.
-
-        Raises:
-            ValueError: no merge of ``merged_name`` into ``entity_id`` is recorded; the message
-                lists the names that were merged into it.
-        """
-        return split_entity(self._store, self._canonicalizer, entity_id, merged_name)
 
     def merge(self, other: KnowledgeBase) -> IngestReport:
         """Add another knowledge base: canonicalize its graph into this one without parsing any

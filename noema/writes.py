@@ -1,7 +1,8 @@
 """The writes of a knowledge base: each builds the next graph aside under the store's lock and
 publishes it with its merge log, index and sentences in one snapshot (:mod:`noema.storage.store`),
 so readers never wait and a failed write changes nothing. :class:`noema.KnowledgeBase`'s
-``ingest``, ``delete_documents``, ``split_entity`` and ``merge`` delegate here.
+``ingest``, ``delete_documents`` and ``merge`` delegate here; the repairs of entities
+(``merge_entities``, ``split_entity``, ``retype``) are in :mod:`noema.repairs`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
-from noema.errors import OptionError, UnknownIdError
+from noema.errors import UnknownIdError
 from noema.ingest.canonical import Canonicalizer, IngestReport
 from noema.ingest.extractor import Extractor, extract_in_batches
 from noema.ingest.sources import documents_of
@@ -20,7 +21,7 @@ from noema.vectors.embed import embedding_progress
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["delete_documents", "ingest_documents", "merge_snapshot", "split_entity"]
+__all__ = ["delete_documents", "ingest_documents", "merge_snapshot"]
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -106,38 +107,6 @@ def delete_documents(store: Store, ids: list[str]) -> tuple[int, int]:
         entities, facts = graph.remove_document_support(named)
         store.publish(graph)
     return len(entities), len(facts)
-
-
-def split_entity(
-    store: Store, canonicalizer: Canonicalizer, entity_id: str, merged_name: str
-) -> str:
-    """Undo the merges of ``merged_name`` into ``entity_id``; returns the new entity's id."""
-    with store.lock:
-        records = [
-            r
-            for r in store.snapshot.merge_log
-            if r.entity_id == entity_id and r.merged_name == merged_name
-        ]
-        if not records:
-            merged = sorted(
-                {r.merged_name for r in store.snapshot.merge_log if r.entity_id == entity_id}
-            )
-            raise OptionError(
-                f"no merge of {merged_name!r} into {entity_id!r} is recorded; "
-                f"merged names: {', '.join(map(repr, merged)) or 'none'}"
-            )
-        # a typed-once merge (rule "type") is undone alone, and gives the split-off entity
-        # back its own type: the same name's merges within the kept type stay
-        typed_records = [r for r in records if r.rule == "type"]
-        records = typed_records or records
-        typed = typed_records[0].type if typed_records else None
-        graph = store.snapshot.graph.copy()
-        documents = {d for r in records for d in r.document_ids}
-        new_id = graph.split_entity(entity_id, merged_name, document_ids=documents, type=typed)
-        canonicalizer.point(merged_name, graph.entities[new_id].type, new_id)
-        kept = tuple(r for r in store.snapshot.merge_log if r not in records)
-        store.publish(graph, merge_log=kept)
-    return new_id
 
 
 def merge_snapshot(store: Store, canonicalizer: Canonicalizer, theirs: Snapshot) -> IngestReport:

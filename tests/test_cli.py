@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import types_of
 
 import noema
 from noema.cli import build_parser, main
@@ -137,6 +138,35 @@ def test_errors_are_one_line_and_exit_1(
     assert err.startswith("Error: ") and message in err and err.count("\n") == 1
 
 
+def test_entity_shows_the_type_history_and_facts(
+    harrow: noema.KnowledgeBase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = types_of(harrow, "Harrow Avionics")
+    harrow.merge_entities(ids["PERSON"], ids["ORG"], type="ORG")  # the kept one is retyped too
+    path = harrow.save(tmp_path / "kb.noema")
+    assert main(["entity", str(path), "harrow avionics"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
+        f"Harrow Avionics :ORG ({ids['PERSON']})",
+        "  'Harrow Avionics' joined it: the same name once normalized [o2]",
+        "  'Harrow Avionics' joined it (was ORG): merged on request [o1, o2]",
+        "  type changed from PERSON to ORG on request [p]",
+    ]
+    assert "#1 -work_in-> #2" in lines
+    assert main(["entity", str(path), "Harrow Avionics", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["entity_id"], shown["type"]) == (ids["PERSON"], "ORG")
+    assert [(h["rule"], h["type"]) for h in shown["history"]] == [
+        ("exact", "ORG"),
+        ("user", "ORG"),
+        ("retype", "PERSON"),
+    ]
+    assert shown["history"][2]["description"] == "type changed from PERSON to ORG on request"
+    assert len(shown["facts"]) == 3
+    assert main(["entity", str(path), "Atlantis"]) == 1
+    assert "Error: no entity named 'Atlantis'" in capsys.readouterr().err
+
+
 def test_malformed_notation_error_names_the_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -153,6 +183,7 @@ def test_every_command_has_help_with_an_example() -> None:
         "build",
         "query",
         "info",
+        "entity",
         "notation",
         "decode",
         "validate",
@@ -356,6 +387,7 @@ _HEAVY = ("torch", "sentence_transformers", "transformers", "spacy")
         ["info", "{bundle}"],
         ["info", "{bundle}", "--json"],
         ["notation", "{bundle}"],
+        ["entity", "{bundle}", "Google"],
         ["validate", "{bundle}"],
         ["show", "{bundle}", "-o", "{tmp}/kb.html"],
         ["show", "{bundle}", "--graphml", "-o", "{tmp}/kb.graphml"],

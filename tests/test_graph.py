@@ -56,6 +56,7 @@ def test_duplicate_relation_unites_mentions() -> None:
         lambda g, a, b: g.add_event("ipo", []),
         lambda g, a, b: g.add_entity("X", "ORG", confidence=1.5),
         lambda g, a, b: g.merge_entities(a, b),
+        lambda g, a, b: g.update_entity(a, type="COMPANY"),
     ],
     ids=[
         "unknown type",
@@ -66,6 +67,7 @@ def test_duplicate_relation_unites_mentions() -> None:
         "no participants",
         "bad confidence",
         "cross-type merge",
+        "unknown type in an update",
     ],
 )
 def test_invalid_operations_raise_value_error(call) -> None:  # type: ignore[no-untyped-def]
@@ -92,6 +94,14 @@ def test_merge_remaps_relations_and_events() -> None:
     }  # self-loop dropped
     assert "Alphabet" in g.entities[b].aliases
     assert set(g.facts_of(b)) == set(g.relations) | set(g.events)
+
+
+def test_an_entity_changes_type_and_keeps_its_id_and_facts() -> None:
+    g, a, b, _ = build()
+    facts = g.facts_of(b)
+    updated = g.update_entity(b, type="PRODUCT")
+    assert updated.type == g.entities[b].type == "PRODUCT" and updated.id == b
+    assert g.facts_of(b) == facts and updated.aliases == ("Google LLC",)
 
 
 def test_remove_entity_drops_its_facts() -> None:

@@ -65,7 +65,18 @@ WINGS = {
     "retrieval": {"model", "vectors"},
     "storage": {"model", "vectors"},
 }
-TOP = {"kb", "writes", "compress", "evaluate", "distributed", "export", "warmup", "serve", "cli"}
+TOP = {
+    "kb",
+    "writes",
+    "repairs",
+    "compress",
+    "evaluate",
+    "distributed",
+    "export",
+    "warmup",
+    "serve",
+    "cli",
+}
 
 
 # Each module may import only the modules listed (layers: dependencies point down, never up).
@@ -158,8 +169,9 @@ LAYERS = {
         model.facttext retrieval.filters model.graph vectors.index model.notation
         retrieval.options retrieval.pack ingest.parse model.records resources
         retrieval.retrieve vectors.sentences ingest.sources storage.store model.view writes
-        model.spans retrieval.formats retrieval.result"""
+        model.spans retrieval.formats retrieval.result repairs"""
     ),
+    "repairs": _uses("errors ingest.canonical model.graph model.names model.records storage.store"),
     "writes": _uses(
         """errors ingest.canonical ingest.extractor ingest.sources model.graph model.records
         storage.store vectors.embed vectors.index vectors.sentences"""
@@ -177,7 +189,7 @@ LAYERS = {
     # server, stdio and HTTP.
     "serve.schemas": _uses(""),
     "serve.tools": _uses(
-        "serve ingest.sources kb model.names retrieval.filters retrieval.formats retrieval.options"
+        "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"
     ),
     "serve.server": _uses("serve kb"),
     "serve.transport": _uses(""),
@@ -190,7 +202,7 @@ LAYERS = {
         retrieval.options storage.bundle"""
     ),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
-    "cli.bundles": _uses("cli kb model.notation model.roundtrip storage.bundle"),
+    "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),
     "cli.app": _uses("_version cli"),

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from conftest import types_of
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -22,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 import noema
 from noema.cli import main
 from noema.serve import build_server
+from noema.serve.tools import Tools
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
 TWO_HOPS = "Who founded the company that acquired LinkedIn?"
@@ -109,6 +111,22 @@ async def test_stdio_serves_what_the_library_retrieves_and_changes_nothing(bundl
         text = (await client.read_resource(google_doc["uri"])).contents[0]
         assert text.text == (EXAMPLES / "google.md").read_text()  # type: ignore[union-attr]
     assert bundle.read_bytes() == before
+
+
+async def test_the_entity_tool_shows_merges_and_type_changes(harrow: noema.KnowledgeBase) -> None:
+    ids = types_of(harrow, "Harrow Avionics")
+    harrow.merge_entities(ids["PERSON"], ids["ORG"], type="ORG")  # the kept one is retyped too
+    shown = await Tools(harrow).entity("harrow avionics")
+    assert (shown.entity_id, shown.type, shown.others) == (ids["PERSON"], "ORG", [])
+    assert [(h.rule, h.merged_name, h.type, h.document_ids) for h in shown.history] == [
+        ("exact", "Harrow Avionics", "ORG", ["o2"]),
+        ("user", "Harrow Avionics", "ORG", ["o1", "o2"]),
+        ("retype", "Harrow Avionics", "PERSON", ["p"]),
+    ]
+    assert (
+        shown.history[1].description == "'Harrow Avionics' joined it (was ORG): merged on request"
+    )
+    assert shown.history[2].description == "type changed from PERSON to ORG on request"
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from noema._version import __version__
 from noema.cli.build import BUILD
-from noema.cli.bundles import DECODE, INFO, MERGE, NOTATION, VALIDATE
+from noema.cli.bundles import DECODE, ENTITY, INFO, MERGE, NOTATION, VALIDATE
 from noema.cli.common import Command, CommandError
 from noema.cli.evaluation import EVAL
 from noema.cli.query import QUERY, SHOW
@@ -28,6 +28,7 @@ COMMANDS: tuple[Command, ...] = (
     QUERY,
     SHOW,
     INFO,
+    ENTITY,
     NOTATION,
     DECODE,
     MERGE,

@@ -1,11 +1,12 @@
-"""The commands that read or combine built bundles: ``info``, ``notation``, ``decode``,
-``merge`` and ``validate``."""
+"""The commands that read or combine built bundles: ``info``, ``entity``, ``notation``,
+``decode``, ``merge`` and ``validate``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,10 @@ from noema.cli.common import Command, CommandError, checked_output
 from noema.kb import KnowledgeBase
 from noema.model.notation import decode, encode_graph
 from noema.model.roundtrip import check_round_trip
+from noema.repairs import describe_record, entities_named, entity_history
 from noema.storage.bundle import read_manifest
 
-__all__ = ["DECODE", "INFO", "MERGE", "NOTATION", "VALIDATE"]
+__all__ = ["DECODE", "ENTITY", "INFO", "MERGE", "NOTATION", "VALIDATE"]
 
 
 def add_bundle(p: argparse.ArgumentParser) -> None:
@@ -70,6 +72,48 @@ def _info(bundle: str) -> dict[str, Any]:
         "similarity_threshold": manifest.get("similarity_threshold"),
         "merges": merges,
     }
+
+
+def add_entity_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bundle")
+    p.add_argument("name", help="a name or alias, compared as canonicalization compares names")
+    p.add_argument("--json", action="store_true", help="print it as JSON")
+
+
+def cmd_entity(args: argparse.Namespace) -> int:
+    kb = KnowledgeBase.load(args.bundle)
+    state = kb.state
+    matches = entities_named(state.graph, args.name)
+    entity = matches[0]
+    history = entity_history(state.merge_log, entity.id)
+    facts = state.graph.facts_of(entity.id)
+    if args.json:
+        shown = {
+            "entity_id": entity.id,
+            "name": entity.name,
+            "type": entity.type,
+            "aliases": sorted(entity.aliases),
+            "history": [
+                {**asdict(r), "description": describe_record(r, entity.type)} for r in history
+            ],
+            "facts": facts,
+            "others": [e.id for e in matches[1:]],
+        }
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{entity.name} :{entity.type} ({entity.id})")
+    if entity.aliases:
+        print("  aliases: " + ", ".join(sorted(entity.aliases)))
+    for record in history:
+        documents = ", ".join(record.document_ids)
+        print(
+            f"  {describe_record(record, entity.type)}" + (f" [{documents}]" if documents else "")
+        )
+    if len(matches) > 1:
+        print("  other entities of this name: " + ", ".join(e.id for e in matches[1:]))
+    if facts:
+        print(kb.render_facts(facts))
+    return 0
 
 
 def cmd_notation(args: argparse.Namespace) -> int:
@@ -149,6 +193,13 @@ INFO = Command(
     "noema info kb.noema",
     add_info_arguments,
     cmd_info,
+)
+ENTITY = Command(
+    "entity",
+    "Show an entity by name: its type, aliases, history (merges and type changes) and facts.",
+    'noema entity kb.noema "Google"',
+    add_entity_arguments,
+    cmd_entity,
 )
 NOTATION = Command(
     "notation",

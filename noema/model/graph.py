@@ -273,13 +273,21 @@ class SemanticGraph(GraphRecords):
         aliases: Sequence[str] | None = None,
         mentions: Sequence[Mention] | None = None,
         confidence: float | None = None,
+        type: str | None = None,
     ) -> Entity:
-        """Replace some fields of an entity (its id and type stay) and return the new value."""
+        """Replace some fields of an entity (its id stays) and return the new value.
+
+        Changing the ``type`` keeps the id, so the facts and everything that names the entity
+        by id stay as they are (an id is a hash of the type and name it was first added with).
+        """
         entity = self._require_entity(entity_id)
+        if type is not None and type not in ENTITY_TYPES:
+            raise GraphError(f"unknown entity type {type!r}; use one of {', '.join(ENTITY_TYPES)}")
         new_name = entity.name if name is None else name
         updated = replace(
             entity,
             name=new_name,
+            type=entity.type if type is None else cast(EntityType, type),
             aliases=tuple(
                 dict.fromkeys(
                     a for a in (entity.aliases if aliases is None else aliases) if a != new_name

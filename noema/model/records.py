@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTITY_TYPES",
     "LINE_BREAKS",
+    "MERGE_RULES",
     "VALUE_TYPES",
     "Citation",
     "Document",
@@ -33,6 +34,7 @@ __all__ = [
     "Fact",
     "Mention",
     "MergeRecord",
+    "MergeRule",
     "Relation",
     "make_event_id",
     "make_relation_id",
@@ -231,19 +233,30 @@ class Document:
         return hash((self.id, self.text))
 
 
+# Why an entry of the merge log is there: the canonicalizer's three rules, a merge the user
+# asked for by name, and a type the user changed.
+MergeRule = Literal["exact", "embedding", "type", "user", "retype"]
+MERGE_RULES: tuple[str, ...] = get_args(MergeRule)
+
+
 @dataclass(frozen=True)
 class MergeRecord:
-    """One merge: which surface form joined which entity, by which rule, at what similarity.
+    """One entry of the merge log: which surface form joined which entity, by which rule, at
+    what similarity; or a change of an entity's type.
 
-    For rule ``"type"`` (one name typed differently by NER, joined to the type most of its
-    mentions have) ``type`` is the type the merged entity had, which ``split_entity`` restores.
+    ``rule`` says why: ``"exact"`` and ``"embedding"`` are the canonicalizer's merges within one
+    type (``type`` is that type); ``"type"`` joined one name NER typed two ways to the type most
+    of its mentions have, and ``"user"`` is a merge asked for with ``merge_entities``: for both,
+    ``type`` is the type the merged entity had, which ``split_entity`` restores. ``"retype"``
+    records ``retype``: the entity ``entity_id`` (``canonical_name`` and ``merged_name`` are both
+    its name) had type ``type`` before, and retyping it back to that type undoes the change.
     """
 
     entity_id: str
     canonical_name: str
     merged_name: str
     type: str
-    rule: Literal["exact", "embedding", "type"]
+    rule: MergeRule
     similarity: float | None
     document_ids: tuple[str, ...]
 
@@ -394,8 +407,10 @@ def read_merge_record(raw: Any) -> MergeRecord:
     """A :class:`MergeRecord` from its JSON form (:func:`record_to_dict`)."""
     if not isinstance(raw, dict):
         raise InputTypeError("merge_log entries must be objects")
-    if raw["rule"] not in ("exact", "embedding", "type"):
-        raise OptionError(f"unknown merge rule {raw['rule']!r}")
+    if raw["rule"] not in MERGE_RULES:
+        raise OptionError(
+            f"unknown merge rule {raw['rule']!r}; this Noema knows {', '.join(MERGE_RULES)}"
+        )
     similarity = raw["similarity"]
     if similarity is not None and not isinstance(similarity, (int, float)):
         raise InputTypeError("merge similarity must be a number or null")

@@ -20,6 +20,7 @@ __all__ = [
     "ExplainOut",
     "ExplanationOut",
     "FactOut",
+    "HistoryOut",
     "IngestOut",
     "RetrieveOut",
     "citations_out",
@@ -68,6 +69,20 @@ class EntityFactOut(BaseModel):
     citations: list[CitationOut]
 
 
+class HistoryOut(BaseModel):
+    rule: str = Field(
+        description="why: exact or embedding (the same or a similar name), type (one name "
+        "typed two ways), user (merged on request) or retype (its type changed on request)"
+    )
+    merged_name: str = Field(description="the name that joined it (for retype, its own name)")
+    type: str = Field(
+        description="for type, user and retype: the type before; else the type both had"
+    )
+    similarity: float | None
+    document_ids: list[str]
+    description: str = Field(description="the record in one line")
+
+
 class EntityOut(BaseModel):
     entity_id: str
     name: str
@@ -75,6 +90,9 @@ class EntityOut(BaseModel):
     aliases: list[str]
     facts: list[EntityFactOut]
     others: list[str] = Field(description="ids of other entities with this name, if any")
+    history: list[HistoryOut] = Field(
+        description="the merges that made it and any change of its type, oldest first"
+    )
 
 
 class DocumentOut(BaseModel):

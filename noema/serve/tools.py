@@ -24,7 +24,7 @@ from pydantic import Field
 from noema.errors import NoemaError, OptionError
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
-from noema.model.names import normalize_name
+from noema.repairs import describe_record, entities_named, entity_history
 from noema.retrieval.filters import check_filters
 from noema.retrieval.formats import render_fact
 from noema.retrieval.options import FORMATS, Format, RetrieveOptions, SeedStrategy, option_help
@@ -35,6 +35,7 @@ from noema.serve.schemas import (
     EntityOut,
     ExplainOut,
     ExplanationOut,
+    HistoryOut,
     IngestOut,
     RetrieveOut,
     citations_out,
@@ -222,18 +223,9 @@ class Tools:
 
 
 def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
-    graph = kb.graph
-    key = normalize_name(name)
-    if not key:
-        raise OptionError("name is empty")
-    matches = [
-        e
-        for e in graph.entities.values()
-        if key in {normalize_name(n) for n in (e.name, *e.aliases)}
-    ]
-    if not matches:
-        raise OptionError(f"no entity named {name!r} in this knowledge base")
-    matches.sort(key=lambda e: (-len(graph.facts_of(e.id)), e.id))
+    snapshot = kb.state  # the graph and the merge log of one write
+    graph = snapshot.graph
+    matches = entities_named(graph, name)
     best = matches[0]
     facts = [
         EntityFactOut(
@@ -245,6 +237,17 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
         )
         for fact_id in graph.facts_of(best.id)
     ]
+    history = [
+        HistoryOut(
+            rule=r.rule,
+            merged_name=r.merged_name,
+            type=r.type,
+            similarity=r.similarity,
+            document_ids=list(r.document_ids),
+            description=describe_record(r, best.type),
+        )
+        for r in entity_history(snapshot.merge_log, best.id)
+    ]
     return EntityOut(
         entity_id=best.id,
         name=best.name,
@@ -252,6 +255,7 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
         aliases=sorted(best.aliases),
         facts=facts,
         others=[e.id for e in matches[1:]],
+        history=history,
     )
 
 
@@ -290,8 +294,9 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "entity",
-        "An entity of the knowledge base by name or alias: its type, aliases, and every fact "
-        "it takes part in, each with its citations.",
+        "An entity of the knowledge base by name or alias: its type, aliases, every fact it "
+        "takes part in, each with its citations, and its history: the merges that made it and "
+        "any change of its type.",
         Tools.entity,
     ),
     Tool(
