@@ -8,7 +8,7 @@ empty ``label``, to be judged by hand against their sentence. ``score`` reads th
 (``benchmarks/fact_labels.jsonl``), finds each labelled fact in the bundles given by its document,
 sentence and the surface form of its subject, predicate and object (so the labels survive a
 rebuild), and prints precision overall, by extraction pattern (the confidence names it, see
-``noema.ingest.rules.CONFIDENCE``), by type, and for the facts that notation and natural_language show at
+``noema.ingest.confidence.CONFIDENCE``), by type, and for the facts that notation and natural_language show at
 a confidence floor.
 
 The rule a label follows (written before labelling, applied to every fact alike):
@@ -48,7 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import print_table  # noqa: E402
 
-from noema.ingest.rules import pattern_of  # noqa: E402
+from noema.ingest.confidence import pattern_of  # noqa: E402
 from noema.model.facttext import fact_block  # noqa: E402
 from noema.model.graph import SemanticGraph  # noqa: E402
 from noema.model.notation import decode  # noqa: E402

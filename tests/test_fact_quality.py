@@ -9,7 +9,7 @@ import pytest
 
 import noema
 from noema import Document, SpacyExtractor
-from noema.ingest.rules import CONFIDENCE, pattern_of
+from noema.ingest.confidence import CONFIDENCE, pattern_of
 from noema.model.graph import SemanticGraph
 from noema.retrieval.options import NOTATION_MIN_CONFIDENCE
 

@@ -109,12 +109,13 @@ LAYERS = {
     "ingest.extractor": _uses("model.graph"),
     "ingest.kinds": _uses(""),
     "ingest.evidence": _uses("ingest._tokens"),
+    "ingest.confidence": _uses(""),
     "ingest.entities": _uses("ingest.evidence model.graph model.names model.spans"),
     "ingest._tokens": _uses("model.graph"),
     "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.graph"),
     "ingest.parse": _uses(
-        "ingest.entities ingest.extractor model.graph model.spans ingest.kinds resources "
-        "ingest.rules"
+        "ingest.confidence ingest.entities ingest.extractor model.graph model.spans ingest.kinds "
+        "resources ingest.rules"
     ),
     "ingest.canonical": _uses(
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"

@@ -43,6 +43,7 @@ from itertools import groupby
 from typing import Any, Literal
 
 from noema.errors import OptionError
+from noema.ingest.confidence import CONFIDENCE
 from noema.ingest.entities import (
     ExtractedFact,
     FoundDocument,
@@ -55,7 +56,7 @@ from noema.ingest.entities import (
 )
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
-from noema.ingest.rules import CONFIDENCE, SentenceReader, main_kinds
+from noema.ingest.rules import SentenceReader, main_kinds
 from noema.model.graph import Document, SemanticGraph, normalize_predicate
 from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model

@@ -1,7 +1,7 @@
 """The English dependency rules that read facts from one sentence at a time.
 
 Each rule yields a :class:`Link` naming the rule, so that the extractor can weigh facts by how
-direct the structure was (:data:`CONFIDENCE`). Names come from and go into the document's
+direct the structure was (:data:`noema.ingest.confidence.CONFIDENCE`). Names come from and go into the document's
 :class:`~noema.ingest.entities.NameTable`.
 """
 
@@ -21,33 +21,8 @@ from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import normalize_predicate
 
-__all__ = ["CONFIDENCE", "Link", "SentenceReader", "main_kinds", "pattern_of"]
+__all__ = ["Link", "SentenceReader", "main_kinds"]
 
-# Confidence by the pattern that produced a fact: the rule, and "+topic" when the subject is not
-# named in the sentence but stood for the sentence's topic or the document's main entity (a
-# pronoun, "the band", a subjectless clause). Calibrated: each value is the pattern's precision
-# on the labelled sample of benchmarks/fact_labels.jsonl, smoothed as (true + 1) / (facts + 2)
-# (python benchmarks/fact_precision.py score), so a fact at 0.7 is true about 7 times in 10.
-# object_prep and role+topic never came up in the sample: they keep the prior (0.5) and role's
-# value. "custom" (the user's own patterns) is not measured. Every value is distinct, so a fact's
-# confidence names its pattern (pattern_of); a merged fact keeps its surest pattern's.
-CONFIDENCE = {
-    "custom": 0.9,
-    "svo": 0.75,
-    "svo+topic": 0.67,
-    "copula": 0.64,
-    "copula+topic": 0.5,
-    "prep": 0.71,
-    "prep+topic": 0.72,
-    "role": 0.44,
-    "role+topic": 0.43,
-    "object_prep": 0.52,
-    "object_prep+topic": 0.48,
-    "phrase": 0.54,
-    "phrase+topic": 0.74,
-    "sentence": 0.25,
-    "sentence+topic": 0.15,
-}
 # "The paper folded in 1906", "Its head office is in Berlin": the main entity. Not "this snow
 # event", "his sons" or "their album": on the labelled sample those named something else.
 _FALLBACK_DETERMINERS = frozenset({"the", "its"})
@@ -116,14 +91,6 @@ def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[
             continue
         return frozenset(lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
     return frozenset()
-
-
-def pattern_of(confidence: float) -> str | None:
-    """The pattern whose confidence ``confidence`` is (see CONFIDENCE), else ``None``."""
-    for pattern, value in CONFIDENCE.items():
-        if abs(value - confidence) < 1e-9:
-            return pattern
-    return None
 
 
 def _names_main(token: Any, main: str, names: NameTable) -> bool:
