@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import lzma
 import mmap
 import os
 import stat
@@ -17,7 +18,9 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -176,7 +179,7 @@ def check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, nam
             f"{name!r}: {member} holds {info.file_size} bytes, the manifest declares {size}"
         )
     hasher, seen = hashlib.sha256(), 0
-    with zf.open(info) as handle:
+    with _inflating(member, name), zf.open(info) as handle:
         while chunk := handle.read(1 << 20):
             seen += len(chunk)
             if seen > size:
@@ -203,11 +206,25 @@ def read_member(
     # No compression-ratio test: a graph of repetitive text deflates far beyond any fixed ratio
     # and is still ours. The limit is the size the manifest declares (or a fixed cap), and the
     # member is inflated as a stream that stops one byte past it.
-    with zf.open(info) as handle:
+    with _inflating(member, name), zf.open(info) as handle:
         blob = handle.read(limit + 1)
     if len(blob) > limit:
         raise BundleError(f"{name!r}: {member} is larger than its declared size")
     return blob
+
+
+@contextmanager
+def _inflating(member: str, name: str) -> Iterator[None]:
+    """Errors of a member's compressed stream as :class:`BundleError`: the zip directory may
+    name a method its bytes were not written with (a stored member said to be deflated gave
+    zlib.error), or the stream may be damaged."""
+    try:
+        yield
+    except (zlib.error, lzma.LZMAError, EOFError, OSError, zipfile.BadZipFile) as exc:
+        raise BundleError(
+            f"{name!r}: {member} cannot be read with the compression its zip entry names "
+            f"({type(exc).__name__}: {exc}); the bundle is damaged"
+        ) from None
 
 
 def forget_pages(mapped: memoryview | None, view: Blob) -> None:
