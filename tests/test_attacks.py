@@ -3,6 +3,12 @@ bundle is one clear error, and the CLI never shows a traceback."""
 
 from __future__ import annotations
 
+import json
+import os
+import struct
+import subprocess
+import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,3 +84,118 @@ def test_metadata_ingest_accepts_is_saved_at_every_depth(
     loaded = KnowledgeBase.load(kb.save(tmp_path / "kb.noema"))
     (doc,) = loaded.graph.documents.values()
     assert doc.metadata["n"] == _nested(levels)
+
+
+# -- the zip directory against the members' bytes ------------------------------------------------
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -> Path:
+    path = tmp_path_factory.mktemp("attacks") / "kb.noema"
+    company_kb.save(path)
+    return path
+
+
+def _said_deflated(source: Path, target: Path, member: str) -> Path:
+    """``source`` with the central directory saying ``member`` is deflated; its bytes, and its
+    local header, say stored."""
+    data = bytearray(source.read_bytes())
+    with zipfile.ZipFile(source) as zf:
+        entry = zf.start_dir  # the central directory's first entry: 46 bytes, name, extras
+    while True:
+        assert data[entry : entry + 4] == b"PK\x01\x02"
+        name_length, extra, comment = struct.unpack_from("<3H", data, entry + 28)
+        if data[entry + 46 : entry + 46 + name_length] == member.encode():
+            break
+        entry += 46 + name_length + extra + comment
+    assert struct.unpack_from("<H", data, entry + 10) == (zipfile.ZIP_STORED,)
+    struct.pack_into("<H", data, entry + 10, zipfile.ZIP_DEFLATED)
+    target.write_bytes(bytes(data))
+    return target
+
+
+@pytest.mark.parametrize(
+    ("bundle", "member"),
+    [("saved", "embeddings.bin"), ("saved", "graph.columns"), ("schema1", "embeddings.bin")],
+)
+def test_a_directory_saying_deflated_over_a_stored_member_is_one_error_line(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], bundle: str, member: str
+) -> None:
+    # zlib.error escaped as a traceback (schema 1 bundles may hold deflated vectors, so theirs
+    # are inflated, and fail there)
+    source = saved if bundle == "saved" else Path(__file__).parent / "data" / "schema1.noema"
+    bad = _said_deflated(source, tmp_path / "bad.noema", member)
+    with pytest.raises(noema.BundleError, match=member):
+        KnowledgeBase.load(bad)
+    assert main(["query", str(bad), "Who founded Google?"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: ") and err.count("\n") == 1 and member in err
+
+
+_OPEN_UNDER_A_LIMIT = """
+import resource, sys
+import noema
+noema.KnowledgeBase.load(sys.argv[1])  # models, faiss and a plain bundle: what a user has open
+status = open("/proc/self/status").read()
+size = int(status.split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + int(sys.argv[3]), resource.RLIM_INFINITY))
+try:
+    noema.KnowledgeBase.load(sys.argv[2])
+    print("loaded")
+except noema.BundleError as exc:
+    print(f"BundleError: {exc}")
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+def _open_under_a_limit(plain: Path, bundle: Path, headroom: int) -> str:
+    """What a process that already opened ``plain`` makes of ``bundle`` when it may map only
+    ``headroom`` more bytes."""
+    result = subprocess.run(
+        [sys.executable, "-c", _OPEN_UNDER_A_LIMIT, str(plain), str(bundle), str(headroom)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "MALLOC_ARENA_MAX": "2"},
+        timeout=600,
+    )
+    return result.stdout.strip() or f"exit {result.returncode}: {result.stderr[-300:]}"
+
+
+def _zeros_bomb(source: Path, target: Path, member: str, size: int) -> Path:
+    """``source`` with ``member`` replaced by ``size`` zero bytes, deflated (a few hundred
+    kilobytes), and the manifest declaring that size."""
+    with zipfile.ZipFile(source) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(members["manifest.json"])
+    manifest["members"][member]["size"] = size
+    members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(target, "w") as zf:
+        for name, data in members.items():
+            if name != member:
+                zf.writestr(name, data)
+                continue
+            info = zipfile.ZipInfo(name)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zf.open(info, "w", force_zip64=True) as out:
+                for _ in range(size >> 20):
+                    out.write(bytes(1 << 20))
+    return target
+
+
+@pytest.mark.parametrize("member", ["embeddings.bin", "sentences.bin", "index.faiss"])
+def test_a_deflated_vector_member_declaring_a_gigabyte_is_refused_before_inflating(
+    saved: Path, tmp_path: Path, member: str
+) -> None:
+    # honest sizes, hashes aside: 1 GiB of zeros deflated to 1 MB; opening inflated it all
+    # (2 GiB took 2.1 GB and ended in MemoryError), also from a LangChain retriever's JSON
+    bomb = _zeros_bomb(saved, tmp_path / "bomb.noema", member, 1 << 30)
+    assert bomb.stat().st_size < 4 << 20
+    outcome = _open_under_a_limit(saved, bomb, 256 << 20)
+    assert outcome.startswith("BundleError:") and f"{member} is compressed" in outcome, outcome
+
+
+def test_schema_1_vectors_are_inflated_only_to_the_size_the_counts_give(tmp_path: Path) -> None:
+    # bundles of the first schema deflated their vectors: still read, but not past their counts
+    old = Path(__file__).parent / "data" / "schema1.noema"
+    bomb = _zeros_bomb(old, tmp_path / "bomb.noema", "embeddings.bin", 1 << 30)
+    outcome = _open_under_a_limit(old, bomb, 256 << 20)
+    assert outcome.startswith("BundleError:") and "embeddings.bin declares 1,073,741,824" in outcome, outcome
