@@ -199,3 +199,43 @@ def test_schema_1_vectors_are_inflated_only_to_the_size_the_counts_give(tmp_path
     bomb = _zeros_bomb(old, tmp_path / "bomb.noema", "embeddings.bin", 1 << 30)
     outcome = _open_under_a_limit(old, bomb, 256 << 20)
     assert outcome.startswith("BundleError:") and "embeddings.bin declares 1,073,741,824" in outcome, outcome
+
+
+# -- where a save writes --------------------------------------------------------------------------
+def test_a_save_through_a_symbolic_link_writes_its_target(
+    company_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    # the new file was moved over the link: the link became a file, its target stayed old
+    (tmp_path / "store").mkdir()
+    real = tmp_path / "store" / "kb.noema"
+    real.write_bytes(b"old")
+    link = tmp_path / "kb.noema"
+    link.symlink_to(real)
+    company_kb.save(link)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert KnowledgeBase.load(real).graph == company_kb.graph
+    assert sorted(p.name for p in real.parent.iterdir()) == ["kb.noema"]  # no temporary left
+
+
+@pytest.mark.parametrize("kind", ["pipe", "directory", "link to a pipe"])
+def test_a_save_over_anything_but_a_regular_file_is_refused(
+    company_kb: KnowledgeBase, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # as root, `noema build text.txt -o /dev/full` printed "Built /dev/full" and replaced the
+    # device; a pipe here, which any user may make
+    special = tmp_path / "special"
+    if kind == "directory":
+        special.mkdir()
+    else:
+        os.mkfifo(special)
+    path = special if kind != "link to a pipe" else tmp_path / "link"
+    if kind == "link to a pipe":
+        path.symlink_to(special)
+    with pytest.raises(ValueError, match="not a regular file|a directory"):
+        company_kb.save(path)
+    assert special.exists() and not special.is_file()
+    (tmp_path / "a.txt").write_text("Larry Page founded Google.")
+    assert main(["build", str(tmp_path / "a.txt"), "-o", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith("Error: cannot save to") and err.count("\n") == 1 and "parsing" not in err
+    assert not (special.is_file() or special.is_symlink())

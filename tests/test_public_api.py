@@ -140,7 +140,9 @@ LAYERS = {
     ),
     "storage.members": _uses(""),
     "storage.container": _uses("errors storage.members"),
-    "storage.manifest": _uses("errors model.facttext storage.container storage.members"),
+    "storage.manifest": _uses(
+        "errors model.facttext storage.container storage.members vectors.index"
+    ),
     "storage.names": _uses("errors model.graph"),
     "storage.bundle": _uses(
         """storage.columns storage.container storage.manifest storage.members storage.names
@@ -181,7 +183,7 @@ LAYERS = {
     "serve.transport": _uses(""),
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
-    "cli.common": _uses("retrieval.options"),
+    "cli.common": _uses("retrieval.options storage.container"),
     "cli.progress": _uses("kb model.graph"),
     "cli.build": _uses("cli distributed ingest.sources kb model.graph resources retrieval.options"),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),

@@ -93,6 +93,7 @@ from noema.storage.container import (
     load_json,
     mapped_file,
     write_atomically,
+    write_target,
     zip_members,
 )
 from noema.storage.manifest import (
@@ -179,6 +180,7 @@ def write_bundle(
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
+    write_target(path)  # a path no save can replace is refused before the members are made
     manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
     write_atomically(path, lambda handle: zip_members(handle, members))
     return manifest

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO, TypeVar
 import numpy as np
 import orjson
 
-from noema.errors import BundleError
+from noema.errors import BundleError, OptionError
 from noema.storage.members import STORED_MEMBERS
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "member_info",
     "read_member",
     "write_atomically",
+    "write_target",
     "zip_members",
 ]
 
@@ -58,8 +59,13 @@ Blob = bytes | memoryview
 def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
     """Call ``write`` on a temporary file beside ``path``, then move it into place, so the
     previous file survives a failure; the new file keeps the permissions of the one it
-    replaces."""
-    target = Path(path)
+    replaces.
+
+    Raises:
+        OptionError: ``path`` is something other than a regular file (a directory, a device,
+            a pipe), or a link to one.
+    """
+    target = write_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(target)
     mode = _file_mode(target)
@@ -76,6 +82,24 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], N
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def write_target(path: str | os.PathLike[str]) -> Path:
+    """The file a save of ``path`` replaces: through a symbolic link, the file it names (moving
+    the new file over the link left its target old and the link a copy); and refused unless it
+    is a regular file or nothing yet (moved over ``/dev/full``, a save as root replaced the
+    device and said it had saved)."""
+    target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    try:
+        mode = target.stat().st_mode
+    except OSError:  # not there yet (or unreachable: writing it says why)
+        return target
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise OptionError(f"cannot save to {str(path)!r}: it is {kind}; give a file path")
+    return target
 
 
 _umask_lock = threading.Lock()
