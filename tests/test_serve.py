@@ -189,7 +189,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
+def _http_server(bundle: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
         [
@@ -199,7 +199,7 @@ def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
             "serve",
             str(bundle),
             "--http",
-            f"127.0.0.1:{port}",
+            f"{host}:{port}",
             *extra,
         ],
         env=ENV,
@@ -209,13 +209,13 @@ def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                socket.create_connection((host, port), timeout=0.2).close()
                 break
             except OSError:
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://{host}:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -264,6 +264,38 @@ async def test_http_without_a_token_on_loopback(bundle: Path) -> None:
     with _http_server(bundle) as url:
         async with _http_client(url, None) as client:
             assert {t.name for t in (await client.list_tools()).tools} >= {"retrieve"}
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "page", "version": "1"},
+    },
+}
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
+def test_http_without_a_token_checks_host_and_origin_on_every_loopback_address(
+    bundle: Path, host: str
+) -> None:
+    # on 127.0.0.2 the SDK's Host/Origin checks were off: a page reaching the server through
+    # DNS rebinding (Host: its own name) could read the base, and write it with --allow-ingest
+    headers = {"Accept": "application/json, text/event-stream"}
+    with _http_server(bundle, host=host) as url:
+        port = url.split(":")[2].split("/")[0]
+        rebound = httpx2.post(
+            url, json=_INITIALIZE, headers={**headers, "Host": f"attacker.example:{port}"}
+        )
+        assert rebound.status_code == 421
+        foreign = httpx2.post(
+            url, json=_INITIALIZE, headers={**headers, "Origin": "http://attacker.example"}
+        )
+        assert foreign.status_code == 403
+        assert httpx2.post(url, json=_INITIALIZE, headers=headers).status_code == 200
 
 
 @pytest.mark.parametrize(
