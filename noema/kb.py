@@ -159,6 +159,7 @@ class KnowledgeBase:
         progress: ProgressCallback | None = None,
         root: str | os.PathLike[str] | None = None,
         embed_progress: ProgressCallback | None = None,
+        save_to: str | os.PathLike[str] | None = None,
     ) -> IngestReport:
         """Parse, canonicalize against what is stored, and add the facts of ``sources``.
 
@@ -172,6 +173,8 @@ class KnowledgeBase:
         sentences follow the facts; only the built-in embedder reports).
         A file's id is its path relative to ``root`` when given (``"google.md"``), else
         ``"file:"`` and its resolved path, so the same file is one document however it is named.
+        ``save_to``: a bundle to :meth:`save` to before the call returns; if that save fails
+        (a full disk), the ingest is undone too, so the knowledge base and the file agree.
 
         Example:
             >>> kb = KnowledgeBase()
@@ -185,6 +188,7 @@ class KnowledgeBase:
             as_documents(sources, root),
             progress=progress,
             embed_progress=embed_progress,
+            then=None if save_to is None else lambda: self.save(save_to),
         )
 
     def delete_documents(self, document_ids: Iterable[str]) -> tuple[int, int]:

@@ -32,10 +32,14 @@ def ingest_documents(
     *,
     progress: ProgressCallback | None = None,
     embed_progress: ProgressCallback | None = None,
+    then: Callable[[], object] | None = None,
 ) -> IngestReport:
-    """Parse ``documents``, canonicalize them into the stored graph and publish it."""
+    """Parse ``documents``, canonicalize them into the stored graph and publish it; then call
+    ``then`` (a save), still under the lock, and publish the previous state again if it
+    fails, so the knowledge base and its file never disagree."""
     with store.lock:
-        graph = store.snapshot.graph.copy()
+        before = store.snapshot
+        graph = before.graph.copy()
         seen: set[str] = set()
         fresh = []
         for doc in documents:
@@ -62,9 +66,12 @@ def ingest_documents(
                 counts[2] += len(result.new_event_ids)
             with embedding_progress(embed_progress):
                 store.publish(graph, merge_log=store.snapshot.merge_log + tuple(merges))
+            if then is not None:
+                then()
         except BaseException:
             # the graph copy is dropped; the names filed from it must go too, or the next
             # ingest would merge by an alias the stored graph never got
+            store.snapshot = before
             canonicalizer.forget()
             raise
     return IngestReport(

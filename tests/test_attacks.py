@@ -239,3 +239,20 @@ def test_a_save_over_anything_but_a_regular_file_is_refused(
     out, err = capsys.readouterr()
     assert err.startswith("Error: cannot save to") and err.count("\n") == 1 and "parsing" not in err
     assert not (special.is_file() or special.is_symlink())
+
+
+def test_an_ingest_whose_save_fails_is_undone(
+    make_kb: Callable[..., KnowledgeBase], tmp_path: Path
+) -> None:
+    kb = make_kb()
+    kb.ingest(["Larry Page founded Google."], save_to=tmp_path / "kb.noema")
+    before = kb.state
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ValueError, match="a directory"):
+        kb.ingest(["Grace Hopper designed COBOL."], save_to=tmp_path / "folder")
+    assert kb.state is before and "Hopper" not in kb.retrieve("Who designed COBOL?").text
+    kb.ingest(["Grace Hopper designed COBOL."])  # the names of the undone ingest are forgotten
+    assert len(kb.graph.documents) == 2
+    assert KnowledgeBase.load(tmp_path / "kb.noema").graph.documents.keys() == {
+        d for d in kb.graph.documents if "Larry" in kb.graph.documents[d].text
+    }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -180,6 +181,67 @@ async def test_a_bug_in_a_tool_is_logged_with_its_traceback(
         bad = await client.call_tool("retrieve", {"question": TWO_HOPS, "max_tokens": 0})
         assert bad.is_error and "max_tokens" in bad.content[0].text  # type: ignore[union-attr]
     assert "internal state" in caplog.text and "Traceback" in caplog.text
+
+
+async def test_an_ingest_the_system_refuses_is_a_clear_tool_error(
+    bundle: Path, tmp_path: Path
+) -> None:
+    # "Error executing tool ingest", no reason, and a traceback on the server's stderr
+    kb = noema.KnowledgeBase.load(bundle)
+    server = build_server(kb, bundle=tmp_path / "kb.noema", allow_ingest=True, root=tmp_path)
+    async with Client(server) as client:
+        reply = await client.call_tool("ingest", {"paths": ["a" * 100_000]})
+    text = reply.content[0].text  # type: ignore[union-attr]
+    assert reply.is_error and "cannot read 'aaaa" in text and "too long" in text
+    assert len(text) < 1000
+    assert kb.graph.documents.keys() == noema.KnowledgeBase.load(bundle).graph.documents.keys()
+
+
+_INGEST_ON_A_FULL_DISK = """
+import asyncio, json, os, resource, signal, sys
+from mcp import Client
+import noema
+from noema.serve import build_server
+
+path = sys.argv[1]
+kb = noema.KnowledgeBase.load(path)
+# the bundle may not grow: writing past its size fails as a full disk does (EFBIG, not ENOSPC)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+resource.setrlimit(resource.RLIMIT_FSIZE, (os.path.getsize(path) + 256, hard))
+
+
+async def call():
+    async with Client(build_server(kb, bundle=path, allow_ingest=True)) as client:
+        reply = await client.call_tool("ingest", {"texts": ["Grace Hopper designed COBOL."]})
+        retrieved = await client.call_tool("retrieve", {"question": "Who designed COBOL?"})
+    return reply.is_error, reply.content[0].text, retrieved.content[0].text
+
+
+error, text, retrieved = asyncio.run(call())
+documents = len(kb.graph.documents)
+print(json.dumps({"error": error, "text": text, "retrieved": retrieved, "documents": documents}))
+"""
+
+
+def test_an_ingest_whose_save_fails_changes_nothing(bundle: Path, tmp_path: Path) -> None:
+    # on a full disk the call failed, and the documents stayed in the served base, not the file
+    copy = tmp_path / "kb.noema"
+    copy.write_bytes(bundle.read_bytes())
+    result = subprocess.run(
+        [sys.executable, "-c", _INGEST_ON_A_FULL_DISK, str(copy)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    outcome = json.loads(result.stdout.strip().splitlines()[-1])
+    assert outcome["error"] and "nothing was ingested: File too large" in outcome["text"]
+    assert "Grace Hopper" not in outcome["retrieved"]
+    assert outcome["documents"] == len(noema.KnowledgeBase.load(bundle).graph.documents)
+    assert copy.read_bytes() == bundle.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["kb.noema"]  # no temporary file left
 
 
 def _free_port() -> int:
