@@ -198,7 +198,9 @@ def test_schema_1_vectors_are_inflated_only_to_the_size_the_counts_give(tmp_path
     old = Path(__file__).parent / "data" / "schema1.noema"
     bomb = _zeros_bomb(old, tmp_path / "bomb.noema", "embeddings.bin", 1 << 30)
     outcome = _open_under_a_limit(old, bomb, 256 << 20)
-    assert outcome.startswith("BundleError:") and "embeddings.bin declares 1,073,741,824" in outcome, outcome
+    assert (
+        outcome.startswith("BundleError:") and "embeddings.bin declares 1,073,741,824" in outcome
+    ), outcome
 
 
 # -- where a save writes --------------------------------------------------------------------------
