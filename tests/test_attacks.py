@@ -258,3 +258,78 @@ def test_an_ingest_whose_save_fails_is_undone(
     assert KnowledgeBase.load(tmp_path / "kb.noema").graph.documents.keys() == {
         d for d in kb.graph.documents if "Larry" in kb.graph.documents[d].text
     }
+
+
+# -- no network on load ----------------------------------------------------------------------------
+_CONNECTIONS = """
+import sys
+connections = []
+
+
+def record(event, args):
+    if event in ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname"):
+        connections.append(repr(args)[:80])
+
+
+sys.addaudithook(record)
+import noema
+
+try:
+    kb = noema.KnowledgeBase.load(sys.argv[1])
+    print(f"answered: {'Google' in kb.retrieve('Who founded Google?').text}")
+except noema.MissingResourceError as exc:
+    print(f"MissingResourceError: {exc}")
+print(f"connections: {connections}")
+"""
+
+
+def _open_online(bundle: Path, hf_home: Path) -> list[str]:
+    """What a process with downloads allowed (no HF_HUB_OFFLINE) prints opening ``bundle`` and
+    asking it a question: the first line, then the connections it tried."""
+    online = {
+        k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", _CONNECTIONS, str(bundle)],
+        capture_output=True,
+        text=True,
+        env={**online, "HF_HOME": str(hf_home)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[-2:]
+
+
+def _naming(source: Path, target: Path, model: str) -> Path:
+    with zipfile.ZipFile(source) as zf:
+        members = {info: zf.read(info) for info in zf.infolist()}
+    with zipfile.ZipFile(target, "w") as zf:
+        for info, data in members.items():
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["embedding_model"] = model
+                data = json.dumps(manifest).encode()
+            zf.writestr(info, data)
+    return target
+
+
+def test_a_bundle_naming_a_hub_model_opens_without_the_network(
+    saved: Path, tmp_path: Path
+) -> None:
+    # the clean MissingResourceError came after one HTTPS connection to huggingface.co: the Hub
+    # client fetches its agent registry even with downloads off
+    missing = _naming(saved, tmp_path / "missing.noema", "attacker/evil-model")
+    first, connections = _open_online(missing, tmp_path / "hf")
+    assert first.startswith("MissingResourceError: embedding model 'attacker/evil-model'")
+    assert connections == "connections: []"
+    # a model in the Hugging Face cache is read from its folder there, as a local one is
+    from noema.resources import resolve_embedding_model
+
+    repo = tmp_path / "hf" / "hub" / "models--someone--minilm"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("abc123")
+    (repo / "snapshots").mkdir()
+    (repo / "snapshots" / "abc123").symlink_to(resolve_embedding_model("all-MiniLM-L6-v2"))
+    cached = _naming(saved, tmp_path / "cached.noema", "someone/minilm")
+    first, connections = _open_online(cached, tmp_path / "hf")
+    assert first == "answered: True" and connections == "connections: []"
