@@ -313,9 +313,7 @@ def _naming(source: Path, target: Path, model: str) -> Path:
     return target
 
 
-def test_a_bundle_naming_a_hub_model_opens_without_the_network(
-    saved: Path, tmp_path: Path
-) -> None:
+def test_a_bundle_naming_a_hub_model_opens_without_the_network(saved: Path, tmp_path: Path) -> None:
     # the clean MissingResourceError came after one HTTPS connection to huggingface.co: the Hub
     # client fetches its agent registry even with downloads off
     missing = _naming(saved, tmp_path / "missing.noema", "attacker/evil-model")
