@@ -29,8 +29,10 @@ Entity ids of such names, and with them the bundle's bytes, may then differ.
 ``benchmarks/distributed.py`` counts such differences on real data (0.3-0.5% of entities on
 10,000 Wikipedia paragraphs).
 
-A part with a document the extractor refuses is ingested document by document, so the good
-ones arrive (parsed alone, their type votes are not pooled with the rest of their batch).
+A part with a document the extractor refuses, or that the bundle writer then cannot write, is
+ingested document by document, so the good ones arrive (parsed alone, their type votes are not
+pooled with the rest of their batch). A part whose build raises what the worker does not catch
+is built in halves, as below.
 A part whose worker dies at every retry (a document that crashes the parser or exhausts
 memory) is built in halves, each on a new worker and without retries, down to the document
 that kills it, which is reported in ``failed``; the halves that build are merged in order.
@@ -128,14 +130,43 @@ class PartitionBuilder:
             return kb.to_bytes(), []
         except Exception:  # noqa: BLE001  one bad document must not cost the partition
             pass
-        kb = KnowledgeBase(**self.options, **self.shared)
         failed: list[FailedDocument] = []
+        kb, kept = self._ingest_each(number, documents, failed)
+        if not kept:
+            return None, failed
+        try:
+            return kb.to_bytes(), failed
+        except Exception:  # noqa: BLE001  a document that ingested and cannot be saved
+            pass
+        # each alone, to find those the bundle writer refuses (a slow path for a rare case)
+        refused: list[FailedDocument] = []
+        saved = [doc for doc in kept if self._saves(number, doc, refused)]
+        order = {doc.id: n for n, doc in enumerate(documents)}
+        failed = sorted([*failed, *refused], key=lambda f: order[f.document_id])
+        return (self._ingest_each(number, saved, [])[0].to_bytes() if saved else None), failed
+
+    def _ingest_each(
+        self, number: int, documents: list[Document], failed: list[FailedDocument]
+    ) -> tuple[KnowledgeBase, list[Document]]:
+        """A base of the documents that ingest one by one, and those documents; the others are
+        added to ``failed``."""
+        kb = KnowledgeBase(**self.options, **self.shared)
+        kept = []
         for doc in documents:  # ingest leaves the base unchanged when a document fails
             try:
                 kb.ingest([doc])
+                kept.append(doc)
             except Exception as exc:  # noqa: BLE001  reported to the driver, not raised
                 failed.append(FailedDocument(number, doc.id, f"{type(exc).__name__}: {exc}"))
-        return (kb.to_bytes() if len(failed) < len(documents) else None), failed
+        return kb, kept
+
+    def _saves(self, number: int, doc: Document, failed: list[FailedDocument]) -> bool:
+        try:
+            self._ingest_each(number, [doc], [])[0].to_bytes()
+        except Exception as exc:  # noqa: BLE001  reported to the driver, not raised
+            failed.append(FailedDocument(number, doc.id, f"{type(exc).__name__}: {exc}"))
+            return False
+        return True
 
     def merge(self, left: bytes, right: bytes) -> bytes:
         """``right`` canonicalized into ``left`` (left holds the earlier documents)."""
@@ -299,6 +330,12 @@ class _Workers:
             self.ray.kill(actor, no_restart=True)
             self.idle.append(self.actor_class.remote(self.options, self.threads))
             return piece, bundle, None, f"{type(exc).__name__}: its worker died while building it"
+        except self.ray.exceptions.RayTaskError as exc:
+            # the build raised what it does not catch: the worker lives on, and the piece is
+            # built in halves as for a dead worker, down to the document that raises
+            self.idle.append(actor)
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            return piece, bundle, None, f"{type(cause).__name__}: {cause}"
         self.idle.append(actor)
         return piece, bundle, failed, ""
 

@@ -157,6 +157,7 @@ class KnowledgeBase(EntityRepairs):
         progress: ProgressCallback | None = None,
         root: str | os.PathLike[str] | None = None,
         embed_progress: ProgressCallback | None = None,
+        save_to: str | os.PathLike[str] | None = None,
     ) -> IngestReport:
         """Parse, canonicalize against what is stored, and add the facts of ``sources``.
 
@@ -174,6 +175,8 @@ class KnowledgeBase(EntityRepairs):
         A LangChain ``Document``'s id is its ``id``, else ``metadata["source"]`` or ``"file_path"``;
         a LlamaIndex reader's document is its file's. One key's chunks in one call are ``key#1``,
         ``key#2``..., and replace all that was stored under the key.
+        ``save_to``: a bundle to :meth:`save` to before the call returns; if that save fails
+        (a full disk), the ingest is undone too, so the knowledge base and the file agree.
 
         Example:
             >>> kb = KnowledgeBase()
@@ -189,6 +192,7 @@ class KnowledgeBase(EntityRepairs):
             progress=progress,
             embed_progress=embed_progress,
             replaces=keys,
+            then=None if save_to is None else lambda: self.save(save_to),
         )
 
     def delete_documents(self, document_ids: Iterable[str]) -> tuple[int, int]:

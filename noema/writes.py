@@ -35,13 +35,17 @@ def ingest_documents(
     progress: ProgressCallback | None = None,
     embed_progress: ProgressCallback | None = None,
     replaces: Collection[str] = (),
+    then: Callable[[], object] | None = None,
 ) -> IngestReport:
-    """Parse ``documents``, canonicalize them into the stored graph and publish it.
+    """Parse ``documents``, canonicalize them into the stored graph and publish it; then call
+    ``then`` (a save), still under the lock, and publish the previous state again if it
+    fails, so the knowledge base and its file never disagree.
 
     ``replaces`` are the host keys the documents were identified by: what was stored under one
     of them and is not among ``documents`` (a chunk the source no longer has) goes."""
     with store.lock:
-        graph = store.snapshot.graph.copy()
+        before = store.snapshot
+        graph = before.graph.copy()
         fresh = _fresh(graph, documents)
         # a document stored under the same id with other text was changed: its old facts go
         changed = [d.id for d in fresh if d.id in graph.documents]
@@ -64,9 +68,12 @@ def ingest_documents(
                 counts[2] += len(result.new_event_ids)
             with embedding_progress(embed_progress):
                 store.publish(graph, merge_log=store.snapshot.merge_log + tuple(merges))
+            if then is not None:
+                then()
         except BaseException:
             # the graph copy is dropped; the names filed from it must go too, or the next
             # ingest would merge by an alias the stored graph never got
+            store.snapshot = before
             canonicalizer.forget()
             raise
     return IngestReport(

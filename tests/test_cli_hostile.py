@@ -5,6 +5,10 @@ into an exit code fails the test as the traceback a user would have seen."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +34,11 @@ HOSTILE = {
         _manifest(lambda m: m.update(embedding_model="/etc")),
         False,
     ),
+    # info read them from the manifest alone and raised TypeError or KeyError
+    "counts is a string": (_manifest(lambda m: m.update(counts="many")), False),
+    "counts is a list": (_manifest(lambda m: m.update(counts=[1, 2])), False),
+    "counts is empty": (_manifest(lambda m: m.update(counts={})), False),
+    "a count is not a number": (_manifest(lambda m: m["counts"].update(facts="7")), False),
 }
 
 
@@ -150,3 +159,35 @@ def test_a_bug_in_noema_is_a_traceback_not_an_error_line(
     monkeypatch.setattr(noema.cli.bundles, "encode_graph", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(["notation", str(saved)])
+
+
+@pytest.mark.parametrize("option", ["--embedding-model", "--spacy-model"])
+def test_an_empty_model_name_is_one_error_line_before_parsing(
+    tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --embedding-model '' parsed every document, then raised TypeError from int(None)
+    (tmp_path / "ok.txt").write_text("Larry Page founded Google.")
+    assert (
+        main(["build", str(tmp_path / "ok.txt"), "-o", str(tmp_path / "x.noema"), option, ""]) == 1
+    )
+    out, err = capsys.readouterr()
+    _one_error_line(err)
+    assert "must name" in err and "parsing" not in err
+    assert not (tmp_path / "x.noema").exists()
+
+
+def test_a_build_with_stderr_closed_writes_its_bundle(tmp_path: Path) -> None:
+    # with 2>&- sys.stderr is None: the first progress line raised AttributeError, unseen
+    (tmp_path / "ok.txt").write_text("Larry Page founded Google.")
+    out = tmp_path / "kb.noema"
+    result = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m noema build {shlex.quote(str(tmp_path / 'ok.txt'))} "
+        f"-o {shlex.quote(str(out))} 2>&-",
+        shell=True,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout=300,
+    )
+    assert result.returncode == 0 and result.stdout.startswith(f"Built {out}")
+    assert list(KnowledgeBase.load(out).graph.documents)

@@ -260,3 +260,42 @@ def test_a_ray_dataset_is_read_as_documents(  # type: ignore[no-untyped-def]
     graph = built.knowledge_base.graph
     assert list(graph.documents) == [d.id for d in docs]
     assert [dict(graph.documents[d.id].metadata) for d in docs] == [{"n": n} for n in range(12)]
+
+
+class UnsaveableMarked:
+    """A stand-in extractor (the test is about the build's handling of a bad record, not about
+    extraction): documents only, and a document that says UNSAVEABLE comes back with metadata
+    too deep for a bundle, as a record that ingests and then cannot be written."""
+
+    def extract(self, documents):  # type: ignore[no-untyped-def]
+        deep: object = "leaf"
+        for _ in range(100):
+            deep = [deep]
+        graph = noema.SemanticGraph()
+        for d in documents:
+            metadata = {"deep": deep} if "UNSAVEABLE" in d.text else dict(d.metadata)
+            graph.add_document(noema.Document(d.text, d.id, metadata))
+        return graph
+
+
+def test_a_record_that_cannot_be_saved_costs_only_itself(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    # the partition's to_bytes() raised outside the worker's try, and build_on_ray raised
+    # RayTaskError: one record lost every partition
+    docs = corpus(12)
+    docs[4] = noema.Document("UNSAVEABLE " + docs[4].text, id=docs[4].id)
+    built = build_on_ray(docs, workers=1, embedder=embedder, extractor=UnsaveableMarked())
+    assert [f.document_id for f in built.failed] == [docs[4].id]
+    assert "64 levels" in built.failed[0].error
+    assert sorted(built.knowledge_base.graph.documents) == sorted(
+        d.id for n, d in enumerate(docs) if n != 4
+    )
+    # metadata 62 levels deep ingested, and sat 3 levels deeper in graph.json than the check
+    # counted: now refused, as ingest() refuses it, before any worker starts
+    nested: object = "leaf"
+    for _ in range(62):
+        nested = [nested]
+    docs[7] = noema.Document(docs[7].text, id=docs[7].id, metadata={"n": nested})
+    with pytest.raises(ValueError, match="'n' of document 'd0007'.*64 levels"):
+        build_on_ray(docs, workers=1, embedder=embedder)

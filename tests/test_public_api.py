@@ -154,7 +154,9 @@ LAYERS = {
     ),
     "storage.members": _uses(""),
     "storage.container": _uses("errors storage.members"),
-    "storage.manifest": _uses("errors model.facttext storage.container storage.members"),
+    "storage.manifest": _uses(
+        "errors model.facttext storage.container storage.members vectors.index"
+    ),
     "storage.names": _uses("errors model.graph"),
     "storage.bundle": _uses(
         """storage.columns storage.container storage.manifest storage.members storage.names
@@ -196,7 +198,7 @@ LAYERS = {
     "serve.transport": _uses(""),
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
-    "cli.common": _uses("retrieval.options"),
+    "cli.common": _uses("retrieval.options storage.container"),
     "cli.progress": _uses("kb model.graph"),
     "cli.build": _uses(
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -200,6 +201,67 @@ async def test_a_bug_in_a_tool_is_logged_with_its_traceback(
     assert "internal state" in caplog.text and "Traceback" in caplog.text
 
 
+async def test_an_ingest_the_system_refuses_is_a_clear_tool_error(
+    bundle: Path, tmp_path: Path
+) -> None:
+    # "Error executing tool ingest", no reason, and a traceback on the server's stderr
+    kb = noema.KnowledgeBase.load(bundle)
+    server = build_server(kb, bundle=tmp_path / "kb.noema", allow_ingest=True, root=tmp_path)
+    async with Client(server) as client:
+        reply = await client.call_tool("ingest", {"paths": ["a" * 100_000]})
+    text = reply.content[0].text  # type: ignore[union-attr]
+    assert reply.is_error and "cannot read 'aaaa" in text and "too long" in text
+    assert len(text) < 1000
+    assert kb.graph.documents.keys() == noema.KnowledgeBase.load(bundle).graph.documents.keys()
+
+
+_INGEST_ON_A_FULL_DISK = """
+import asyncio, json, os, resource, signal, sys
+from mcp import Client
+import noema
+from noema.serve import build_server
+
+path = sys.argv[1]
+kb = noema.KnowledgeBase.load(path)
+# the bundle may not grow: writing past its size fails as a full disk does (EFBIG, not ENOSPC)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+resource.setrlimit(resource.RLIMIT_FSIZE, (os.path.getsize(path) + 256, hard))
+
+
+async def call():
+    async with Client(build_server(kb, bundle=path, allow_ingest=True)) as client:
+        reply = await client.call_tool("ingest", {"texts": ["Grace Hopper designed COBOL."]})
+        retrieved = await client.call_tool("retrieve", {"question": "Who designed COBOL?"})
+    return reply.is_error, reply.content[0].text, retrieved.content[0].text
+
+
+error, text, retrieved = asyncio.run(call())
+documents = len(kb.graph.documents)
+print(json.dumps({"error": error, "text": text, "retrieved": retrieved, "documents": documents}))
+"""
+
+
+def test_an_ingest_whose_save_fails_changes_nothing(bundle: Path, tmp_path: Path) -> None:
+    # on a full disk the call failed, and the documents stayed in the served base, not the file
+    copy = tmp_path / "kb.noema"
+    copy.write_bytes(bundle.read_bytes())
+    result = subprocess.run(
+        [sys.executable, "-c", _INGEST_ON_A_FULL_DISK, str(copy)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    outcome = json.loads(result.stdout.strip().splitlines()[-1])
+    assert outcome["error"] and "nothing was ingested: File too large" in outcome["text"]
+    assert "Grace Hopper" not in outcome["retrieved"]
+    assert outcome["documents"] == len(noema.KnowledgeBase.load(bundle).graph.documents)
+    assert copy.read_bytes() == bundle.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["kb.noema"]  # no temporary file left
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -207,7 +269,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
+def _http_server(bundle: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
         [
@@ -217,7 +279,7 @@ def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
             "serve",
             str(bundle),
             "--http",
-            f"127.0.0.1:{port}",
+            f"{host}:{port}",
             *extra,
         ],
         env=ENV,
@@ -227,13 +289,13 @@ def _http_server(bundle: Path, *extra: str) -> Iterator[str]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                socket.create_connection((host, port), timeout=0.2).close()
                 break
             except OSError:
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://{host}:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -282,6 +344,38 @@ async def test_http_without_a_token_on_loopback(bundle: Path) -> None:
     with _http_server(bundle) as url:
         async with _http_client(url, None) as client:
             assert {t.name for t in (await client.list_tools()).tools} >= {"retrieve"}
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "page", "version": "1"},
+    },
+}
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
+def test_http_without_a_token_checks_host_and_origin_on_every_loopback_address(
+    bundle: Path, host: str
+) -> None:
+    # on 127.0.0.2 the SDK's Host/Origin checks were off: a page reaching the server through
+    # DNS rebinding (Host: its own name) could read the base, and write it with --allow-ingest
+    headers = {"Accept": "application/json, text/event-stream"}
+    with _http_server(bundle, host=host) as url:
+        port = url.split(":")[2].split("/")[0]
+        rebound = httpx2.post(
+            url, json=_INITIALIZE, headers={**headers, "Host": f"attacker.example:{port}"}
+        )
+        assert rebound.status_code == 421
+        foreign = httpx2.post(
+            url, json=_INITIALIZE, headers={**headers, "Origin": "http://attacker.example"}
+        )
+        assert foreign.status_code == 403
+        assert httpx2.post(url, json=_INITIALIZE, headers=headers).status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``noema`` command; returns the exit status."""
+    _open_closed_streams()
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
@@ -77,3 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Error: interrupted", file=sys.stderr)
         return 130
+
+
+def _open_closed_streams() -> None:
+    """Started with stdout or stderr closed (``2>&-``), Python sets it to ``None`` and every
+    progress line or warning raised AttributeError: such a stream becomes /dev/null. Opened on
+    the lowest free descriptor, it also takes the closed one's number, so no file Noema opens
+    later (a bundle being written) gets descriptor 2 and a library's message on it."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115

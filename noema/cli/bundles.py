@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from noema.cli.common import Command, CommandError, checked_output
+from noema.errors import BundleError
 from noema.kb import KnowledgeBase
 from noema.model.notation import decode, encode_graph
 from noema.model.roundtrip import check_round_trip
@@ -34,16 +35,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
-    counts = info["counts"] or {}
+    counts = info["counts"]
     print(
         f"{args.bundle}: {info['size_bytes']:,} bytes, schema {info['schema_version']}, Noema {info['noema_version']}"
     )
-    print(
-        "  "
-        + ", ".join(
-            f"{counts[k]} {k}" for k in ("documents", "entities", "relations", "events", "facts")
-        )
-    )
+    print("  " + ", ".join(f"{counts[k]} {k}" for k in _COUNTED))
     print(
         f"  embedding model: {info['embedding_model']} ({info['embedding_dimension']} dimensions)"
     )
@@ -52,6 +48,22 @@ def cmd_info(args: argparse.Namespace) -> int:
     )
     print(f"  merges recorded: {info['merges']}")
     return 0
+
+
+_COUNTED = ("documents", "entities", "relations", "events", "facts")
+
+
+def _counts(counts: Any, bundle: str) -> dict[str, int]:
+    """The manifest's counts as ``info`` prints them. Only the manifest is read, so nothing
+    else has checked them (a load compares them with the graph)."""
+    if not isinstance(counts, dict) or not all(
+        isinstance(counts.get(k), int) and not isinstance(counts[k], bool) for k in _COUNTED
+    ):
+        raise BundleError(
+            f"{bundle!r}: manifest counts {counts!r:.200} is not an object of the "
+            f"{', '.join(_COUNTED)} counts; the bundle is damaged"
+        )
+    return {k: counts[k] for k in _COUNTED}
 
 
 def _info(bundle: str) -> dict[str, Any]:
@@ -65,7 +77,7 @@ def _info(bundle: str) -> dict[str, Any]:
         "size_bytes": Path(bundle).stat().st_size,
         "schema_version": manifest.get("schema_version"),
         "noema_version": manifest.get("noema_version"),
-        "counts": manifest.get("counts"),
+        "counts": _counts(manifest.get("counts"), bundle),
         "embedding_model": manifest.get("embedding_model"),
         "embedding_dimension": manifest.get("embedding_dimension"),
         "spacy_model": manifest.get("spacy_model"),

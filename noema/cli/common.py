@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from noema.retrieval.options import RetrieveOptions, option_help, option_names
+from noema.storage.container import write_target
 
 DEFAULTS = RetrieveOptions()
 
@@ -79,6 +80,7 @@ def checked_output(path: str) -> str:
     parent = Path(path).parent
     if not parent.is_dir():
         raise CommandError(f"{path}: the directory {str(parent)!r} does not exist; create it first")
+    write_target(path)  # a directory, a device or a pipe: refused now, not after the work
     return path
 
 

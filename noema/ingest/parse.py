@@ -121,6 +121,11 @@ class SpacyExtractor:
     ) -> None:
         if isinstance(n_process, bool) or not isinstance(n_process, int) or n_process < 1:
             raise OptionError(f"n_process must be an integer >= 1, got {n_process!r}")
+        if not isinstance(model, str) or not model.strip():
+            raise OptionError(
+                f"spacy_model must name a spaCy pipeline or a local path, got {model!r}; "
+                f"the default is {DEFAULT_SPACY_MODEL!r}"
+            )
         self.model = model
         self.patterns = tuple(patterns)
         self.n_process = n_process

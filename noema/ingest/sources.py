@@ -16,7 +16,7 @@ from pathlib import Path
 
 from noema.errors import InputTypeError, NoemaError, OptionError
 from noema.model.graph import Document
-from noema.model.records import json_bytes
+from noema.model.records import JSON_INTEGERS, METADATA_DEPTH, json_bytes
 
 __all__ = [
     "JSONL_SUFFIXES",
@@ -132,9 +132,17 @@ def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Docume
         if not line.strip():
             continue
         try:
-            record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+            record = json.loads(
+                line, parse_constant=_no_constant, parse_float=_finite, parse_int=_int64
+            )
         except _NotFinite:
             on_skip(f"{path}:{number}: skipped, holds NaN or an infinite number (no bundle can)")
+            continue
+        except _TooLong:
+            on_skip(
+                f"{path}:{number}: skipped, holds an integer outside 64 bits (a bundle would "
+                "read it back changed); write it as a string"
+            )
             continue
         except (ValueError, RecursionError):
             on_skip(f"{path}:{number}: skipped, not JSON (or nested too deeply)")
@@ -153,6 +161,18 @@ def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Docume
 
 class _NotFinite(ValueError):
     pass
+
+
+class _TooLong(ValueError):
+    pass
+
+
+def _int64(text: str) -> int:
+    # the length first: int() refuses more than 4,300 digits, and that is no JSON error
+    value = int(text) if len(text) <= 21 else None
+    if value is None or value not in JSON_INTEGERS:
+        raise _TooLong(text[:40])
+    return value
 
 
 def _no_constant(name: str) -> float:
@@ -351,7 +371,7 @@ def _check_documents(documents: Sequence[Document]) -> None:
             )
         for key, value in (doc.metadata or {}).items():
             try:
-                json_bytes({key: value})
+                json_bytes({key: value}, depth=METADATA_DEPTH)
             except TypeError as exc:
                 raise InputTypeError(
                     f"metadata {key!r} of document {doc.id!r} is not JSON "

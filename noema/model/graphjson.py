@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from noema.errors import GraphError
 from noema.model.gcpause import paused_gc
 from noema.model.records import (
+    METADATA_DEPTH,
     Document,
     Entity,
     Event,
@@ -118,7 +119,7 @@ class GraphRecords:
             if not isinstance(metadata, dict):
                 raise GraphError(f"document {d['id']!r} metadata is not an object")
             try:  # what the writer could not write again is refused here, not at the next save
-                json_bytes(metadata)
+                json_bytes(metadata, depth=METADATA_DEPTH)
             except (TypeError, ValueError) as exc:
                 raise GraphError(f"document {d['id']!r} metadata cannot be saved: {exc}") from None
             doc_id = shared.setdefault(read_str(d["id"]), d["id"])

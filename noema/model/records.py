@@ -68,25 +68,36 @@ def surrogate_at(text: str) -> int | None:
 # How deep metadata may nest: the bundle writer (Python's json) and reader (orjson, 1,024 levels)
 # have different limits, and what one accepts the other must too.
 MAX_JSON_DEPTH = 64
+# The integers the reader (orjson) reads back exactly: Python's json writes any integer, orjson
+# reads one past 64 bits as a float (2**64 becomes 1.8446744073709552e+19) and one of 309 digits
+# as infinity, which it refuses, so a bundle holding it would never open again.
+JSON_INTEGERS = range(-(2**63), 2**64)
+# The level a document's metadata object sits at in graph.json (the file's object, its
+# "documents" list, the document): the metadata's own levels count from there.
+METADATA_DEPTH = 4
 
 
-def json_bytes(value: Any) -> bytes:
+def json_bytes(value: Any, *, depth: int = 1) -> bytes:
     """``value`` as the bundle writer writes JSON: UTF-8, sorted keys, no NaN or infinity.
+    ``depth`` is the level ``value`` will sit at in the file it is written into.
 
     Raises:
-        ValueError: what no bundle can hold: NaN or infinite numbers, lone surrogates, nesting
-            deeper than :data:`MAX_JSON_DEPTH`, or a value that is not JSON (``TypeError``).
+        ValueError: what no bundle can hold: NaN or infinite numbers, integers outside
+            :data:`JSON_INTEGERS`, lone surrogates, nesting deeper than :data:`MAX_JSON_DEPTH`,
+            or a value that is not JSON (``TypeError``).
     """
-    check_json_depth(value)
+    check_json_value(value, depth=depth)
     return json.dumps(
         value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
     ).encode("utf-8")
 
 
-def check_json_depth(value: Any) -> None:
-    """``OptionError`` for ``value`` nested deeper than :data:`MAX_JSON_DEPTH`; iteratively, so
-    a hostile depth cannot exhaust the stack while being checked."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+def check_json_value(value: Any, *, depth: int = 1) -> None:
+    """``OptionError`` for ``value`` nested deeper than :data:`MAX_JSON_DEPTH` (counting from
+    ``depth``, the level ``value`` will sit at in the file) or holding an integer outside
+    :data:`JSON_INTEGERS`; iteratively, so a hostile depth cannot exhaust the stack while being
+    checked."""
+    stack: list[tuple[Any, int]] = [(value, depth)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
@@ -94,6 +105,12 @@ def check_json_depth(value: Any) -> None:
         elif isinstance(item, (list, tuple)):
             children = item
         else:
+            if isinstance(item, int) and item not in JSON_INTEGERS:
+                # its bit length, not its digits: str() refuses integers over 4,300 digits
+                raise OptionError(
+                    f"an integer of {item.bit_length()} bits is outside the 64-bit range a "
+                    "bundle reads back exactly; store it as a string"
+                )
             continue
         if depth > MAX_JSON_DEPTH:
             raise OptionError(f"nested deeper than {MAX_JSON_DEPTH} levels")

@@ -197,9 +197,10 @@ class Tools:
             if not sources:
                 raise OptionError("give texts or paths to ingest")
             with self.lock:  # one save at a time, after its own ingest
-                report = self.kb.ingest(sources)
-                if self.bundle is not None:
-                    self.kb.save(self.bundle)
+                try:  # a failed save undoes the ingest: a failed call changes nothing
+                    report = self.kb.ingest(sources, save_to=self.bundle)
+                except OSError as exc:
+                    raise ToolError(f"nothing was ingested: {_os_reason(exc)}") from None
             return IngestOut(
                 documents=report.documents,
                 new_relations=report.new_relations,
@@ -215,11 +216,21 @@ class Tools:
         for raw in paths:
             if self.base is None:
                 raise OptionError("this server takes no paths (it was started without --root)")
-            path = (self.base / raw).resolve()
-            if not path.is_relative_to(self.base):
-                raise OptionError(f"{raw!r} is outside the root folder {str(self.base)!r}")
-            found.extend(read_documents([path], root=self.base))
+            try:  # a name too long, a folder that cannot be listed: the system's reason
+                path = (self.base / raw).resolve()
+                if not path.is_relative_to(self.base):
+                    raise OptionError(f"{raw!r:.200} is outside the root folder {str(self.base)!r}")
+                found.extend(read_documents([path], root=self.base))
+            except OSError as exc:
+                raise ToolError(f"cannot read {raw!r:.200}: {_os_reason(exc)}") from None
         return found
+
+
+def _os_reason(exc: OSError) -> str:
+    """What the system said, with the file it said it of cut short (a hostile name may be
+    100,000 characters long)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return reason if exc.filename is None else f"{reason}: {str(exc.filename)[:200]!r}"
 
 
 def _entity(kb: KnowledgeBase, name: str) -> EntityOut:

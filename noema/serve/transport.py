@@ -9,10 +9,18 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 
 from noema.errors import OptionError
 
-__all__ = ["DEFAULT_PORT", "check_http_binding", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "DEFAULT_PORT",
+    "check_http_binding",
+    "host_checks",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+]
 
 DEFAULT_PORT = 8765
 
@@ -68,12 +76,31 @@ def _bearer(app: ASGIApp, token: str) -> ASGIApp:
     return guarded
 
 
+def host_checks(host: str, token: str | None) -> TransportSecuritySettings | None:
+    """The SDK's Host and Origin checks for a server bound to ``host``: on for every address
+    served without a token. The SDK turns them on by itself only for 127.0.0.1, localhost and
+    ::1; on 127.0.0.2, a page the browser reaches through DNS rebinding (its name resolved to
+    the server's address) could read the base, and write it with ``--allow-ingest``. With a
+    token that page cannot call at all, and the SDK's own default stands."""
+    if token is not None:
+        return None
+    bound = f"[{host}]" if ":" in host else host
+    names = sorted({"127.0.0.1", "localhost", "[::1]", bound})
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )
+
+
 def run_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` (a bearer token required when given)."""
     import uvicorn
 
     check_http_binding(host, token)
-    app: ASGIApp = server.streamable_http_app(host=host)
+    app: ASGIApp = server.streamable_http_app(
+        host=host, transport_security=host_checks(host, token)
+    )
     if token is not None:
         app = _bearer(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")

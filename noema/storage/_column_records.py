@@ -15,12 +15,13 @@ from noema.model.graph import SemanticGraph
 from noema.model.records import (
     ENTITY_TYPES,
     LINE_BREAKS,
+    METADATA_DEPTH,
     Document,
     Entity,
     Event,
     Mention,
     Relation,
-    check_json_depth,
+    check_json_value,
     normalize_predicate,
 )
 
@@ -78,7 +79,7 @@ def _documents(columns: _Arrays, doc_ids: list[str]) -> list[Document]:
             # what the writer could not write again is refused here, as from_dict refuses it
             # (orjson already refused NaN, infinities and lone surrogates; json_bytes on every
             # document took longer than the rest of reading the documents)
-            check_json_depth(metadata)
+            check_json_value(metadata, depth=METADATA_DEPTH)
         except (TypeError, ValueError) as exc:
             raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
         if not isinstance(metadata, dict):

@@ -92,19 +92,20 @@ from noema.storage.container import (
     in_zip,
     load_json,
     mapped_file,
-    member_info,
     write_atomically,
+    write_target,
     zip_members,
 )
 from noema.storage.manifest import (
     FORMAT_NAME,
     SCHEMA_VERSION,
     check_budget,
+    check_stored_members,
     checked_settings,
     declared_entry,
     default_max_memory,
-    manifest_of,
     read_manifest,
+    written_manifest,
 )
 from noema.storage.members import (
     COLUMNS_MEMBER,
@@ -179,6 +180,7 @@ def write_bundle(
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
+    write_target(path)  # a path no save can replace is refused before the members are made
     manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
     write_atomically(path, lambda handle: zip_members(handle, members))
     return manifest
@@ -325,23 +327,19 @@ def _open(
 def _read(
     zf: zipfile.ZipFile, name: str, max_memory: int | None, mapped: memoryview | None
 ) -> BundleContents:
-    manifest = manifest_of(zf, name)
+    manifest, written_schema = written_manifest(zf, name)
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
     columnar = COLUMNS_MEMBER in declared
     check_budget(zf, name, max_memory, columnar=columnar)
+    check_stored_members(zf, manifest, written_schema, name)
     graph_member = COLUMNS_MEMBER if columnar else "graph.json"
     if columnar:
         # graph.json is in every bundle and parsed only where no columns are; it is still
         # checked against its sha256 (inflated as a stream, never held whole), so a bundle with
         # a damaged source of truth is refused rather than passed on
         check_streamed(zf, "graph.json", *declared_entry(declared, "graph.json", name), name)
-        if member_info(zf, COLUMNS_MEMBER, name).compress_type != zipfile.ZIP_STORED:
-            raise BundleError(
-                f"{name!r}: {COLUMNS_MEMBER} is compressed; a bundle stores it as it is, to be "
-                "read in place (written by another tool?)"
-            )
     data: dict[str, Blob] = {}
     for member in (graph_member, "embeddings.bin", "index.faiss"):
         size, digest = declared_entry(declared, member, name)
@@ -470,13 +468,13 @@ def _read_sentences(
     if info.get("rendering") != SENTENCE_RENDERING:
         return None  # embedded another way: re-embedded on first use, never mixed
     size, digest = declared_entry(manifest["members"], SENTENCES_MEMBER, name)
-    blob = checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
-    rows = info.get("rows")
+    rows = info.get("rows")  # checked before anything is inflated
     if not isinstance(rows, int) or isinstance(rows, bool) or rows * dimension * 4 != size:
         raise BundleError(
             f"{name!r}: {SENTENCES_MEMBER} holds {size} bytes, not the {rows!r} rows of "
             f"{dimension} float32 the manifest declares"
         )
+    blob = checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
     try:
         if stored is not None:
             return SentenceIndex.from_stored(graph, dimension, blob, stored)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import lzma
 import mmap
 import os
 import stat
@@ -17,14 +18,16 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 import orjson
 
-from noema.errors import BundleError
+from noema.errors import BundleError, OptionError
 from noema.storage.members import STORED_MEMBERS
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "member_info",
     "read_member",
     "write_atomically",
+    "write_target",
     "zip_members",
 ]
 
@@ -55,8 +59,13 @@ Blob = bytes | memoryview
 def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
     """Call ``write`` on a temporary file beside ``path``, then move it into place, so the
     previous file survives a failure; the new file keeps the permissions of the one it
-    replaces."""
-    target = Path(path)
+    replaces.
+
+    Raises:
+        OptionError: ``path`` is something other than a regular file (a directory, a device,
+            a pipe), or a link to one.
+    """
+    target = write_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(target)
     mode = _file_mode(target)
@@ -73,6 +82,24 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], N
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def write_target(path: str | os.PathLike[str]) -> Path:
+    """The file a save of ``path`` replaces: through a symbolic link, the file it names (moving
+    the new file over the link left its target old and the link a copy); and refused unless it
+    is a regular file or nothing yet (moved over ``/dev/full``, a save as root replaced the
+    device and said it had saved)."""
+    target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    try:
+        mode = target.stat().st_mode
+    except OSError:  # not there yet (or unreachable: writing it says why)
+        return target
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise OptionError(f"cannot save to {str(path)!r}: it is {kind}; give a file path")
+    return target
 
 
 _umask_lock = threading.Lock()
@@ -176,7 +203,7 @@ def check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, nam
             f"{name!r}: {member} holds {info.file_size} bytes, the manifest declares {size}"
         )
     hasher, seen = hashlib.sha256(), 0
-    with zf.open(info) as handle:
+    with _inflating(member, name), zf.open(info) as handle:
         while chunk := handle.read(1 << 20):
             seen += len(chunk)
             if seen > size:
@@ -203,11 +230,25 @@ def read_member(
     # No compression-ratio test: a graph of repetitive text deflates far beyond any fixed ratio
     # and is still ours. The limit is the size the manifest declares (or a fixed cap), and the
     # member is inflated as a stream that stops one byte past it.
-    with zf.open(info) as handle:
+    with _inflating(member, name), zf.open(info) as handle:
         blob = handle.read(limit + 1)
     if len(blob) > limit:
         raise BundleError(f"{name!r}: {member} is larger than its declared size")
     return blob
+
+
+@contextmanager
+def _inflating(member: str, name: str) -> Iterator[None]:
+    """Errors of a member's compressed stream as :class:`BundleError`: the zip directory may
+    name a method its bytes were not written with (a stored member said to be deflated gave
+    zlib.error), or the stream may be damaged."""
+    try:
+        yield
+    except (zlib.error, lzma.LZMAError, EOFError, OSError, zipfile.BadZipFile) as exc:
+        raise BundleError(
+            f"{name!r}: {member} cannot be read with the compression its zip entry names "
+            f"({type(exc).__name__}: {exc}); the bundle is damaged"
+        ) from None
 
 
 def forget_pages(mapped: memoryview | None, view: Blob) -> None:

@@ -14,17 +14,20 @@ from typing import Any
 from noema.errors import BundleError
 from noema.model.facttext import NOTATION_RENDERING
 from noema.storage.container import in_zip, load_json, read_member
-from noema.storage.members import COLUMNS_MEMBER, MEMBERS, VECTOR_MEMBERS
+from noema.storage.members import COLUMNS_MEMBER, MEMBERS, STORED_MEMBERS, VECTOR_MEMBERS
+from noema.vectors.index import FLAT_HEADER_BYTES
 
 __all__ = [
     "FORMAT_NAME",
     "SCHEMA_VERSION",
     "check_budget",
+    "check_stored_members",
     "checked_settings",
     "declared_entry",
     "default_max_memory",
     "manifest_of",
     "read_manifest",
+    "written_manifest",
 ]
 
 # The layout's version, moved whenever the layout does (an older Noema then refuses the bundle
@@ -79,6 +82,11 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def manifest_of(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
     """The manifest, checked for format and version and migrated to this version."""
+    return written_manifest(zf, name)[0]
+
+
+def written_manifest(zf: zipfile.ZipFile, name: str) -> tuple[dict[str, Any], int]:
+    """:func:`manifest_of` and the schema version the bundle was written with."""
     manifest_bytes = read_member(zf, "manifest.json", MAX_MANIFEST_BYTES, name)
     manifest = load_json(manifest_bytes, "manifest.json", name)
     if manifest.get("format") != FORMAT_NAME:
@@ -94,7 +102,7 @@ def manifest_of(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
             f"{manifest.get('noema_version')!r}; this Noema reads schema {SCHEMA_VERSION} and older. "
             "Upgrade Noema to load it"
         )
-    return _migrate(manifest, version)
+    return _migrate(manifest, version), version
 
 
 def _manifest_from_1(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -159,6 +167,37 @@ def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, colu
             f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
             "MiB; pass max_memory= (bytes) to allow more"
         )
+
+
+def check_stored_members(
+    zf: zipfile.ZipFile, manifest: dict[str, Any], written_schema: int, name: str
+) -> None:
+    """Refuse, before anything is inflated, a member the format stores as it is but that is
+    compressed, and fact vectors whose declared size is not the manifest's facts times its
+    dimension. Vectors barely compress, so deflated ones are only ever a bomb (2 GiB of zeros
+    deflate to 2 MB, and the memory budget trusts the declared size); bundles of schema 1
+    deflated them, and there they are inflated only to the size the counts give."""
+    for info in zf.infolist():
+        old_vectors = written_schema == 1 and info.filename in VECTOR_MEMBERS
+        compressed = info.compress_type != zipfile.ZIP_STORED
+        if info.filename in STORED_MEMBERS and compressed and not old_vectors:
+            raise BundleError(
+                f"{name!r}: {info.filename} is compressed; a bundle stores it as it is, to "
+                "be read in place (written by another tool?)"
+            )
+    dimension = checked_settings(manifest, name)
+    counts = manifest.get("counts")
+    facts = counts.get("facts") if isinstance(counts, dict) else None
+    if not isinstance(facts, int) or isinstance(facts, bool) or facts < 0:
+        raise BundleError(f"{name!r}: manifest counts {counts!r:.200} declare no number of facts")
+    vectors = facts * dimension * 4
+    for member, size in (("embeddings.bin", vectors), ("index.faiss", FLAT_HEADER_BYTES + vectors)):
+        declared = declared_entry(manifest.get("members") or {}, member, name)[0]
+        if declared != size:
+            raise BundleError(
+                f"{name!r}: {member} declares {declared:,} bytes; the manifest counts {facts:,} "
+                f"facts of {dimension} float32, which take {size:,}"
+            )
 
 
 def declared_entry(declared: dict[str, Any], member: str, name: str) -> tuple[int, str]:

@@ -112,6 +112,12 @@ class SentenceTransformerEmbedder:
             raise OptionError(
                 f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}"
             )
+        # checked here, not when the first text is embedded: a build parses every document first
+        if not isinstance(model, str) or not model.strip():
+            raise OptionError(
+                "embedding_model must name a sentence-transformers model or a local path, got "
+                f"{model!r}; the default is {DEFAULT_EMBEDDING_MODEL!r}"
+            )
         self.name = model
         self.batch_size = batch_size
         self.allow_download = allow_download

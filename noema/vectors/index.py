@@ -33,6 +33,7 @@ from noema.vectors.ivf import IVFParts, parts_of
 
 __all__ = [
     "APPROXIMATE_FROM",
+    "FLAT_HEADER_BYTES",
     "SEARCH_MODES",
     "SearchMode",
     "VectorIndex",
@@ -469,6 +470,9 @@ def _flat_header(rows: int, dimension: int) -> bytes:
     to faiss's own output)."""
     fields = (dimension, rows, 1 << 20, 1 << 20, True, 0, rows * dimension)
     return b"IxFI" + struct.pack("<iqqq?iQ", *fields)
+
+
+FLAT_HEADER_BYTES = len(_flat_header(0, 1))  # the same for every size: fixed-width fields
 
 
 def _flat_bytes(vectors: Vectors) -> bytes:
