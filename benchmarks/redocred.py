@@ -12,7 +12,7 @@ bound). Relations to entities outside the gold set are counted separately.
 Entity nodes and types, each document extracted on its own: a found gold entity is split when
 its found mention names land on two or more extracted entities of its document; its type is
 judged on the extracted entity most of its mentions land on, for the gold kinds whose type is
-unambiguous (PER is PERSON, ORG is ORG, LOC is GPE or LOC). OTHER claims nothing (decision R13),
+unambiguous (PER is PERSON, ORG is ORG, LOC is GPE or LOC). OTHER claims nothing,
 so it is counted apart from a wrong type.
 """
 

@@ -68,8 +68,13 @@ def blank_headings(text: str) -> str:
     Example:
         >>> blank_headings("# Lumen Forge\\nLumen Forge makes drones. #1 hit")
         '             \\nLumen Forge makes drones. #1 hit'
+        >>> blank_headings("# Only a heading")
+        '# Only a heading'
     """
-    return _HEADING_LINE.sub(lambda match: " " * len(match.group()), text)
+    blanked = _HEADING_LINE.sub(lambda match: " " * len(match.group()), text)
+    # a text that is nothing but a heading line ("# Google Larry Page founded Google.") says
+    # something only there
+    return blanked if blanked.strip() else text
 
 
 def leading_heading(text: str) -> str:
