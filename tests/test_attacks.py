@@ -11,6 +11,7 @@ import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -331,3 +332,56 @@ def test_a_bundle_naming_a_hub_model_opens_without_the_network(saved: Path, tmp_
     cached = _naming(saved, tmp_path / "cached.noema", "someone/minilm")
     first, connections = _open_online(cached, tmp_path / "hf")
     assert first == "answered: True" and connections == "connections: []"
+
+
+# -- graph.columns: one string referenced many times -----------------------------------------------
+def _shared_metadata(documents: int) -> Callable[[dict[str, bytes]], None]:
+    """graph.columns with ``documents`` documents in all, the added ones sharing the first's
+    text and all sharing one 390 KB metadata string of 130,000 empty lists (each parse of it
+    makes about 8 MB of Python objects)."""
+    from tests.test_bundle import _columns
+
+    def update(arrays: dict[str, Any], strings: list[str]) -> None:
+        import numpy as np
+
+        added = documents - len(arrays["document_id"])
+        ids = np.arange(len(strings), len(strings) + added, dtype=np.int32)
+        strings.extend(f"copy{n}" for n in range(added))
+        strings.append('{"a":[' + "[]," * 130_000 + "[]]}")
+        text = arrays["document_text"][0]
+        arrays["document_id"] = np.concatenate([arrays["document_id"], ids])
+        arrays["document_text"] = np.concatenate(
+            [arrays["document_text"], np.full(added, text, np.int32)]
+        )
+        arrays["document_metadata"] = np.full(documents, len(strings) - 1, np.int32)
+
+    columns = _columns(update)
+
+    def change(members: dict[str, bytes]) -> None:
+        columns(members)
+        manifest = json.loads(members["manifest.json"])
+        manifest["counts"]["documents"] = documents
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    return change
+
+
+def test_a_string_referenced_by_every_document_is_refused_before_it_is_multiplied(
+    saved: Path, tmp_path: Path
+) -> None:
+    # a 0.4 MB bundle of 400 documents pointing at one metadata string peaked at 3.6 GB; one of
+    # 10,000 documents sharing a 1 MB string opened, and its save needed a 10 GB graph.json
+    from tests.test_bundle import rewrite
+
+    bad = rewrite(saved, tmp_path / "shared.noema", _shared_metadata(400), fix_manifest=True)
+    assert bad.stat().st_size < 1 << 20
+    outcome = _open_under_a_limit(saved, bad, 512 << 20)
+    assert outcome.startswith("BundleError:") and "made to be multiplied" in outcome, outcome
+    # a budget the caller sets is what counts: the same bundle, trusted with 8 GiB, opens, its
+    # metadata parsed once
+    kb = KnowledgeBase.load(bad, max_memory=8 << 30)
+    documents = list(kb.graph.documents.values())
+    assert len(documents) == 400 and len(documents[-1].metadata["a"]) == 130_001
+    assert documents[0].metadata is not documents[1].metadata
+    with pytest.raises(noema.BundleError, match="more than the budget"):
+        KnowledgeBase.load(bad, max_memory=1 << 30)

@@ -13,7 +13,37 @@ import numpy.typing as npt
 from noema.errors import BundleError
 from noema.model.records import ENTITY_TYPES
 
-__all__ = ["check_numbers", "check_sentences", "is_int", "same_length"]
+__all__ = ["check_numbers", "check_references", "check_sentences", "is_int", "same_length"]
+
+# Every array of string numbers. Each distinct string is stored once, however many fields hold
+# it, so what opening makes and a save writes out (graph.json holds every field in full) grows
+# with the characters the fields reference, not with the heap's.
+STRING_FIELDS = (
+    "document_id",
+    "document_text",
+    "document_metadata",
+    "entity_id",
+    "entity_name",
+    "entity_alias",
+    "relation_id",
+    "relation_predicate",
+    "event_id",
+    "event_label",
+    "event_time",
+    "sentence_digest",
+    "compared_name",
+    "compared_name_form",
+    "compared_title",
+    "compared_title_form",
+)
+# A graph Noema writes references its strings about twice (a name as a name and as a compared
+# form); past this many characters, more than this many times the heap's is a heap made to be
+# multiplied (one 1 MB string referenced by 10,000 documents opened in half a second and needed
+# a 10 GB graph.json to save). An explicit budget replaces the ratio, as for graph.json.
+REFERENCES_FROM = 64 << 20
+MAX_REFERENCE_RATIO = 100
+# what opening takes per referenced character, as per byte of graph.columns (storage.members)
+MEMORY_PER_REFERENCED = 8
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -110,3 +140,29 @@ def check_numbers(
             (starts >= 0) & (starts <= ends) & (ends <= text_lengths[documents])
         ):
             raise BundleError(f"graph.columns: a {kind} mention lies outside its document")
+
+
+def check_references(arrays: Mapping[str, npt.NDArray[Any]], max_memory: int | None) -> None:
+    """The characters every string field references, summed (string numbers checked already),
+    against :data:`MAX_REFERENCE_RATIO` times the heap's under the default budget, else against
+    ``max_memory``."""
+    lengths = np.diff(arrays["string_offsets"])
+    referenced = 0
+    for name in STRING_FIELDS:
+        numbers = arrays[name]
+        referenced += int(lengths[numbers[numbers >= 0]].sum())
+    heap = int(arrays["string_offsets"][-1])
+    if max_memory is None:
+        if referenced > REFERENCES_FROM and referenced > MAX_REFERENCE_RATIO * max(heap, 1):
+            raise BundleError(
+                f"graph.columns refers to {referenced:,} characters of a {heap:,}-character "
+                f"string heap ({referenced / max(heap, 1):,.0f} times; a Noema graph refers to "
+                "its strings about twice): its strings are made to be multiplied. If you trust "
+                "this bundle, open it with an explicit max_memory="
+            )
+    elif MEMORY_PER_REFERENCED * referenced > max_memory:
+        raise BundleError(
+            f"graph.columns refers to {referenced:,} characters: opening it would take about "
+            f"{MEMORY_PER_REFERENCED * referenced / 2**20:,.0f} MiB, more than the budget of "
+            f"{max_memory / 2**20:,.0f} MiB; pass max_memory= (bytes) to allow more"
+        )

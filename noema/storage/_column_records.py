@@ -71,20 +71,24 @@ def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]
 def _documents(columns: _Arrays, doc_ids: list[str]) -> list[Document]:
     documents = []
     strings = columns.strings
+    parsed: dict[int, Any] = {}  # documents with the same metadata share its string
     for doc_id, text, meta in zip(
         doc_ids, columns.picked("document_text"), columns["document_metadata"], strict=True
     ):
-        try:
-            metadata = {} if meta < 0 else orjson.loads(strings[meta])
-            # what the writer could not write again is refused here, as from_dict refuses it
-            # (orjson already refused NaN, infinities and lone surrogates; json_bytes on every
-            # document took longer than the rest of reading the documents)
-            check_json_value(metadata, depth=METADATA_DEPTH)
-        except (TypeError, ValueError) as exc:
-            raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
-        if not isinstance(metadata, dict):
-            raise GraphError(f"document {doc_id!r} metadata is not an object")
-        documents.append(Document(text, doc_id, metadata))
+        if meta not in parsed:
+            try:
+                metadata = {} if meta < 0 else orjson.loads(strings[meta])
+                # what the writer could not write again is refused here, as from_dict refuses
+                # it (orjson already refused NaN, infinities and lone surrogates; json_bytes on
+                # every document took longer than the rest of reading the documents)
+                check_json_value(metadata, depth=METADATA_DEPTH)
+            except (TypeError, ValueError) as exc:
+                raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
+            if not isinstance(metadata, dict):
+                raise GraphError(f"document {doc_id!r} metadata is not an object")
+            parsed[meta] = metadata
+        # parsed once; each document's own top level, so changing one changes no other
+        documents.append(Document(text, doc_id, dict(parsed[meta])))
     return documents
 
 

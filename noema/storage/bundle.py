@@ -344,7 +344,9 @@ def _read(
     for member in (graph_member, "embeddings.bin", "index.faiss"):
         size, digest = declared_entry(declared, member, name)
         data[member] = checked_member(zf, member, size, digest, name, mapped)
-    graph, merge_log, stored = _read_graph(data[graph_member], graph_member, manifest, name)
+    graph, merge_log, stored = _read_graph(
+        data[graph_member], graph_member, manifest, name, max_memory
+    )
     counts = manifest.get("counts")
     actual = _counts(graph)
     if counts != actual:
@@ -373,14 +375,14 @@ def _read(
 
 
 def _read_graph(
-    blob: Blob, member: str, manifest: dict[str, Any], name: str
+    blob: Blob, member: str, manifest: dict[str, Any], name: str, max_memory: int | None
 ) -> tuple[SemanticGraph, tuple[MergeRecord, ...], StoredSentences | None]:
     """The graph, its merge log and (from graph.columns) the sidecar's stored sentences."""
     stored: StoredSentences | None = None
     try:
         if member == COLUMNS_MEMBER:
             try:
-                columns = read_columns(blob, manifest.get("counts"))
+                columns = read_columns(blob, manifest.get("counts"), max_memory=max_memory)
             except BundleError as exc:
                 raise BundleError(f"{name!r}: {exc}") from None
             graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences

@@ -73,7 +73,8 @@ another type, or reach past its end; a string number, row or range out of bounds
 not UTF-8 or whose offsets do not cover it; counts that differ from the manifest's; a span outside
 its document; an unknown type; a confidence outside [0, 1]; a repeated id. Nothing is allocated
 before the sizes are checked against the member's length, so a hostile header cannot make a
-reader allocate more than the member holds.
+reader allocate more than the member holds. Nor a heap of strings referenced many times over:
+the characters the fields reference are summed and held to a budget before any record is made.
 """
 
 from __future__ import annotations
@@ -98,7 +99,13 @@ from noema.model.records import (
     json_bytes,
 )
 from noema.model.spans import Sentence
-from noema.storage._column_checks import check_numbers, check_sentences, is_int, same_length
+from noema.storage._column_checks import (
+    check_numbers,
+    check_references,
+    check_sentences,
+    is_int,
+    same_length,
+)
 from noema.storage._column_records import graph_from_arrays, split_ranges
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
@@ -317,9 +324,11 @@ class Columns:
     sentences: StoredSentences | None
 
 
-def read_columns(blob: bytes | memoryview, counts: object) -> Columns:
+def read_columns(
+    blob: bytes | memoryview, counts: object, *, max_memory: int | None = None
+) -> Columns:
     """The member's contents, after the checks the module docstring lists; ``counts`` are the
-    manifest's.
+    manifest's, ``max_memory`` the budget opening was given (``None``: the default).
 
     Raises:
         BundleError: saying what is wrong (the caller adds the bundle's name).
@@ -339,6 +348,7 @@ def read_columns(blob: bytes | memoryview, counts: object) -> Columns:
         raise BundleError(f"graph.columns holds {actual!r}, the manifest counts {counts!r}")
     check_numbers(arrays, len(strings), n)
     check_sentences(arrays, len(strings), n)
+    check_references(arrays, max_memory)
     try:
         graph = graph_from_arrays(arrays, strings)
     except GraphError as exc:
