@@ -191,7 +191,7 @@ def test_a_sentence_that_is_only_a_name_is_read(extractor: SpacyExtractor) -> No
     assert "Kansas Legislature" in {e.name for e in graph.entities.values()}
 
 
-def test_by_default_notation_states_no_topic_link_and_natural_language_states_all(
+def test_by_default_both_fact_formats_state_no_topic_link_and_name_its_ends(
     make_kb: Callable[..., noema.KnowledgeBase],
 ) -> None:
     kb = brightloop(make_kb)
@@ -203,4 +203,10 @@ def test_by_default_notation_states_no_topic_link_and_natural_language_states_al
     assert not weak & set(notation.relation_ids)
     assert notation.relation_ids, "the sure facts are still stated"
     prose = kb.retrieve(question, max_tokens=400, format="natural_language")
-    assert weak & set(prose.relation_ids)
+    assert set(prose.relation_ids) == set(notation.relation_ids)
+    (also,) = [line for line in prose.text.splitlines() if line.startswith("Also named: ")]
+    shown = {kb.graph.entities[e].name for r in weak for e in kb.graph.relations[r].entity_ids}
+    assert any(name in also for name in shown), also
+    every = kb.retrieve(question, max_tokens=400, format="natural_language", min_confidence=0)
+    assert weak & set(every.relation_ids)
+    assert "Also named" not in every.text

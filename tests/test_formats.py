@@ -85,14 +85,18 @@ def test_each_format_renders_one_fact_and_several(
 
 @pytest.mark.parametrize(
     ("name", "stated"),
-    [("notation", 1), ("natural_language", 2), ("sentences", 2)],
+    [("notation", 1), ("natural_language", 1), ("sentences", 2)],
     ids=["notation", "natural_language", "sentences"],
 )
 def test_the_floor_as_packing_applies_it(name: Format, stated: int) -> None:
-    # pack applies the floor it is given: notation keeps the entities of a relation under it
+    # pack applies the floor it is given: both fact formats state the same facts and keep the
+    # names of a relation under it, without its claim
     graph, facts = _graph()
     floor = FORMATS[name].default_floor
     packed = pack(graph, [(f, None) for f in facts], 1000, name, "cl100k_base", floor)
     assert len(packed.fact_ids) == stated
-    if FORMATS[name].below_floor == "entities_only":
-        assert "#3 Search :ORG" in packed.text and "topic_of" not in packed.text
+    assert "topic_of" not in packed.text and "topic of" not in packed.text or name == "sentences"
+    if name == "notation":
+        assert "#3 Search :ORG" in packed.text
+    if name == "natural_language":
+        assert packed.text == "Larry Page found Google.\nAlso named: Search (organization)."

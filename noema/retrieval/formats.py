@@ -127,9 +127,44 @@ def _notation(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
     return render_notation(graph, *_split(graph, chosen), floor)[0]
 
 
+# How the names natural_language keeps without a claim say what each is (OTHER says nothing).
+_TYPE_WORDS = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "place",
+    "LOC": "place",
+    "DATE": "date",
+    "EVENT": "event",
+    "PRODUCT": "work or product",
+    "MONEY": "amount",
+}
+
+
 def _natural_language(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
-    relations, events = _split(graph, chosen)  # no entity lines: only the stated facts show
-    return decode_facts(graph, [r for r in relations if is_stated(graph, r, floor)], events)
+    """The stated facts decoded, then the names notation keeps as entity lines (those of facts
+    under the floor that no stated fact names) in one line without a claim: "Also named:
+    Trondheim (place), Ardmoy Dairy (organization)." Both fact formats state the same facts."""
+    relations, events = _split(graph, chosen)
+    stated = [r for r in relations if is_stated(graph, r, floor)]
+    text = decode_facts(graph, stated, events)
+    said = {e for r in stated for e in graph.relations[r].entity_ids}
+    said.update(e for v in events for e in graph.events[v].participant_ids)
+    kept = [
+        e
+        for r in relations
+        if r not in stated
+        for e in graph.relations[r].entity_ids
+        if e not in said
+    ]
+    if not kept:
+        return text
+    names = []
+    for entity_id in dict.fromkeys(kept):
+        entity = graph.entities[entity_id]
+        word = _TYPE_WORDS.get(entity.type)
+        names.append(f"{entity.name} ({word})" if word else entity.name)
+    also = f"Also named: {', '.join(names)}."
+    return f"{text}\n{also}" if text else also
 
 
 def _sentences(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
@@ -186,8 +221,8 @@ FORMATS: Mapping[str, OutputFormat] = MappingProxyType(
             name="natural_language",
             description="each fact as a short sentence",
             states_facts=True,
-            default_floor=0.0,
-            below_floor="left_out",
+            default_floor=NOTATION_MIN_CONFIDENCE,
+            below_floor="entities_only",
             render=_natural_language,
             render_fact=_natural_language_fact,
         ),

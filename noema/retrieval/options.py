@@ -68,12 +68,13 @@ class RetrieveOptions:
         min_similarity: when set, a question whose best fact and sentence are both less similar
             than this gets an empty result, and no seed below it is used.
         min_confidence: facts whose confidence (the measured precision of the pattern that
-            read them) is below this are not stated: natural_language leaves them out,
-            notation keeps only their entities' lines; ``"sentences"`` still uses them to choose
-            sentences, since there the sentence is the evidence (each format's ``below_floor``
-            in :data:`~noema.retrieval.formats.FORMATS`). ``None`` (default): the format's
-            ``default_floor``, :data:`NOTATION_MIN_CONFIDENCE` for notation and 0 for the
-            others. 0 states every fact. ``fact_matches`` stays the vector-search hits.
+            read them) is below this are not stated: notation keeps only their entities' lines,
+            natural_language names those entities in one "Also named: ..." line without a
+            claim; ``"sentences"`` still uses them to choose sentences, since there the sentence
+            is the evidence (each format's ``below_floor`` in
+            :data:`~noema.retrieval.formats.FORMATS`). ``None`` (default): the format's
+            ``default_floor``, :data:`NOTATION_MIN_CONFIDENCE` for notation and natural_language
+            and 0 for sentences. 0 states every fact. ``fact_matches`` stays the vector-search hits.
 
     Example:
         >>> RetrieveOptions().max_tokens
@@ -101,9 +102,10 @@ class RetrieveOptions:
     )
     min_confidence: float | None = _option(
         None,
-        "state no fact read with less confidence than this: natural_language leaves it out, "
-        f"notation keeps its entities (default: {NOTATION_MIN_CONFIDENCE} for notation, 0 "
-        "otherwise; 0 states every fact)",
+        "state no fact read with less confidence than this: notation keeps its entities' lines, "
+        "natural_language names them in one line without a claim (default: "
+        f"{NOTATION_MIN_CONFIDENCE} for notation and natural_language, 0 for sentences; 0 "
+        "states every fact)",
     )
 
     def __post_init__(self) -> None:
@@ -148,7 +150,7 @@ class RetrieveOptions:
         Example:
             >>> RetrieveOptions().confidence_floor()
             0.3
-            >>> RetrieveOptions(format="natural_language").confidence_floor()
+            >>> RetrieveOptions(format="sentences").confidence_floor()
             0.0
         """
         if self.min_confidence is not None:
