@@ -99,6 +99,8 @@ def _bundle_to_update(
             return KnowledgeBase.load(path, spacy_model=options["spacy_model"], extractor=extractor)
     except BundleError as exc:
         reason = f"it cannot be updated ({exc})"
+    except (KeyError, TypeError, ValueError) as exc:  # a manifest without the settings it needs
+        reason = f"its manifest does not say how it was built ({exc!r})"
     print(f"{path}: {reason}; building it from the start", file=sys.stderr)
     return None
 

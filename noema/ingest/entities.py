@@ -13,7 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from noema.ingest.evidence import CUE_VOTE, NER_VOTE, NOT_PERSON, context_type, form_type
+from noema.ingest.evidence import (
+    CUE_VOTE,
+    NER_VOTE,
+    NOT_PERSON,
+    context_type,
+    form_type,
+    given_name,
+)
 from noema.model.graph import VALUE_TYPES, Document, Mention, SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, strip_disambiguation
 from noema.model.spans import leading_heading
@@ -120,6 +127,10 @@ class NameTable:
             form = form_type(name)
             if form == "PERSON" and type_ in ("GPE", "LOC"):
                 form = None  # "Jordan River", "Florence": NER's place stands against a name's look
+            if form is None and given_name(name) and type_ not in ("GPE", "LOC"):
+                # "Renata Villa" NER called ORG, but so are "Chelsea FC" and "Orlando Magic": a
+                # given name against NER's ORG settles nothing, and OTHER claims nothing
+                form = "PERSON" if type_ in (None, "PERSON") else "OTHER"
             for cue in (form, context_type(span)):
                 if cue == NOT_PERSON:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing
@@ -161,11 +172,16 @@ class NameTable:
         self, before: int, types: frozenset[str], skip: Iterable[str] = ()
     ) -> str | None:
         """The name of one of ``types`` mentioned last before character ``before`` of the
-        document (not one of ``skip``): what "the company" or "she" refers back to."""
+        document (not one of ``skip``): what "the company" or "she" refers back to. A person may
+        be one typed OTHER whose name starts with a given name ("Renata Villa", which NER called
+        an organisation)."""
         best: tuple[int, str] | None = None
         skipped = set(skip)
         for name, mentions in self.mentions.items():
-            if name in skipped or self.leading_type(name) not in types:
+            leading = self.leading_type(name)
+            if leading == "OTHER" and "PERSON" in types and given_name(name):
+                leading = "PERSON"
+            if name in skipped or leading not in types:
                 continue
             ends = [m.start for m in mentions if m.end <= before]
             if ends and (best is None or max(ends) > best[0]):
@@ -176,7 +192,8 @@ class NameTable:
         """The document's own word for what ``name`` is ("a 2002 film", see
         :mod:`noema.ingest.kinds`) outvotes NER's labels of it in this document."""
         counts = self.votes.setdefault(name, Counter())
-        counts[type_] = sum(n for t, n in counts.items() if t != type_) + 1
+        others = sum(n for t, n in counts.items() if t != type_)
+        counts[type_] = max(counts[type_], others + CUE_VOTE)
 
     def take_over(self, span: Any, name: str, type_: str) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
@@ -303,8 +320,8 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
     never completed (spec: "a person named Washington never merges with the city"), one it typed
     an organisation only to an organisation ("Villa" after "Aston Villa"), and a longer name
     that reads as a place is never the one meant."""
-    if " " in name or not name[:1].isupper() or type_ in ("GPE", "LOC"):
-        return None
+    if " " in name or not name[:1].isupper() or type_ in ("GPE", "LOC", *VALUE_TYPES):
+        return None  # "May" the month is not Theresa May
     wanted = frozenset({"ORG"}) if type_ == "ORG" else frozenset({"PERSON", "ORG", "OTHER"})
     matches = [
         full
@@ -318,9 +335,12 @@ def title_of(doc: Document) -> str | None:
     """The document's title: its ``title`` metadata, else the Markdown heading it opens with
     (a document handed over without metadata, from LangChain say, still has its title)."""
     title = doc.metadata.get("title") if doc.metadata else None
-    if isinstance(title, str) and title.strip():
-        return title
-    return leading_heading(doc.text) or None
+    if not (isinstance(title, str) and title.strip()):
+        title = leading_heading(doc.text)
+    # a title with nothing to name ("# (Draft)", "---") names no topic
+    if not any(c.isalnum() for c in clean_name(strip_disambiguation(title))):
+        return None
+    return title
 
 
 def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
@@ -429,7 +449,7 @@ def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
     ("Ivo Marsh" ORG where the next document says he was born) is outvoted by the batch. Among
     the other types the small model's labels are noisy ("Nvidia" ORG in one sentence, GPE in the
     next), so every mention of the name in the batch votes, which gives one name one node across
-    documents.
+    documents; where two types have as many votes, the name is OTHER, which claims nothing.
     """
     chosen = votes if votes else batch
     if not chosen:  # a proper noun NER never labelled
@@ -443,8 +463,12 @@ def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
     # the batch already holds this document's votes; ties go to the batch's first label, so every
     # document of the batch decides the same
     others = Counter({t: n for t, n in (batch or votes).items() if t != "PERSON"})
+    pool = others if others else chosen
+    top = pool.most_common(2)
+    if len(top) == 2 and top[0][1] == top[1][1]:
+        return "OTHER"  # the evidence disagrees and nothing settles it: OTHER claims nothing
     batch_first = [*batch, *(t for t in votes if t not in batch)]
-    return _best(others if others else chosen, batch_first)
+    return _best(pool, batch_first)
 
 
 def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:

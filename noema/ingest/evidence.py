@@ -20,7 +20,7 @@ from typing import Any
 
 from noema.ingest._tokens import lemma
 
-__all__ = ["CUE_VOTE", "NER_VOTE", "NOT_PERSON", "context_type", "form_type"]
+__all__ = ["CUE_VOTE", "NER_VOTE", "NOT_PERSON", "context_type", "form_type", "given_name"]
 
 
 def _words(text: str) -> list[str]:
@@ -60,17 +60,19 @@ _PERSON_VERBS = frozenset({"born", "die", "marry", "graduate", "retire", "resign
 _FOUNDING_VERBS = frozenset({"found", "establish", "start", "co-found", "cofound"})
 # Verbs whose subject or object is a company.
 _COMPANY_VERBS = frozenset({"headquarter", "acquire", "incorporate", "list"})
+# Of those, the ones people do too ("Maria listed three reasons"): only their passive subject.
+_PASSIVE_ONLY = frozenset({"acquire", "incorporate", "list"})
 # "born in X", "based in X": the object of "in" is a place.
 _PLACE_VERBS = frozenset(
     {"born", "die", "base", "headquarter", "locate", "situate", "live", "grow", "raise", "bury"}
 )
 # "mayor of X", "a suburb of X": the object of "of" is a place.
 _PLACE_NOUNS = frozenset({"mayor", "suburb", "outskirts", "native", "resident", "capital"})
-# "the CEO of Y, X", "CEO X": a role noun beside a name makes the name a person.
+# "the CEO of Y, X", "CEO X": a role noun beside a name makes the name a person. Not "owner" or
+# "president": "Alphabet, the owner of Google", "the president of the league, FIFA".
 _ROLE_NOUNS = frozenset(
     _words("""
-    ceo founder cofounder co-founder chairman chairwoman chair president director owner
-    executive mayor governor manager chief
+    ceo founder cofounder co-founder chairman chairwoman mayor governor
     """)
 )
 
@@ -79,15 +81,16 @@ _ROLE_NOUNS = frozenset(
 def _given_names() -> frozenset[str]:
     """Given names, lowercase (see scripts/given_names.py for where they come from)."""
     text = files("noema.ingest").joinpath("given_names.txt").read_text(encoding="utf-8")
-    return frozenset(line for line in text.split() if not line.startswith("#"))
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def form_type(name: str) -> str | None:
-    """The type a name's own words say: a company word last, a title or a given name first.
+    """The type a name's own words say: a company word last, a title first.
 
     Example:
         >>> form_type("Harrow Avionics"), form_type("King Haakon II"), form_type("Renata Villa")
-        ('ORG', 'PERSON', 'PERSON')
+        ('ORG', 'PERSON', None)
         >>> form_type("Lindqvist Marine"), form_type("Villa") is None
         ('ORG', True)
         >>> form_type("aircraft parts company") is None
@@ -98,9 +101,27 @@ def form_type(name: str) -> str | None:
         return None  # "an aircraft parts company" is a description, not a company's name
     if words[-1] in _COMPANY_WORDS:
         return "ORG"
-    if words[0] in _PERSON_TITLES or (len(words) <= 3 and words[0] in _given_names()):
+    if words[0] in _PERSON_TITLES:
         return "PERSON"
     return None
+
+
+def given_name(name: str) -> bool:
+    """Whether a name of two or three capitalized words starts with a common given name
+    ("Renata Villa"); also true of "Chelsea FC" or "Orlando Magic", so it is weaker evidence
+    than a title (see :func:`noema.ingest.entities.NameTable.add`).
+
+    Example:
+        >>> given_name("Renata Villa"), given_name("The Beatles"), given_name("Villa")
+        (True, False, False)
+    """
+    words = name.split()
+    return (
+        2 <= len(words) <= 3
+        and all(word[:1].isupper() for word in words)
+        and words[0].lower() in _given_names()
+        and words[-1].lower() not in _COMPANY_WORDS
+    )
 
 
 def context_type(span: Any) -> str | None:
@@ -112,7 +133,7 @@ def context_type(span: Any) -> str | None:
     if dep in ("nsubj", "nsubjpass") and lemma(head) in _PERSON_VERBS:
         return "PERSON"
     if dep in ("nsubj", "nsubjpass") and lemma(head) in _COMPANY_VERBS:
-        return "ORG" if lemma(head) != "acquire" or dep == "nsubjpass" else None
+        return "ORG" if lemma(head) not in _PASSIVE_ONLY or dep == "nsubjpass" else None
     if dep in ("dobj", "obj") and lemma(head) == "acquire":
         return "ORG"
     if dep == "nsubjpass" and lemma(head) in _FOUNDING_VERBS:

@@ -270,7 +270,7 @@ class SentenceReader:
         types = _PLACES if type_ in _PLACES else frozenset({type_})
         at = self.names.offset + token.idx
         found = self.names.antecedent(at, types)
-        if found is None and self.names.leading_type(self.main) in types | {"OTHER"}:
+        if found is None and self.names.leading_type(self.main) in types | {"OTHER", None}:
             # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
             # for what its main entity is
             self.names.settle_type(self.main, type_)
@@ -432,9 +432,9 @@ class SentenceReader:
                 held += [t for _, t in self._role_targets(complement) if t not in held]
         for successor in successors:
             for holder in holders:
-                yield Link(successor, "succeed", holder, "svo")
+                yield Link(successor, "succeed", holder, "succession")
             for thing in held:
-                yield Link(successor, "take_over", thing, "svo")
+                yield Link(successor, "take_over", thing, "succession")
 
     def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
         """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""

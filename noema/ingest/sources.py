@@ -209,9 +209,11 @@ def as_keyed_documents(
     LangChain loaders set), else by ``metadata["file_path"]``, as given; a LlamaIndex reader's
     document, with a random id and its file in the metadata, by the file (see
     :func:`_file_identity`). Several texts under one key in one call (a splitter's chunks, a
-    PDF's pages) are ``key#1``, ``key#2``...: the same chunks get the same ids every time. The
-    keys are returned because the documents of a key replace all that was stored under it
-    (:func:`documents_of`): a source read again with fewer chunks leaves none behind.
+    page) are ``key#1``, ``key#2``...: the same chunks get the same ids every time; a page a
+    loader numbers (``metadata["page"]``) is a key of its own, ``source#page=3``. The keys are
+    returned because the documents of a key replace all that was stored under it
+    (:func:`documents_of`): a source read again with fewer chunks leaves none behind, and so a
+    key's chunks must come in one call.
 
     Example:
         >>> class Chunk:  # a LangChain Document, as far as Noema looks
@@ -276,6 +278,11 @@ def _framework_document(
         # loaders set "source" (some "file_path" too), not the id: without a key the id would
         # be the text's hash, and a changed file could be neither replaced nor deleted
         key = next((metadata[k] for k in _LANGCHAIN_KEYS if _is_key(metadata.get(k))), "")
+        number = metadata.get("page")
+        if key and isinstance(number, int) and not isinstance(number, bool):
+            # a PDF loader's pages share one source: each page is its own document, so pages
+            # ingested one call at a time (lazy_load) never replace one another
+            key = f"{key}#page={number}"
         return Document(page, id=key, metadata=metadata), bool(key)
     node_id = getattr(source, "node_id", None)
     text = getattr(source, "text", None)

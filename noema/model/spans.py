@@ -78,15 +78,16 @@ def blank_headings(text: str) -> str:
 
 
 def leading_heading(text: str) -> str:
-    """The text of a Markdown heading on the document's first non-blank line, else ``""``: a
-    document that opens with "# Lumen Forge" is about Lumen Forge.
+    """The text of a first-level Markdown heading on the document's first non-blank line, else
+    ``""``: a document that opens with "# Lumen Forge" is about Lumen Forge; a chunk that opens
+    with "## Early life" is not about early life.
 
     Example:
-        >>> leading_heading("\\n# Lumen Forge #\\nIt makes drones."), leading_heading("Plain text.")
+        >>> leading_heading("\\n# Lumen Forge #\\nIt makes drones."), leading_heading("## Early life")
         ('Lumen Forge', '')
     """
     first = next((line for line in text.split("\n") if line.strip()), "")
-    if not _HEADING_LINE.fullmatch(first):
+    if not _HEADING_LINE.fullmatch(first) or not re.match(r" {0,3}#[ \t]", first):
         return ""
     return " ".join(first.strip().strip("#").split())
 

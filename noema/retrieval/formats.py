@@ -43,16 +43,16 @@ __all__ = [
 
 Format = Literal["notation", "natural_language", "sentences"]
 
-# What a format makes of a fact under the confidence floor: shows it only by its entities' lines
-# (notation; events are always stated), leaves it out of the packing order (natural_language,
-# whose grammar has no entity lines), or shows it anyway (sentences: the sentence is the
-# evidence, whatever the extraction made of it).
+# What a format makes of a fact under the confidence floor: shows it only by its entities' names
+# (notation's entity lines, natural_language's "Also named:" line; events are always stated),
+# leaves it out of the packing order (a format that could not show the names), or shows it anyway
+# (sentences: the sentence is the evidence, whatever the extraction made of it).
 BelowFloor = Literal["entities_only", "left_out", "shown"]
 
-# The confidence under which notation shows a relation only by its entities' lines: the
-# topic links (0.25 and 0.15), true as stated 14-24% of the time on the labelled sample
-# (benchmarks/fact_precision.py), whose names often are the answer. natural_language, whose
-# grammar has no entity lines, shows every fact unless asked: a floor costs it answer recall.
+# The confidence under which notation and natural_language show a relation only by its
+# entities' names: the topic links (0.25 and 0.15), true as stated 14-24% of the time on the
+# labelled sample (benchmarks/fact_precision.py), whose names often are the answer. Both fact
+# formats state the same facts: a model repeats what it is told as fact.
 NOTATION_MIN_CONFIDENCE = 0.3
 
 Chosen = Sequence[tuple[str, Sentence | None]]
