@@ -28,7 +28,6 @@ __all__ = [
     "bridge_entity",
     "bridge_query",
     "entities_of",
-    "names_a_namesake",
     "question_words",
     "remaining_question",
     "walkable",
@@ -126,36 +125,6 @@ def bridge_entity(
         return None
     best = min(candidates, key=lambda e: candidates[e])
     return best, candidates[best][3]
-
-
-def names_a_namesake(graph: SemanticGraph, entity_ids: Collection[str], bridge_id: str) -> bool:
-    """Whether a sentence with the entities ``entity_ids`` found by a search for the bridge is
-    about another thing of a like name: it holds an entity that shares a word of the bridge's
-    name (the person "Washington Moreira" for the city "Washington", the country "Jordan" or
-    "Marcus Crane" for "Jordan Whitfield" or "Tobias Crane") and not the bridge itself. The
-    search matched the name's words; the graph knows which thing each sentence names.
-
-    Example:
-        >>> g = SemanticGraph()
-        >>> city = g.add_entity("Washington", "GPE")
-        >>> person = g.add_entity("Washington Moreira", "PERSON")
-        >>> lisbon = g.add_entity("Lisbon", "GPE")
-        >>> names_a_namesake(g, [person, lisbon], city), names_a_namesake(g, [city, person], city)
-        (True, False)
-    """
-    if bridge_id in entity_ids:
-        return False
-    words = _name_words(graph.entities[bridge_id].name)
-    return any(
-        not words.isdisjoint(_name_words(graph.entities[e].name))
-        for e in entity_ids
-        if e != bridge_id and walkable(graph, e)
-    )
-
-
-def _name_words(name: str) -> set[str]:
-    """The words of a name that tell one thing from another (not "of", "the", initials)."""
-    return {w for w in normalize_name(name).split() if len(w) > 2 and w not in _FORM_WORDS}
 
 
 def remaining_question(question: str, evidence: str) -> str:

@@ -40,7 +40,6 @@ from noema.retrieval.bridges import (
     bridge_entity,
     bridge_query,
     entities_of,
-    names_a_namesake,
     question_words,
     walkable,
 )
@@ -402,22 +401,8 @@ class _Bridges:
         vectors = self.embed([bridge_query(graph, self.question, e, ev) for e, _, ev, _ in chosen])
         found_hits = sentences.search_many(vectors, SENTENCE_CANDIDATES)
         return [
-            _Ranking(self._units(self._about(hits, e), step, e, f, ev), step, vector)
+            _Ranking(self._units(hits, step, e, f, ev), step, vector)
             for (e, f, ev, _), vector, hits in zip(chosen, vectors, found_hits, strict=True)
-        ]
-
-    def _about(
-        self, hits: Sequence[tuple[Sentence, float]], entity_id: str
-    ) -> list[tuple[Sentence, float]]:
-        """The hits of a search for a bridge's name less those about a namesake of it (see
-        :func:`~noema.retrieval.bridges.names_a_namesake`)."""
-        graph, facts = self.planner.graph, self.planner.sentences.facts
-        return [
-            (s, score)
-            for s, score in hits
-            if not names_a_namesake(
-                graph, {e for f in facts.get(s, ()) for e in entities_of(graph, f)}, entity_id
-            )
         ]
 
     def _through_graph(self, entity_id: str, vector: Vectors) -> list[tuple[Sentence, float]]:
@@ -452,7 +437,6 @@ class _Bridges:
         if self.floor is not None:  # the floor is on similarity to the question itself
             to_question = self.planner.sentences.similarities([s for s, _ in hits], self.planner.q)
             hits = [(s, score) for s, score in hits if to_question[s] >= self.floor]
-
         for sentence, score in hits:
             added = self.planner.add_sentence(
                 sentence, score, "bridge", fact_id, (entity_id,), step
