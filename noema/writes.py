@@ -87,14 +87,12 @@ def ingest_documents(
 
 
 def _fresh(graph: SemanticGraph, documents: Sequence[Document]) -> list[Document]:
-    """The documents not stored with the same text and metadata, each id once."""
+    """The documents not stored with the same text, each id once."""
     seen: set[str] = set()
     fresh = []
     for doc in documents:
         stored = graph.documents.get(doc.id)
-        if doc.id in seen or (
-            stored is not None and stored.text == doc.text and stored.metadata == doc.metadata
-        ):
+        if doc.id in seen or (stored is not None and stored.text == doc.text):
             continue
         seen.add(doc.id)
         fresh.append(doc)

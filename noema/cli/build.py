@@ -122,11 +122,14 @@ def _update(path: str, kb: KnowledgeBase, documents: list[Document]) -> int:
     """Bring the bundle ``kb`` opened from ``path`` to ``documents``: the ones stored with the
     same text are kept as they are (not parsed or embedded again), the others ingested, and
     those no longer given removed. An unchanged bundle is not written again."""
-    gone = sorted(set(kb.graph.documents) - {d.id for d in documents})
-    if gone:
-        kb.delete_documents(gone)
+    stored = kb.graph.documents
+    gone = sorted(set(stored) - {d.id for d in documents})
+    # a record whose metadata changed (a JSONL title, a field) is built again, as from the start
+    edited = [d.id for d in documents if d.id in stored and stored[d.id].metadata != d.metadata]
+    if gone or edited:
+        kb.delete_documents([*gone, *edited])
     report = ingest_with_progress(kb, documents)
-    if not gone and not report.documents:
+    if not gone and not edited and not report.documents:
         print(f"{path} is up to date: {len(kb.graph.documents)} documents unchanged")
         return 0
     kb.save(path)
