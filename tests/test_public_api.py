@@ -98,6 +98,7 @@ LAYERS = {
     "model.roundtrip": _uses("errors model.graph model.notation"),
     "model.facttext": _uses("model.graph model.notation"),
     "model.view": _uses("model.notation"),
+    "model.times": _uses(""),
     "vectors.embed": _uses("resources"),
     "vectors.ivf": _uses("errors"),
     "vectors._approximate": _uses("vectors.embed"),
