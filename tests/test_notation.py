@@ -57,7 +57,25 @@ def test_event_with_time_round_trips() -> None:
     assert text.splitlines()[-1] == "*ipo (#2) @2004-08-19"
     parsed = parse_notation(text)
     assert parsed.events == [noema.NotationEvent("ipo", (2,), "2004-08-19")]
-    assert "Ipo involving Google at 2004-08-19." in decode(text)
+    assert "Ipo involving Google on 2004-08-19." in decode(text)
+
+
+@pytest.mark.parametrize(
+    ("time", "sentence"),
+    [
+        ("2010/2019", "Mara Voss was the ceo of Veltrix Robotics from 2010 to 2019."),
+        ("../2019", "Mara Voss was the ceo of Veltrix Robotics until 2019."),
+        ("2019/..", "Mara Voss is the ceo of Veltrix Robotics since 2019."),
+        (None, "Mara Voss is the ceo of Veltrix Robotics."),
+    ],
+)
+def test_an_event_of_two_reads_like_a_relation_with_its_time(
+    time: str | None, sentence: str
+) -> None:
+    text = "#1 Mara Voss :PERSON\n#2 Veltrix Robotics :ORG\n*ceo_of (#1,#2)"
+    if time is not None:
+        text += f" @{time}"
+    assert decode(text) == sentence
 
 
 def test_parse_returns_the_documented_shapes() -> None:

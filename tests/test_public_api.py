@@ -94,7 +94,7 @@ LAYERS = {
     "model.graph": _uses("errors model.gcpause model.graphjson model.records"),
     "model.spans": _uses("model.graph"),
     "model.names": _uses(""),
-    "model.notation": _uses("errors model.graph"),
+    "model.notation": _uses("errors model.graph model.times"),
     "model.roundtrip": _uses("errors model.graph model.notation"),
     "model.facttext": _uses("model.graph model.notation"),
     "model.view": _uses("model.notation"),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from noema.errors import InputTypeError, NotationError
 from noema.model.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
+from noema.model.times import read_period, time_phrase
 
 __all__ = [
     "NotationEntity",
@@ -364,10 +365,21 @@ def _sentences(
     """One sentence per relation (subject, predicate, object names) in order, then one per
     event (label, participant names, time)."""
     sentences = [f"{s} {predicate_phrase(p)} {o}." for s, p, o in relations]
-    for label, people, time in events:
-        joined = people[0] if len(people) == 1 else ", ".join(people[:-1]) + " and " + people[-1]
-        sentence = f"{label.replace('_', ' ').capitalize()} involving {joined}"
-        if time is not None:
-            sentence += f" at {time}"
-        sentences.append(sentence + ".")
+    sentences.extend(_event_sentence(label, people, time) for label, people, time in events)
     return "\n".join(sentences)
+
+
+def _event_sentence(label: str, people: Sequence[str], time: str | None) -> str:
+    """An event as a sentence. Two participants read like a relation with its time, the form
+    the built-in extractor's facts in time take ("Mara Voss was the ceo of Veltrix Robotics from
+    2010 to 2019."): "was" once the period has a closed end, as its source bounds it; any other
+    count names the label and who took part ("Ipo involving Google on 2004-08-19.")."""
+    when = "" if time is None else " " + time_phrase(time)
+    if len(people) == 2:
+        phrase = predicate_phrase(label)
+        period = read_period(time)
+        if phrase.startswith("is ") and period is not None and period.end is not None:
+            phrase = "was " + phrase[len("is ") :]
+        return f"{people[0]} {phrase} {people[1]}{when}."
+    joined = people[0] if len(people) == 1 else ", ".join(people[:-1]) + " and " + people[-1]
+    return f"{label.replace('_', ' ').capitalize()} involving {joined}{when}."
