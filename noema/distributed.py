@@ -139,11 +139,19 @@ class PartitionBuilder:
         except Exception:  # noqa: BLE001  a document that ingested and cannot be saved
             pass
         # each alone, to find those the bundle writer refuses (a slow path for a rare case)
-        refused: list[FailedDocument] = []
-        saved = [doc for doc in kept if self._saves(number, doc, refused)]
+        saved = [doc for doc in kept if self._saves(number, doc, failed)]
+        # the documents that saved alone, together: whatever fails now is reported too
+        kb, kept = self._ingest_each(number, saved, failed)
         order = {doc.id: n for n, doc in enumerate(documents)}
-        failed = sorted([*failed, *refused], key=lambda f: order[f.document_id])
-        return (self._ingest_each(number, saved, [])[0].to_bytes() if saved else None), failed
+        failed.sort(key=lambda f: order[f.document_id])
+        if not kept:
+            return None, failed
+        try:
+            return kb.to_bytes(), failed
+        except Exception as exc:  # noqa: BLE001  reported to the driver, not raised
+            error = f"{type(exc).__name__}: {exc}"
+            together = [FailedDocument(number, doc.id, error) for doc in kept]
+            return None, sorted([*failed, *together], key=lambda f: order[f.document_id])
 
     def _ingest_each(
         self, number: int, documents: list[Document], failed: list[FailedDocument]

@@ -299,3 +299,32 @@ def test_a_record_that_cannot_be_saved_costs_only_itself(  # type: ignore[no-unt
     docs[7] = noema.Document(docs[7].text, id=docs[7].id, metadata={"n": nested})
     with pytest.raises(ValueError, match="'n' of document 'd0007'.*64 levels"):
         build_on_ray(docs, workers=1, embedder=embedder)
+
+
+class FailsOnFourthReading(UnsaveableMarked):
+    """A stand-in extractor (the test is about the build's bookkeeping, not extraction): as
+    UnsaveableMarked, and a document that says FLAKY fails the fourth time it is read, which is
+    the last of the worker's passes over a partition holding an unsaveable record."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def extract(self, documents):  # type: ignore[no-untyped-def]
+        if any("FLAKY" in d.text for d in documents):
+            self.readings += 1
+            if self.readings == 4:
+                raise RuntimeError("flaky on its fourth reading")
+        return super().extract(documents)
+
+
+def test_a_document_failing_in_the_last_pass_is_reported(  # type: ignore[no-untyped-def]
+    local_ray, embedder: noema.SentenceTransformerEmbedder
+) -> None:
+    # the last pass (the documents that saved alone, together) dropped its failures unreported
+    docs = corpus(3)
+    docs[0] = noema.Document("UNSAVEABLE " + docs[0].text, id=docs[0].id)
+    docs[2] = noema.Document("FLAKY " + docs[2].text, id=docs[2].id)
+    built = build_on_ray(docs, workers=1, embedder=embedder, extractor=FailsOnFourthReading())
+    assert [f.document_id for f in built.failed] == [docs[0].id, docs[2].id]
+    assert "fourth reading" in built.failed[1].error
+    assert sorted(built.knowledge_base.graph.documents) == [docs[1].id]
