@@ -92,3 +92,31 @@ def test_other_settings_or_rebuild_build_from_the_start(
     embedded.clear()
     assert main([*argv, "--similarity-threshold", "0.9", "--rebuild"]) == 0
     assert embedded and "Built" in capsys.readouterr().out
+
+
+def _facts(path: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
+    """The entities (name, type) and relations (subject, predicate, object names) of a bundle."""
+    graph = noema.KnowledgeBase.load(path).graph
+    name = {e.id: e.name for e in graph.entities.values()}
+    entities = {(e.name, e.type) for e in graph.entities.values()}
+    relations = {
+        (name[r.subject_id], r.predicate, name[r.object_id]) for r in graph.relations.values()
+    }
+    return entities, relations
+
+
+def test_a_build_over_a_bundle_holds_what_a_fresh_build_holds(tmp_path: Path) -> None:
+    docs = Path(shutil.copytree(EXAMPLES, tmp_path / "docs"))
+    updated = tmp_path / "updated.noema"
+    build(docs, updated)
+    (docs / "linkedin.md").write_text(
+        "# LinkedIn\n\nLinkedIn was founded by Allen Blue in 2003. LinkedIn is based in Sunnyvale.\n"
+    )
+    (docs / "youtube.md").unlink()
+    (docs / "tesla.md").write_text(
+        "# Tesla\n\nTesla was founded by Martin Eberhard in 2003. Tesla is based in Austin.\n"
+    )
+    build(docs, updated)
+    fresh = tmp_path / "fresh.noema"
+    build(docs, fresh)
+    assert _facts(updated) == _facts(fresh)
