@@ -113,10 +113,11 @@ LAYERS = {
     "ingest.confidence": _uses(""),
     "ingest.entities": _uses("ingest.evidence model.graph model.names model.spans"),
     "ingest._tokens": _uses("model.graph"),
+    "ingest.topic": _uses("ingest.entities model.graph model.names model.spans"),
     "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.graph"),
     "ingest.parse": _uses(
         "ingest.confidence ingest.entities ingest.extractor model.graph model.spans ingest.kinds "
-        "resources ingest.rules"
+        "resources ingest.rules ingest.topic"
     ),
     "ingest.canonical": _uses(
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"

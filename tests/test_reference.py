@@ -123,3 +123,19 @@ def test_who_took_over_succeeded_the_holder_and_took_over_the_company(
     assert ("Vikram Rao", "succeed", "Ngozi Okafor") in facts
     assert ("Vikram Rao", "take_over", "Veltrix Robotics") in facts
     assert not any(s == "Ngozi Okafor" and o == "Vikram Rao" for s, _, o in facts)
+
+
+def test_a_qualified_kind_noun_names_the_thing_its_word_describes(
+    extractor: SpacyExtractor,
+) -> None:
+    # "the avionics firm" went to the nearest company, the one just acquired
+    graph = _graph(
+        extractor,
+        "In March 2018 Harrow Avionics agreed to buy Bellamy Robotics, the warehouse robot maker "
+        "from Quillby. Oskar Bellweather, then the avionics firm's chief executive, said the deal "
+        "would help. The robot company kept its name.",
+    )
+    facts = _facts(graph)
+    assert ("Oskar Bellweather", "chief_executive_of", "Harrow Avionics") in facts
+    assert not any(s == "Oskar Bellweather" and o == "Bellamy Robotics" for s, _, o in facts)
+    assert any(s == "Bellamy Robotics" and p == "keep" for s, p, _ in facts)

@@ -9,7 +9,14 @@ from typing import Any
 
 from noema.model.graph import normalize_predicate
 
-__all__ = ["governing_predicate", "lemma", "role_phrase", "verb_predicate", "with_conjuncts"]
+__all__ = [
+    "describing_nouns",
+    "governing_predicate",
+    "lemma",
+    "role_phrase",
+    "verb_predicate",
+    "with_conjuncts",
+]
 
 
 def with_conjuncts(token: Any) -> Iterator[Any]:
@@ -56,3 +63,17 @@ def role_phrase(noun: Any) -> str:
     """The role noun with its compound and adjective modifiers: "chief executive officer"."""
     modifiers = [c for c in noun.lefts if c.dep_ in ("compound", "amod") and c.pos_ != "PROPN"]
     return normalize_predicate("_".join([*(lemma(m) for m in modifiers), lemma(noun)]))
+
+
+def describing_nouns(noun: Any) -> list[str]:
+    """The nouns that qualify ``noun`` ("avionics" in "the avionics firm", "robot" in "the robot
+    company"), lowercased: long enough to tell names apart, and no nationality ("the American
+    company" says where, not which)."""
+    return [
+        c.lower_
+        for c in noun.children
+        if c.dep_ in ("amod", "compound")
+        and c.pos_ in ("NOUN", "PROPN")
+        and c.ent_type_ != "NORP"
+        and len(c) >= 4
+    ]

@@ -1,5 +1,5 @@
-"""Entity assembly for the built-in extractor: spaCy's entities cleaned into names, each
-document's main entity, and one type per name.
+"""Entity assembly for the built-in extractor: spaCy's entities cleaned into names and one type
+per name (what each document is about: :mod:`noema.ingest.topic`).
 
 What the sentence rules (:mod:`noema.ingest.rules`) read, this module names: a :class:`NameTable` per
 document owns the names, their type votes and mentions, and which token belongs to which name;
@@ -22,8 +22,7 @@ from noema.ingest.evidence import (
     given_name,
 )
 from noema.model.graph import VALUE_TYPES, Document, Mention, SemanticGraph
-from noema.model.names import clean_name, is_business_suffix, strip_disambiguation
-from noema.model.spans import leading_heading
+from noema.model.names import clean_name, is_business_suffix
 
 __all__ = [
     "PERSON_PRONOUNS",
@@ -32,11 +31,8 @@ __all__ = [
     "FoundDocument",
     "NameTable",
     "batch_graph",
-    "main_entity",
     "map_spacy_label",
-    "pronouns_say_person",
     "read_entities",
-    "title_of",
 ]
 
 _LABELS = {
@@ -59,7 +55,7 @@ _LABELS = {
     "CARDINAL": "OTHER",
 }
 # The most tokens a title may span to be read as one name where the text repeats it.
-_TITLE_WORDS = 12
+TITLE_WORDS = 12
 PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 THING_PRONOUNS = frozenset({"it", "its"})
 
@@ -169,13 +165,19 @@ class NameTable:
         return _best(votes, list(votes)) if votes else None
 
     def antecedent(
-        self, before: int, types: frozenset[str], skip: Iterable[str] = ()
+        self,
+        before: int,
+        types: frozenset[str],
+        skip: Iterable[str] = (),
+        described: Sequence[str] = (),
     ) -> str | None:
         """The name of one of ``types`` mentioned last before character ``before`` of the
         document (not one of ``skip``): what "the company" or "she" refers back to. A person may
         be one typed OTHER whose name starts with a given name ("Renata Villa", which NER called
-        an organisation)."""
-        best: tuple[int, str] | None = None
+        an organisation). ``described`` are the words that qualify the reference ("avionics" in
+        "the avionics firm"): a name holding one of them ("Harrow Avionics") comes before a
+        nearer name that does not, as the writer chose the word to tell the two apart."""
+        best: tuple[bool, int, str] | None = None
         skipped = set(skip)
         for name, mentions in self.mentions.items():
             leading = self.leading_type(name)
@@ -184,9 +186,12 @@ class NameTable:
             if name in skipped or leading not in types:
                 continue
             ends = [m.start for m in mentions if m.end <= before]
-            if ends and (best is None or max(ends) > best[0]):
-                best = (max(ends), name)
-        return best[1] if best else None
+            if not ends:
+                continue
+            key = (_holds_a_word(name, described), max(ends), name)
+            if best is None or key[:2] > best[:2]:
+                best = key
+        return best[2] if best else None
 
     def settle_type(self, name: str, type_: str) -> None:
         """The document's own word for what ``name`` is ("a 2002 film", see
@@ -331,109 +336,6 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
     return matches[0] if len(matches) == 1 else None
 
 
-def title_of(doc: Document) -> str | None:
-    """The document's title: its ``title`` metadata, else the Markdown heading it opens with
-    (a document handed over without metadata, from LangChain say, still has its title)."""
-    title = doc.metadata.get("title") if doc.metadata else None
-    if not (isinstance(title, str) and title.strip()):
-        title = leading_heading(doc.text)
-    # a title with nothing to name ("# (Draft)", "---") names no topic
-    if not any(c.isalnum() for c in clean_name(strip_disambiguation(title))):
-        return None
-    return title
-
-
-def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
-    """What the document is about: the name its title gives (added when the text never names
-    it), else the entity subject of its first sentence."""
-    names = found.names
-    title = title_of(found.doc)
-    if title is not None:
-        wanted = clean_name(strip_disambiguation(title))
-        lowered = wanted.lower()
-        for name in names.votes:
-            if name.lower() == lowered:
-                return name
-        owner = _possessive_owner(wanted)
-        if owner is not None:
-            for name in names.votes:
-                if name.lower() == owner.lower():
-                    return name
-        # The title names the topic even when NER missed it; its type comes from the entities
-        # inside it when they are all it says ("Raymond, Maine"), else OTHER: "Seal of Montana"
-        # and "Pakistan at the 2004 South Asian Games" are not places. A year or an amount inside
-        # a title ("1986 OFC U-20 Championship") names an edition, not what the document is
-        # about: a DATE topic would also stop the walk, which does not pass through dates.
-        inner = [n for n in names.votes if n.lower() in lowered]
-        rest = lowered
-        for name in inner:
-            rest = rest.replace(name.lower(), " ")
-        votes: Counter[str] = Counter()
-        if not any(c.isalnum() for c in rest):
-            for name in inner:
-                votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})
-        type_ = votes.most_common(1)[0][0] if votes else "OTHER"
-        # the text names it whole where NER saw a part ("Triumph" of "A Woman's Triumph")
-        at = spacy_doc.text.find(wanted)
-        span = spacy_doc.char_span(at, at + len(wanted)) if at >= 0 else None
-        if span is not None and _names_one_thing(span, names):
-            names.take_over(span, wanted, type_)
-        else:
-            names.add_topic(wanted, type_)
-        return wanted
-    for sent in spacy_doc.sents:
-        for token in sent:
-            if token.dep_ in ("nsubj", "nsubjpass") and token.i in names.by_token:
-                return names.by_token[token.i]
-        break
-    return None
-
-
-def _names_one_thing(span: Any, names: NameTable) -> bool:
-    """Whether a title found in the text can be one name: a few words inside one sentence,
-    short of its root verb and holding at most one name NER saw; not a heading that runs on
-    into the text ("Google Larry Page founded Google": a statement, naming two things)."""
-    sentence = span[0].sent
-    inside = {names.by_token[t.i] for t in span if t.i in names.by_token}
-    return (
-        len(span) <= _TITLE_WORDS
-        and span.end <= sentence.end
-        and not span.start <= sentence.root.i < span.end
-        and "\n" not in span.text
-        and len(inside) <= 1
-    )
-
-
-def _possessive_owner(title: str) -> str | None:
-    """ "Nvidia" for "Nvidia's early years", which is about Nvidia; ``None`` for "Charlotte's
-    Web", a title of its own rather than an aspect of Charlotte."""
-    for mark in ("'s ", "\u2019s "):
-        owner, _, rest = title.partition(mark)
-        if rest and not rest[0].isupper():
-            return owner
-    return None
-
-
-def pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
-    """Whether "he"/"she" or "it" stands for the document's main entity.
-
-    The text's own subject pronouns decide when they agree: an article whose subjects are only
-    "it" is about a thing even when NER called its name a PERSON ("Religion on the Line ... it was
-    hosted by Dennis Prager"), and one whose subjects are only "he"/"she" is about a person that
-    NER missed or mistyped. Otherwise NER's label decides.
-    """
-    person = thing = 0
-    for token in spacy_doc:
-        if token.dep_ in ("nsubj", "nsubjpass"):
-            person += token.lower_ in PERSON_PRONOUNS
-            thing += token.lower_ in THING_PRONOUNS
-    if person and not thing:
-        return True
-    if thing and not person:
-        return False
-    return labelled_person
-
-
 def _best(counts: Counter[str], order: Sequence[str]) -> str:
     """Most votes wins; ties go to the label earliest in ``order``, so the choice is
     deterministic."""
@@ -506,3 +408,9 @@ def _add_to_graph(
         )
     for name in names.votes:
         entity(name)
+
+
+def _holds_a_word(name: str, words: Sequence[str]) -> bool:
+    """Whether a word of ``name`` begins with one of ``words`` ("Robotics" with "robot")."""
+    parts = [part.lower() for part in name.split()]
+    return any(part.startswith(word) for word in words for part in parts)

@@ -48,15 +48,13 @@ from noema.ingest.entities import (
     ExtractedFact,
     FoundDocument,
     batch_graph,
-    main_entity,
     map_spacy_label,
-    pronouns_say_person,
     read_entities,
-    title_of,
 )
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.rules import SentenceReader, main_kinds
+from noema.ingest.topic import main_entity, pronouns_say_person, title_of
 from noema.model.graph import Document, SemanticGraph, normalize_predicate
 from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model

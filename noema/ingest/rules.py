@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from noema.ingest._tokens import (
+    describing_nouns,
     governing_predicate,
     lemma,
     role_phrase,
@@ -269,7 +270,7 @@ class SentenceReader:
             return None
         types = _PLACES if type_ in _PLACES else frozenset({type_})
         at = self.names.offset + token.idx
-        found = self.names.antecedent(at, types)
+        found = self.names.antecedent(at, types, described=describing_nouns(token))
         if found is None and self.names.leading_type(self.main) in types | {"OTHER", None}:
             # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
             # for what its main entity is

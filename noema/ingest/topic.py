@@ -1,0 +1,123 @@
+"""What a document is about: its title, its main entity, and whether its pronouns stand for a
+person. The sentence rules resolve "it", "she" and "the company" against this main entity."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from noema.ingest.entities import (
+    PERSON_PRONOUNS,
+    THING_PRONOUNS,
+    TITLE_WORDS,
+    FoundDocument,
+    NameTable,
+)
+from noema.model.graph import VALUE_TYPES, Document
+from noema.model.names import clean_name, strip_disambiguation
+from noema.model.spans import leading_heading
+
+__all__ = ["main_entity", "pronouns_say_person", "title_of"]
+
+
+def title_of(doc: Document) -> str | None:
+    """The document's title: its ``title`` metadata, else the Markdown heading it opens with
+    (a document handed over without metadata, from LangChain say, still has its title)."""
+    title = doc.metadata.get("title") if doc.metadata else None
+    if not (isinstance(title, str) and title.strip()):
+        title = leading_heading(doc.text)
+    # a title with nothing to name ("# (Draft)", "---") names no topic
+    if not any(c.isalnum() for c in clean_name(strip_disambiguation(title))):
+        return None
+    return title
+
+
+def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
+    """What the document is about: the name its title gives (added when the text never names
+    it), else the entity subject of its first sentence."""
+    names = found.names
+    title = title_of(found.doc)
+    if title is not None:
+        wanted = clean_name(strip_disambiguation(title))
+        lowered = wanted.lower()
+        for name in names.votes:
+            if name.lower() == lowered:
+                return name
+        owner = _possessive_owner(wanted)
+        if owner is not None:
+            for name in names.votes:
+                if name.lower() == owner.lower():
+                    return name
+        # The title names the topic even when NER missed it; its type comes from the entities
+        # inside it when they are all it says ("Raymond, Maine"), else OTHER: "Seal of Montana"
+        # and "Pakistan at the 2004 South Asian Games" are not places. A year or an amount inside
+        # a title ("1986 OFC U-20 Championship") names an edition, not what the document is
+        # about: a DATE topic would also stop the walk, which does not pass through dates.
+        inner = [n for n in names.votes if n.lower() in lowered]
+        rest = lowered
+        for name in inner:
+            rest = rest.replace(name.lower(), " ")
+        votes: Counter[str] = Counter()
+        if not any(c.isalnum() for c in rest):
+            for name in inner:
+                votes.update({t: n for t, n in names.votes[name].items() if t not in VALUE_TYPES})
+        type_ = votes.most_common(1)[0][0] if votes else "OTHER"
+        # the text names it whole where NER saw a part ("Triumph" of "A Woman's Triumph")
+        at = spacy_doc.text.find(wanted)
+        span = spacy_doc.char_span(at, at + len(wanted)) if at >= 0 else None
+        if span is not None and _names_one_thing(span, names):
+            names.take_over(span, wanted, type_)
+        else:
+            names.add_topic(wanted, type_)
+        return wanted
+    for sent in spacy_doc.sents:
+        for token in sent:
+            if token.dep_ in ("nsubj", "nsubjpass") and token.i in names.by_token:
+                return names.by_token[token.i]
+        break
+    return None
+
+
+def _names_one_thing(span: Any, names: NameTable) -> bool:
+    """Whether a title found in the text can be one name: a few words inside one sentence,
+    short of its root verb and holding at most one name NER saw; not a heading that runs on
+    into the text ("Google Larry Page founded Google": a statement, naming two things)."""
+    sentence = span[0].sent
+    inside = {names.by_token[t.i] for t in span if t.i in names.by_token}
+    return (
+        len(span) <= TITLE_WORDS
+        and span.end <= sentence.end
+        and not span.start <= sentence.root.i < span.end
+        and "\n" not in span.text
+        and len(inside) <= 1
+    )
+
+
+def _possessive_owner(title: str) -> str | None:
+    """ "Nvidia" for "Nvidia's early years", which is about Nvidia; ``None`` for "Charlotte's
+    Web", a title of its own rather than an aspect of Charlotte."""
+    for mark in ("'s ", "\u2019s "):
+        owner, _, rest = title.partition(mark)
+        if rest and not rest[0].isupper():
+            return owner
+    return None
+
+
+def pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
+    """Whether "he"/"she" or "it" stands for the document's main entity.
+
+    The text's own subject pronouns decide when they agree: an article whose subjects are only
+    "it" is about a thing even when NER called its name a PERSON ("Religion on the Line ... it was
+    hosted by Dennis Prager"), and one whose subjects are only "he"/"she" is about a person that
+    NER missed or mistyped. Otherwise NER's label decides.
+    """
+    person = thing = 0
+    for token in spacy_doc:
+        if token.dep_ in ("nsubj", "nsubjpass"):
+            person += token.lower_ in PERSON_PRONOUNS
+            thing += token.lower_ in THING_PRONOUNS
+    if person and not thing:
+        return True
+    if thing and not person:
+        return False
+    return labelled_person
