@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from pathlib import Path
 
 from noema.cli.common import Command, CommandError
 from noema.kb import KnowledgeBase
-from noema.warmup import load_models
+from noema.warmup import warm_up
 
 __all__ = ["SERVE"]
 
@@ -61,8 +60,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = serve.build_server(
         kb, bundle=args.bundle, allow_ingest=args.allow_ingest, root=args.root
     )
-    # the models load beside the handshake, so the first question does not wait for them
-    threading.Thread(target=load_models, daemon=True).start()
+    # ready only once warm: an agent host times a tool call out sooner than a server's start
+    # (a first retrieve paid the model's loading: 19-25 s on a loaded machine), and a retrieval
+    # beside the loading waited for it anyway
+    warm_up(kb, parse=args.allow_ingest)
     if host is None or port is None:
         serve.run_stdio(server)
     else:
