@@ -7,7 +7,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from noema.cli.common import DEFAULTS, Command, CommandError, add_paths, add_root, warn
+from noema.cli.common import (
+    Command,
+    CommandError,
+    add_paths,
+    add_retrieve_arguments,
+    add_root,
+    warn,
+)
 from noema.cli.progress import Progress, ingest_with_progress
 from noema.evaluate import EvalQuestion, EvalRow, evaluate
 from noema.ingest.sources import read_documents
@@ -27,8 +34,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
         help='JSONL: {"question": ..., "answer": ...} per line (answer optional)',
     )
     p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
-    p.add_argument("--top-k", type=int, default=DEFAULTS.top_k)
-    p.add_argument("--hops", type=int, default=DEFAULTS.hops)
+    # the retrieve options' own flags: the format the README recommends can be measured too
+    add_retrieve_arguments(p, ("top_k", "hops", "format"))
     p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
     p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
     p.add_argument("--json", action="store_true")
@@ -46,6 +53,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         budgets=args.budgets,
         top_k=args.top_k,
         hops=args.hops,
+        format=args.format,
         progress=Progress("retrieving", "questions"),
     )
     if args.json:
@@ -77,7 +85,8 @@ def _print_table(
 ) -> None:
     answered = sum(bool(q.answers) for q in questions)
     print(
-        f"{len(documents)} documents, {len(questions)} questions ({answered} with answers); top_k={args.top_k} hops={args.hops}"
+        f"{len(documents)} documents, {len(questions)} questions ({answered} with answers); "
+        f"top_k={args.top_k} hops={args.hops} format={args.format}"
     )
     print(
         f"{'method':8} {'budget':>6} {'mean tokens':>11} {'answer recall':>13} {'p50 ms':>7} {'p95 ms':>7}"
@@ -121,7 +130,7 @@ EVAL = Command(
     "eval",
     "Measure tokens per query and answer recall on your documents, beside a chunk retriever.",
     "noema eval docs/ --questions questions.jsonl --budgets 100 200 400\n"
-    "  noema eval kb.noema --questions questions.jsonl",
+    "  noema eval kb.noema --questions questions.jsonl --format sentences",
     add_eval_arguments,
     cmd_eval,
 )
