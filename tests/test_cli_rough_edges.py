@@ -42,3 +42,16 @@ def test_eval_measures_the_format_asked_for(
     assert noema_row["mean_tokens"] == expected.token_count
     assert main([*argv, "--format", format]) == 0
     assert f"format={format}" in capsys.readouterr().out
+
+
+def test_explain_names_facts_and_entities_not_ids(
+    bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it printed "hop from rel_7cb9... to the document about ent_dc5b..."
+    question = "Who founded the company that acquired LinkedIn?"
+    assert main(["query", str(bundle), question, "--explain", "--hops", "2"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("# ")]
+    assert lines and not any(("ent_" in line or "rel_" in line) for line in lines)
+    assert "'Reid Hoffman found LinkedIn.': its sentence is a seed" in err
+    assert any("the document about LinkedIn" in line or "bridge" in line for line in lines)

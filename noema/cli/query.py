@@ -18,10 +18,11 @@ from noema.cli.common import (
 from noema.export import to_graphml
 from noema.kb import KnowledgeBase
 from noema.retrieval.filters import check_filters
+from noema.retrieval.formats import render_fact
 from noema.retrieval.options import RetrieveOptions
 
 if TYPE_CHECKING:
-    from noema import FactExplanation
+    from noema import FactExplanation, SemanticGraph
 
 __all__ = ["QUERY", "SHOW"]
 
@@ -67,7 +68,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         print("(no facts found)", file=sys.stderr)
     for step in result.explanation or ():
-        print(_explanation_line(step), file=sys.stderr)
+        print(_explanation_line(step, kb.graph), file=sys.stderr)
     print(
         f"-- {result.token_count} tokens ({result.token_model})"
         + (", truncated by the budget" if result.truncated else ""),
@@ -76,17 +77,28 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
-def _explanation_line(step: FactExplanation) -> str:
-    """Why one fact is in the result (or was cut), for ``--explain``."""
-    last = step.path[-1] if step.path else "?"
+def _explanation_line(step: FactExplanation, graph: SemanticGraph) -> str:
+    """Why one fact is in the result (or was cut), for ``--explain``: facts as their sentences and
+    entities by name, since a reader cannot look ids up (``--json`` keeps the ids)."""
+
+    def fact(fact_id: str) -> str:
+        return repr(render_fact(graph, fact_id, "natural_language"))
+
+    def name(entity_id: str) -> str:
+        entity = graph.entities.get(entity_id)
+        return entity.name if entity is not None else entity_id
+
+    last = name(step.path[-1]) if step.path else "?"
+    seed = fact(step.seed_id)
     how = {
         "seed": f"seed, similarity {step.similarity}",
         "sentence": f"its sentence is a seed, similarity {step.similarity}",
-        "hop": f"hop from {step.seed_id} to the document about {last}, similarity {step.similarity}",
-        "bridge": f"step {step.step}: a search with the bridge {last} named by {step.seed_id}, similarity {step.similarity}",
-        "expansion": f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}",
+        "hop": f"hop from {seed} to the document about {last}, similarity {step.similarity}",
+        "bridge": f"step {step.step}: a search with the bridge {last} named by {seed}, "
+        f"similarity {step.similarity}",
+        "expansion": f"{step.hops} hop(s) from {seed}, similarity {step.similarity}",
     }[step.reason]
-    return f"# {step.order:>3} {'in ' if step.included else 'cut'} {step.fact_id}: {how}"
+    return f"# {step.order:>3} {'in ' if step.included else 'cut'} {fact(step.fact_id)}: {how}"
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
