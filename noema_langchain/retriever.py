@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -64,6 +65,9 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
                 raise noema.InputTypeError("knowledge_base given both by position and by name")
             data["knowledge_base"] = knowledge_base
         given = data.get("knowledge_base")
+        # before pydantic, which would wrap a Noema error in its ValidationError
+        _check_k(data.get("k"))
+        _check_search_kwargs(data.get("search_kwargs"))
         super().__init__(**data)
         if isinstance(given, (str, os.PathLike)):
             self._bundle_path = os.fspath(given)
@@ -162,8 +166,7 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
             k = calls.pop("k", None)
         else:
             calls.pop("k", None)
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise noema.OptionError(f"k must be an integer >= 1, got {k!r}")
+        _check_k(k)
         k = self.k if k is None else k
         per_fact = self.mode == "per_fact"
         result = self.knowledge_base.retrieve_with(
@@ -196,6 +199,38 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
     ) -> list[Document]:
         # parsing the question and searching run in a worker thread: the event loop keeps going
         return await asyncio.to_thread(self._documents, query, k, kwargs)
+
+
+# What search_kwargs may hold besides the retrieve options: LangChain's own ``k`` and
+# ``filter``, and Noema's ``filters``.
+_SEARCH_KEYS = frozenset({"k", "filter", "filters"})
+
+
+def _check_k(k: Any) -> None:
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise noema.OptionError(f"k must be an integer >= 1, got {k!r}")
+
+
+def _check_search_kwargs(search_kwargs: Any) -> None:
+    """Refused when the retriever is built, not at its first ``invoke``: a vector store's key
+    (``score_threshold``, ``fetch_k``) would otherwise fail only once the chain runs."""
+    if search_kwargs is None:
+        return
+    if not isinstance(search_kwargs, Mapping):
+        raise noema.OptionError(f"search_kwargs must be a dict, got {type(search_kwargs).__name__}")
+    options = {f.name for f in dataclasses.fields(noema.RetrieveOptions)}
+    known = _SEARCH_KEYS | options
+    unknown = sorted(str(key) for key in search_kwargs if key not in known)
+    if unknown:
+        raise noema.OptionError(
+            f"unknown search_kwargs key {unknown[0]!r}; NoemaRetriever takes "
+            f"{', '.join(sorted(known))} (Noema has no score threshold: min_similarity is "
+            "the closest)"
+        )
+    _check_k(search_kwargs.get("k"))
+    noema.RetrieveOptions().updated(**{k: v for k, v in search_kwargs.items() if k in options})
+    if "filters" in search_kwargs:
+        noema.check_filters(search_kwargs["filters"])
 
 
 def _filters(filters: Any, metadata: Any) -> dict[str, Any] | None:
