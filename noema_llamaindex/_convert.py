@@ -24,10 +24,7 @@ def _node(
     """A node of the view's text, whose SOURCE relationship is the view's source document."""
     source_id = view.source_id
     source = view.sources[source_id] if source_id is not None else None
-    if source is not None:
-        # the source document's own metadata (a reader's file_name...) on every node, as the
-        # LangChain adapter's Documents have it; Noema's fields win a clash
-        metadata = {**source, **metadata}
+    metadata = {**_shared_metadata(view), **metadata}
     keys = list(metadata)
     node = TextNode(
         text=view.text,
@@ -42,6 +39,22 @@ def _node(
             node_id=source_id, metadata=source
         )
     return NodeWithScore(node=node, score=score)
+
+
+def _shared_metadata(view: noema.FactView | noema.BlockView) -> dict[str, Any]:
+    """The source documents' own metadata (a reader's ``file_name``...) on a node, as the
+    LangChain adapter's Documents have it: what all of its sources agree on, so a node drawn
+    from several files names none of them as its ``file_name``; ``file_names`` lists them all,
+    in ``source_ids`` order. Noema's own fields win a clash."""
+    sources = [view.sources[i] for i in view.source_ids if i in view.sources]
+    if not sources:
+        return {}
+    first, rest = sources[0], sources[1:]
+    shared = {k: v for k, v in first.items() if all(k in s and s[k] == v for s in rest)}
+    names = [s["file_name"] for s in sources if isinstance(s.get("file_name"), str)]
+    if len(sources) > 1 and names:
+        shared["file_names"] = list(dict.fromkeys(names))
+    return shared
 
 
 def block_node(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -68,14 +69,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
             )
         if not nodes:
             return []
-        chunks = [
-            noema.Document(
-                n.node.get_content(metadata_mode=MetadataMode.NONE),
-                id=n.node.node_id,
-                metadata=dict(n.node.metadata),
-            )
-            for n in nodes
-        ]
+        chunks = _chunks(nodes)
         kb = noema.compression_base(
             chunks,
             similarity_threshold=self.similarity_threshold,
@@ -91,7 +85,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         if not saving.shorter:
             return nodes  # the nodes fit the budget and are no longer than the notation
         node = block_node(result, kb.graph, source_key="source_node_ids")
-        by_id = {c.id: dict(c.metadata) for c in chunks}
+        by_id = {n.node.node_id: dict(n.node.metadata) for n in nodes}  # as they came in
         node.node.metadata["source_metadata"] = {
             i: by_id[i] for i in result.source_ids() if i in by_id
         }
@@ -106,3 +100,39 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)
+
+
+# A Markdown file's title, as Noema reads it from files: its first "# heading" line.
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_MARKDOWN = (".md", ".markdown")
+
+
+def _chunks(nodes: list[NodeWithScore]) -> list[noema.Document]:
+    """The nodes as Noema documents under their own node ids. A chunk of a Markdown file gets
+    the file's title (its first heading, found in whichever of the file's chunks holds it), as
+    the retriever's documents get it when it reads the files, so ``format="sentences"`` heads
+    sentences with ``# Google`` here too, not with the file name."""
+    texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
+    titles: dict[str, str] = {}
+    for node, text in zip(nodes, texts, strict=True):
+        file = _markdown_file(node)
+        heading = _HEADING.search(text) if file is not None else None
+        if file is not None and heading is not None:
+            titles.setdefault(file, heading.group(1))
+    chunks = []
+    for node, text in zip(nodes, texts, strict=True):
+        metadata = dict(node.node.metadata)
+        title = titles.get(_markdown_file(node) or "")
+        if title is not None and "title" not in metadata:
+            metadata["title"] = title
+        chunks.append(noema.Document(text, id=node.node.node_id, metadata=metadata))
+    return chunks
+
+
+def _markdown_file(node: NodeWithScore) -> str | None:
+    """The Markdown file a node was read from (a reader's ``file_path``, else ``file_name``)."""
+    metadata = node.node.metadata
+    file = metadata.get("file_path") or metadata.get("file_name")
+    if isinstance(file, str) and file.lower().endswith(_MARKDOWN):
+        return file
+    return None

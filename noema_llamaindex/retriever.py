@@ -60,6 +60,13 @@ class NoemaRetriever(BaseRetriever):
         if mode not in ("block", "per_fact"):
             raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
         self.options = noema.RetrieveOptions().updated(**options)  # before a bundle loads
+        if not isinstance(knowledge_base, (noema.KnowledgeBase, str, os.PathLike)):
+            # None reached pathlib, which failed deep inside bundle opening
+            raise noema.InputTypeError(
+                "knowledge_base must be a noema.KnowledgeBase or the path of a .noema bundle, "
+                f"got {type(knowledge_base).__name__}; build one with "
+                "NoemaRetriever.from_documents(documents)"
+            )
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
