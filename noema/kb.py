@@ -169,7 +169,9 @@ class KnowledgeBase(EntityRepairs):
         document with the built-in extractor, after each batch of 256 with another; embedding the
         new facts and sentences follows the last call, and ``embed_progress(done, total)`` is
         called as it goes (texts embedded and texts known so far; the total grows when the
-        sentences follow the facts; only the built-in embedder reports).
+        sentences follow the facts; only the built-in embedder reports); it is also called,
+        counting from 0, while each parsed batch's names are embedded to merge them.
+        :func:`noema.vectors.embed.current_embedding_stage` says which stage a call counts.
         A file's id is its path relative to ``root`` when given (``"google.md"``), else
         ``"file:"`` and its resolved path, so the same file is one document however it is named.
         A LangChain ``Document``'s id is its ``id``, else ``metadata["source"]`` or ``"file_path"``;

@@ -17,7 +17,7 @@ from noema.ingest.sources import documents_of
 from noema.model.graph import Document, SemanticGraph
 from noema.model.records import MergeRecord
 from noema.storage.store import Snapshot, Store, with_reused_vectors
-from noema.vectors.embed import embedding_progress
+from noema.vectors.embed import embedding_progress, embedding_stage
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
@@ -61,7 +61,10 @@ def ingest_documents(
                 # the extractor's contract: mentions point into the documents it was given
                 # (a bundle holding one that does not would be refused on load)
                 parsed.check_mentions()
-                result = canonicalizer.merge_into(graph, parsed)
+                # merging a batch embeds its names, seconds on a large batch: reported, so the
+                # parsing bar does not look stalled meanwhile
+                with embedding_progress(embed_progress), embedding_stage("names"):
+                    result = canonicalizer.merge_into(graph, parsed)
                 merges.extend(result.merges)
                 counts[0] += len(result.new_entity_ids)
                 counts[1] += len(result.new_relation_ids)

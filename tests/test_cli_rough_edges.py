@@ -55,3 +55,26 @@ def test_explain_names_facts_and_entities_not_ids(
     assert lines and not any(("ent_" in line or "rel_" in line) for line in lines)
     assert "'Reid Hoffman found LinkedIn.': its sentence is a seed" in err
     assert any("the document about LinkedIn" in line or "bridge" in line for line in lines)
+
+
+def test_each_embedding_stage_has_its_own_bar_and_parsing_never_waits_unexplained(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two bars were both called "embedding facts and sentences" (totals 44 and 64), and the
+    # parsing bar sat at 256/320 while the first batch was merged, with nothing else moving
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    count = 260  # more than one batch of 256
+    for n in range(count):
+        (folder / f"{n:03}.txt").write_text(f"Person{n} Smith founded Company{n} Labs in Paris.")
+    assert main(["build", str(folder), "-o", str(tmp_path / "kb.noema")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    labels = [line.split(":")[0] for line in lines if ": " in line and "/" in line]
+    assert "embedding facts and sentences" not in labels
+    assert {"embedding names", "embedding facts", "embedding sentences"} <= set(labels)
+    # the first batch's merge is reported before the parsing ends
+    names = next(n for n, line in enumerate(lines) if line.startswith("embedding names"))
+    assert names < lines.index(f"parsing: {count}/{count} documents (100%)")
+    for label in ("embedding facts", "embedding sentences"):
+        totals = {line.split("/")[1].split()[0] for line in lines if line.startswith(label)}
+        assert len(totals) == 1, (label, totals)  # one bar, one total

@@ -9,8 +9,9 @@ from typing import Any
 
 from noema.kb import IngestReport, KnowledgeBase
 from noema.model.graph import Document
+from noema.vectors.embed import current_embedding_stage
 
-__all__ = ["Progress", "ingest_with_progress"]
+__all__ = ["EmbeddingProgress", "Progress", "ingest_with_progress"]
 
 
 class Progress:
@@ -61,10 +62,40 @@ class Progress:
             self.bar = None
 
 
+class EmbeddingProgress:
+    """The embedding of one ingest as a bar per stage, each named for what it embeds
+    ("embedding names" while a batch is merged, "embedding facts", "embedding sentences") and
+    counting that stage's own texts. The callback's numbers run on across the stages of one
+    count (facts, then sentences) and start again for each merged batch."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self.stage = ""
+        self.offset = 0
+        self.last = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        stage = current_embedding_stage()
+        if self.bar is None or stage != self.stage or done < self.last:
+            self.close()
+            self.bar = Progress(f"embedding {stage}", "texts")
+            self.stage, self.offset = stage, done
+        self.last = done
+        self.bar(done - self.offset, total - self.offset)
+
+    def close(self) -> None:
+        """End the current bar where it stands (a stage ends with its last call)."""
+        if self.bar is not None and self.bar.bar is not None:
+            self.bar.bar.close()
+        self.bar = None
+
+
 def ingest_with_progress(kb: KnowledgeBase, documents: list[Document]) -> IngestReport:
     """``kb.ingest`` with the parsing and the embedding progress on stderr."""
-    return kb.ingest(
-        documents,
-        progress=Progress("parsing", "documents"),
-        embed_progress=Progress("embedding facts and sentences", "texts"),
-    )
+    embedding = EmbeddingProgress()
+    try:
+        return kb.ingest(
+            documents, progress=Progress("parsing", "documents"), embed_progress=embedding
+        )
+    finally:
+        embedding.close()

@@ -35,7 +35,7 @@ from noema.storage.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
-from noema.vectors.embed import Embedder
+from noema.vectors.embed import Embedder, embedding_stage
 from noema.vectors.index import SearchMode, VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
@@ -147,9 +147,11 @@ class Store:
         # around the embedding, which runs for minutes on a large ingest; see noema.model.gcpause)
         current = self.snapshot
         index = index if index is not None else current.index
-        index = synced_index(index, graph, self.embedder)
+        with embedding_stage("facts"):
+            index = synced_index(index, graph, self.embedder)
         previous = sentence_pool if sentence_pool is not None else current.sentences
-        sentences = SentenceIndex.build(graph, self.embedder, previous)
+        with embedding_stage("sentences"):
+            sentences = SentenceIndex.build(graph, self.embedder, previous)
         log = current.merge_log if merge_log is None else merge_log
         self.snapshot = prepared(Snapshot(graph, index, sentences, log), self.search)
 

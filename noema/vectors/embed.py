@@ -16,7 +16,14 @@ import numpy.typing as npt
 from noema.errors import OptionError
 from noema.resources import DEFAULT_EMBEDDING_MODEL, embedding_dimension, load_embedding_model
 
-__all__ = ["Embedder", "SentenceTransformerEmbedder", "Vectors", "embedding_progress"]
+__all__ = [
+    "Embedder",
+    "SentenceTransformerEmbedder",
+    "Vectors",
+    "current_embedding_stage",
+    "embedding_progress",
+    "embedding_stage",
+]
 
 Vectors = npt.NDArray[np.float32]
 Precision = Literal["auto", "float32", "bfloat16"]
@@ -54,6 +61,27 @@ def embedding_progress(callback: Callable[[int, int], None] | None) -> Iterator[
         yield
     finally:
         _PROGRESS.reset(token)
+
+
+_STAGE: ContextVar[str] = ContextVar("noema_embedding_stage", default="texts")
+
+
+@contextmanager
+def embedding_stage(name: str) -> Iterator[None]:
+    """Names what the embedding calls inside are for (``"names"``, ``"facts"``,
+    ``"sentences"``), so a progress callback can say which stage it is counting
+    (:func:`current_embedding_stage`): one ingest embeds names while it merges each batch, then
+    facts, then sentences, and bars that all said "embedding" read as one stage restarting."""
+    token = _STAGE.set(name)
+    try:
+        yield
+    finally:
+        _STAGE.reset(token)
+
+
+def current_embedding_stage() -> str:
+    """The stage :func:`embedding_stage` named here (``"texts"`` outside any)."""
+    return _STAGE.get()
 
 
 @runtime_checkable
