@@ -193,6 +193,7 @@ LAYERS = {
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
     "serve.schemas": _uses(""),
+    "serve.names": _uses("model.graph"),
     "serve.tools": _uses(
         "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"
     ),
@@ -201,12 +202,12 @@ LAYERS = {
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
     "cli.common": _uses("retrieval.options storage.container"),
-    "cli.progress": _uses("kb model.graph"),
+    "cli.progress": _uses("kb model.graph vectors.embed"),
     "cli.build": _uses(
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources
         retrieval.options storage.bundle"""
     ),
-    "cli.query": _uses("cli export kb retrieval.filters retrieval.options"),
+    "cli.query": _uses("cli export kb retrieval.filters retrieval.formats retrieval.options"),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),

@@ -3,7 +3,7 @@ output schema, and their making from a retrieval result."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -116,22 +116,30 @@ class IngestOut(BaseModel):
     saved_to: str | None
 
 
-def citations_out(citations: Iterable[Citation]) -> list[CitationOut]:
+def citations_out(
+    citations: Iterable[Citation], shown: Callable[[str], str] = str
+) -> list[CitationOut]:
+    """The citations, each document named as ``shown`` names it
+    (:class:`noema.serve.names.DocumentNames`)."""
     return [
-        CitationOut(document_id=c.document_id, start=c.start, end=c.end, sentence=c.text)
+        CitationOut(document_id=shown(c.document_id), start=c.start, end=c.end, sentence=c.text)
         for c in citations
     ]
 
 
-def retrieved(result: RetrievalResult) -> dict[str, Any]:
-    """The fields the retrieve and explain tools share."""
+def retrieved(result: RetrievalResult, shown: Callable[[str], str] = str) -> dict[str, Any]:
+    """The fields the retrieve and explain tools share (documents named as ``shown`` names
+    them)."""
     return {
         "text": result.text,
         "token_count": result.token_count,
         "truncated": result.truncated,
         "format": result.format,
         "facts": [
-            FactOut(fact_id=fact_id, citations=citations_out(result.citations.get(fact_id, ())))
+            FactOut(
+                fact_id=fact_id,
+                citations=citations_out(result.citations.get(fact_id, ()), shown),
+            )
             for fact_id in result.fact_ids
         ],
     }

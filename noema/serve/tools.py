@@ -28,6 +28,7 @@ from noema.repairs import describe_record, entities_named, entity_history
 from noema.retrieval.filters import check_filters
 from noema.retrieval.formats import render_fact
 from noema.retrieval.options import FORMATS, Format, RetrieveOptions, SeedStrategy, option_help
+from noema.serve.names import DocumentNames
 from noema.serve.schemas import (
     DocumentOut,
     DocumentsOut,
@@ -90,12 +91,20 @@ class Tools:
         self.bundle = bundle
         self.base = Path(root).resolve() if root is not None else None
         self.lock = threading.Lock()  # one ingest and save at a time
+        self._names: tuple[object, DocumentNames] | None = None
+
+    def names(self) -> DocumentNames:
+        """How the tools name the documents of the current graph (made again after a write)."""
+        graph = self.kb.graph
+        if self._names is None or self._names[0] is not graph:
+            self._names = (graph, DocumentNames(graph, self.base))
+        return self._names[1]
 
     async def _result(
         self, question: str, options: dict[str, Any], explain: bool
     ) -> RetrievalResult:
         """Options checked and the retrieval run in one worker thread; errors as tool errors."""
-        filters = options.pop("filters")
+        filters = self.names().filters(options.pop("filters"))
 
         def work() -> RetrievalResult:
             check_filters(filters)
@@ -127,7 +136,7 @@ class Tools:
         arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
         arguments.update(top_k=top_k, seeds=seeds, filters=filters)
         result = await self._result(question, arguments, False)
-        out = RetrieveOut(**retrieved(result))
+        out = RetrieveOut(**retrieved(result, self.names().shown))
         return CallToolResult(
             content=[TextContent(type="text", text=result.text or "(no facts found)")],
             structured_content=out.model_dump(mode="json"),
@@ -147,7 +156,7 @@ class Tools:
         arguments.update(top_k=top_k, seeds=seeds, filters=filters)
         result = await self._result(question, arguments, True)
         return ExplainOut(
-            **retrieved(result),
+            **retrieved(result, self.names().shown),
             explanation=[
                 ExplanationOut.model_validate(asdict(e)) for e in result.explanation or ()
             ],
@@ -156,20 +165,21 @@ class Tools:
     async def entity(
         self, name: Annotated[str, Field(description="a name or alias, e.g. 'Google'")]
     ) -> EntityOut:
-        return await _in_thread(lambda: _entity(self.kb, name))  # type: ignore[no-any-return]
+        names = self.names()
+        return await _in_thread(lambda: _entity(self.kb, name, names))  # type: ignore[no-any-return]
 
     async def documents(self) -> DocumentsOut:
-        graph = self.kb.graph
+        graph, names = self.kb.graph, self.names()
         return DocumentsOut(
             documents=[
                 DocumentOut(
-                    document_id=d.id,
-                    uri=DOCUMENT_URI.format(document_id=quote(d.id, safe="")),
+                    document_id=names.shown(d.id),
+                    uri=DOCUMENT_URI.format(document_id=quote(names.shown(d.id), safe="")),
                     title=d.metadata.get("title")
                     if isinstance(d.metadata.get("title"), str)
                     else None,
                     characters=len(d.text),
-                    metadata=dict(d.metadata),
+                    metadata=names.metadata(d.metadata),
                 )
                 for d in graph.documents.values()
             ]
@@ -177,9 +187,10 @@ class Tools:
 
     def document(self, document_id: str) -> str:
         """A document's text."""
-        doc = self.kb.graph.documents.get(unquote(document_id))
+        asked = unquote(document_id)
+        doc = self.kb.graph.documents.get(self.names().actual(asked))
         if doc is None:
-            raise ResourceNotFoundError(f"no document {unquote(document_id)!r}")
+            raise ResourceNotFoundError(f"no document {asked!r}")
         return doc.text
 
     async def ingest(
@@ -233,7 +244,7 @@ def _os_reason(exc: OSError) -> str:
     return reason if exc.filename is None else f"{reason}: {str(exc.filename)[:200]!r}"
 
 
-def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
+def _entity(kb: KnowledgeBase, name: str, names: DocumentNames) -> EntityOut:
     snapshot = kb.state  # the graph and the merge log of one write
     graph = snapshot.graph
     matches = entities_named(graph, name)
@@ -244,7 +255,7 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
             # from the graph this call walks: a concurrent ingest may drop the fact from the next
             sentence=render_fact(graph, fact_id, "natural_language"),
             notation=render_fact(graph, fact_id, "notation"),
-            citations=citations_out(graph.citations(fact_id)),
+            citations=citations_out(graph.citations(fact_id), names.shown),
         )
         for fact_id in graph.facts_of(best.id)
     ]
@@ -254,7 +265,7 @@ def _entity(kb: KnowledgeBase, name: str) -> EntityOut:
             merged_name=r.merged_name,
             type=r.type,
             similarity=r.similarity,
-            document_ids=list(r.document_ids),
+            document_ids=[names.shown(i) for i in r.document_ids],
             description=describe_record(r, best.type),
         )
         for r in entity_history(snapshot.merge_log, best.id)
