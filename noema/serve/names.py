@@ -25,8 +25,8 @@ class DocumentNames:
     Example:
         >>> from noema.model.graph import Document
         >>> graph = SemanticGraph()
-        >>> graph.add_document(Document("A.", id="file:/home/ann/docs/a.md"))
-        >>> graph.add_document(Document("B.", id="file:/home/ann/docs/sub/b.md"))
+        >>> _ = graph.add_document(Document("A.", id="file:/home/ann/docs/a.md"))
+        >>> _ = graph.add_document(Document("B.", id="file:/home/ann/docs/sub/b.md"))
         >>> names = DocumentNames(graph)
         >>> names.shown("file:/home/ann/docs/sub/b.md"), names.actual("sub/b.md")
         ('sub/b.md', 'file:/home/ann/docs/sub/b.md')
