@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
 
 import noema
 from noema_langchain._convert import block_document
 from noema_langchain._options import RetrieveFields
 
 
-class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
+class NoemaContextCompressor(
+    BaseDocumentCompressor,
+    RunnableSerializable[Mapping[str, Any], list[Document]],
+    RetrieveFields,
+):
     """Turn retrieved chunks into the notation of the sub-graph relevant to the query.
+
+    It is a Runnable too, for LCEL chains without ``ContextualCompressionRetriever``:
+    ``invoke({"documents": chunks, "query": question})`` is ``compress_documents(chunks,
+    question)``, with the chain's callbacks and config.
 
     For ``ContextualCompressionRetriever``: no model but spaCy and the embedding model runs. The
     result is one Document of at most ``max_tokens``, or none when nothing relevant is found; when
@@ -78,6 +87,26 @@ class NoemaContextCompressor(BaseDocumentCompressor, RetrieveFields):
         doc.metadata["source_metadata"] = {i: by_id[i] for i in result.source_ids() if i in by_id}
         doc.metadata["tokens_before"] = saving.tokens_before
         return [doc]
+
+    def invoke(
+        self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """``compress_documents(input["documents"], input["query"])`` as a chain step."""
+        return self._call_with_config(self._compress_input, input, config, run_type="retriever")
+
+    async def ainvoke(
+        self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        return await asyncio.to_thread(self.invoke, input, config)
+
+    def _compress_input(self, input: Mapping[str, Any]) -> list[Document]:
+        if not isinstance(input, Mapping) or not {"documents", "query"} <= set(input):
+            raise noema.OptionError(
+                "NoemaContextCompressor.invoke takes {'documents': [Document, ...], 'query': str}, "
+                f"got {type(input).__name__}"
+                + (f" with keys {sorted(map(str, input))}" if isinstance(input, Mapping) else "")
+            )
+        return list(self.compress_documents(input["documents"], input["query"]))
 
     async def acompress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
