@@ -102,7 +102,8 @@ LAYERS = {
     "vectors.embed": _uses("resources"),
     "vectors.ivf": _uses("errors"),
     "vectors._approximate": _uses("vectors.embed"),
-    "vectors.index": _uses("vectors._approximate vectors.embed errors vectors.ivf"),
+    "vectors._flat": _uses("errors vectors.embed"),
+    "vectors.index": _uses("vectors._approximate vectors._flat vectors.embed errors vectors.ivf"),
     "vectors.sentences": _uses(
         "vectors.embed errors model.gcpause model.graph vectors.index model.names model.spans"
     ),
@@ -160,10 +161,14 @@ LAYERS = {
         "errors model.facttext storage.container storage.members vectors.index"
     ),
     "storage.names": _uses("errors model.graph"),
-    "storage.bundle": _uses(
+    "storage._reading": _uses(
         """storage.columns storage.container storage.manifest storage.members storage.names
-        errors model.facttext model.graph vectors.index vectors.ivf model.records
-        vectors.sentences"""
+        errors model.graph vectors.index vectors.ivf model.records vectors.sentences"""
+    ),
+    "storage.bundle": _uses(
+        """storage._reading storage.columns storage.container storage.manifest storage.members
+        storage.names errors model.facttext model.graph vectors.index vectors.ivf
+        model.records vectors.sentences"""
     ),
     "storage.store": _uses(
         """storage.bundle vectors.embed model.facttext model.gcpause model.graph
