@@ -149,11 +149,12 @@ LAYERS = {
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
         retrieval.strategies model.spans model.records"""
     ),
-    "storage._column_checks": _uses("errors model.records"),
+    "storage._column_checks": _uses("errors model.records storage.manifest"),
+    "storage._save_checks": _uses("errors model.graph model.spans vectors.sentences"),
     "storage._column_records": _uses("errors model.graph model.records"),
     "storage.columns": _uses(
         """errors model.graph model.records storage._column_checks storage._column_records
-        vectors.sentences model.spans"""
+        storage._save_checks vectors.sentences model.spans"""
     ),
     "storage.members": _uses(""),
     "storage.container": _uses("errors storage.members"),
