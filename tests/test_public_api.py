@@ -172,7 +172,7 @@ LAYERS = {
         model.records vectors.sentences"""
     ),
     "storage.store": _uses(
-        """storage.bundle vectors.embed model.facttext model.gcpause model.graph
+        """storage.bundle storage.container errors vectors.embed model.facttext model.gcpause model.graph
         vectors.index model.records vectors.sentences"""
     ),
     "kb": _uses(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from noema.model.records import MergeRecord, read_merge_record
 from noema.storage.columns import read_columns
 from noema.storage.container import (
     Blob,
+    FileIdentity,
     check_streamed,
     checked_member,
     forget_pages,
@@ -56,6 +58,8 @@ class BundleContents:
     manifest: dict[str, Any]
     sentences: SentenceIndex | None = None
     name_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+    # the file it was read from and that file's identity before it was read (None: from bytes)
+    source: tuple[Path, FileIdentity | None] | None = None
 
 
 def fact_order(graph: SemanticGraph) -> list[str]:

@@ -76,7 +76,7 @@ import hashlib
 import io
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,7 @@ from noema.model.records import MergeRecord, json_bytes, record_to_dict
 from noema.storage._reading import BundleContents, fact_order, graph_counts, read_contents
 from noema.storage.columns import columns_bytes
 from noema.storage.container import (
+    file_identity,
     in_zip,
     mapped_file,
     write_atomically,
@@ -274,12 +275,18 @@ def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) 
     source = Path(path)
     if not source.is_file():
         raise BundleError(f"{str(source)!r} is not a file")
+    # taken before reading: a file replaced meanwhile is then seen by the next save as a file
+    # someone else wrote, which refuses rather than overwrites it
+    identity = file_identity(source)
     opened = mapped_file(source)
     if opened is None:
-        return _open(source, str(source), max_memory, None)
-    view, check = opened
-    # read whole: the zip directory is read from the same bytes as the members, not the file
-    return _open(source if check else io.BytesIO(view), str(source), max_memory, view, check)
+        contents = _open(source, str(source), max_memory, None)
+    else:
+        view, check = opened
+        # read whole: the zip directory is read from the same bytes as the members, not the file
+        zip_source = source if check else io.BytesIO(view)
+        contents = _open(zip_source, str(source), max_memory, view, check)
+    return replace(contents, source=(source, identity))
 
 
 def read_bundle_bytes(

@@ -36,8 +36,10 @@ __all__ = [
     "READ_WHOLE_BELOW",
     "Blob",
     "FileCheck",
+    "FileIdentity",
     "check_streamed",
     "checked_member",
+    "file_identity",
     "forget_pages",
     "in_zip",
     "load_json",
@@ -188,6 +190,21 @@ class FileCheck:
                 "(written in place: cp, rsync --inplace, truncate); its vectors can no longer be "
                 "read from it. Load it again"
             )
+
+
+# Which file a path names and what it holds, as far as its status says: a save moving another
+# file over the path changes the device or inode, a write in place the size or modification time.
+FileIdentity = tuple[int, int, int, int]
+
+
+def file_identity(path: str | os.PathLike[str]) -> FileIdentity | None:
+    """What :data:`FileIdentity` says of the file at ``path`` (through links); ``None`` when
+    there is none."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
 
 
 def mapped_file(path: Path) -> tuple[memoryview, FileCheck | None] | None:
