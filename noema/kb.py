@@ -368,7 +368,12 @@ class KnowledgeBase(EntityRepairs):
 
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path."""
+        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path.
+
+        Raises:
+            BundleError: ``path`` is the bundle this was loaded from or last saved to, and
+                another program has replaced or written it since (its save would be lost).
+        """
         return self._store.save(
             path,
             settings=self._bundle_settings(),

@@ -102,7 +102,8 @@ LAYERS = {
     "vectors.embed": _uses("resources"),
     "vectors.ivf": _uses("errors"),
     "vectors._approximate": _uses("vectors.embed"),
-    "vectors.index": _uses("vectors._approximate vectors.embed errors vectors.ivf"),
+    "vectors._flat": _uses("errors vectors.embed"),
+    "vectors.index": _uses("vectors._approximate vectors._flat vectors.embed errors vectors.ivf"),
     "vectors.sentences": _uses(
         "vectors.embed errors model.gcpause model.graph vectors.index model.names model.spans"
     ),
@@ -148,11 +149,12 @@ LAYERS = {
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
         retrieval.strategies model.spans model.records"""
     ),
-    "storage._column_checks": _uses("errors model.records"),
+    "storage._column_checks": _uses("errors model.records storage.manifest"),
+    "storage._save_checks": _uses("errors model.graph model.spans vectors.sentences"),
     "storage._column_records": _uses("errors model.graph model.records"),
     "storage.columns": _uses(
         """errors model.graph model.records storage._column_checks storage._column_records
-        vectors.sentences model.spans"""
+        storage._save_checks vectors.sentences model.spans"""
     ),
     "storage.members": _uses(""),
     "storage.container": _uses("errors storage.members"),
@@ -160,13 +162,17 @@ LAYERS = {
         "errors model.facttext storage.container storage.members vectors.index"
     ),
     "storage.names": _uses("errors model.graph"),
-    "storage.bundle": _uses(
+    "storage._reading": _uses(
         """storage.columns storage.container storage.manifest storage.members storage.names
-        errors model.facttext model.graph vectors.index vectors.ivf model.records
-        vectors.sentences"""
+        errors model.graph vectors.index vectors.ivf model.records vectors.sentences"""
+    ),
+    "storage.bundle": _uses(
+        """storage._reading storage.columns storage.container storage.manifest storage.members
+        storage.names errors model.facttext model.graph vectors.index vectors.ivf
+        model.records vectors.sentences"""
     ),
     "storage.store": _uses(
-        """storage.bundle vectors.embed model.facttext model.gcpause model.graph
+        """storage.bundle storage.container errors vectors.embed model.facttext model.gcpause model.graph
         vectors.index model.records vectors.sentences"""
     ),
     "kb": _uses(

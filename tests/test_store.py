@@ -119,3 +119,27 @@ def test_the_state_a_reader_takes_holds_the_graph_and_merge_log_of_one_write(
     assert set(before.graph.documents) == {"a"} and before.merge_log == ()
     assert set(after.graph.documents) == {"a", "b"} and len(after.merge_log) == 1
     assert after.index is not None and set(after.index.ids) == set(after.graph.relations)
+
+
+def test_a_save_over_a_bundle_another_saved_since_is_refused(
+    make_kb: Callable[..., noema.KnowledgeBase], tmp_path: Path
+) -> None:
+    # two processes that loaded one bundle and saved it: the last one silently dropped the
+    # documents the first had saved
+    path = tmp_path / "kb.noema"
+    first = make_kb()
+    first.ingest([noema.Document("Larry Page founded Google.", id="google")])
+    first.save(path)
+    ours = noema.KnowledgeBase.load(path, embedder=first.embedder, extractor=first.extractor)
+    theirs = noema.KnowledgeBase.load(path, embedder=first.embedder, extractor=first.extractor)
+    theirs.ingest([noema.Document("Grace Hopper designed COBOL.", id="cobol")])
+    theirs.save(path)
+    theirs.save(path)  # its own earlier save is no one else's
+    ours.ingest([noema.Document("Jensen Huang founded Nvidia.", id="nvidia")])
+    with pytest.raises(noema.BundleError, match="replaced by another program since"):
+        ours.save(path)
+    assert set(noema.KnowledgeBase.load(path).graph.documents) == {"google", "cobol"}
+    ours.save(tmp_path / "elsewhere.noema")  # another path is free
+    path.unlink()  # nothing there to lose
+    ours.save(path)
+    assert set(noema.KnowledgeBase.load(path).graph.documents) == {"google", "nvidia"}

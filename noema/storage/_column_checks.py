@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from noema.errors import BundleError
 from noema.model.records import ENTITY_TYPES
+from noema.storage.manifest import default_max_memory
 
 __all__ = ["check_numbers", "check_references", "check_sentences", "is_int", "same_length"]
 
@@ -36,6 +37,14 @@ STRING_FIELDS = (
     "compared_title",
     "compared_title_form",
 )
+# Arrays of rows whose record's id graph.json writes out in full at each of them.
+ID_ROWS_OF_DOCUMENTS = (
+    "entity_mention_document",
+    "relation_mention_document",
+    "event_mention_document",
+    "sentence_document",
+)
+ID_ROWS_OF_ENTITIES = ("relation_subject", "relation_object", "event_participant")
 # A graph Noema writes references its strings about twice (a name as a name and as a compared
 # form); past this many characters, more than this many times the heap's is a heap made to be
 # multiplied (one 1 MB string referenced by 10,000 documents opened in half a second and needed
@@ -143,7 +152,9 @@ def check_numbers(
 
 
 def check_references(arrays: Mapping[str, npt.NDArray[Any]], max_memory: int | None) -> None:
-    """The characters every string field references, summed (string numbers checked already),
+    """The characters every string field references, and every id graph.json writes where
+    graph.columns holds a row, summed (string numbers and rows checked already): what opening
+    makes and what a save writes out,
     against :data:`MAX_REFERENCE_RATIO` times the heap's under the default budget, else against
     ``max_memory``."""
     lengths = np.diff(arrays["string_offsets"])
@@ -151,18 +162,28 @@ def check_references(arrays: Mapping[str, npt.NDArray[Any]], max_memory: int | N
     for name in STRING_FIELDS:
         numbers = arrays[name]
         referenced += int(lengths[numbers[numbers >= 0]].sum())
+    # graph.json writes the id of a mention's document in every mention, and the ids of a
+    # fact's entities in every fact, where graph.columns holds a row number (a 1 MB document
+    # id mentioned 10,000 times opened at once, and its save needed 10 GB); a save's sentence
+    # keys hold their document's id too
+    for table, rows in ((ID_ROWS_OF_DOCUMENTS, "document_id"), (ID_ROWS_OF_ENTITIES, "entity_id")):
+        id_lengths = lengths[arrays[rows]]
+        referenced += sum(int(id_lengths[arrays[name]].sum()) for name in table)
     heap = int(arrays["string_offsets"][-1])
-    if max_memory is None:
-        if referenced > REFERENCES_FROM and referenced > MAX_REFERENCE_RATIO * max(heap, 1):
-            raise BundleError(
-                f"graph.columns refers to {referenced:,} characters of a {heap:,}-character "
-                f"string heap ({referenced / max(heap, 1):,.0f} times; a Noema graph refers to "
-                "its strings about twice): its strings are made to be multiplied. If you trust "
-                "this bundle, open it with an explicit max_memory="
-            )
-    elif MEMORY_PER_REFERENCED * referenced > max_memory:
+    multiplied = referenced > REFERENCES_FROM and referenced > MAX_REFERENCE_RATIO * max(heap, 1)
+    if max_memory is None and multiplied:
         raise BundleError(
-            f"graph.columns refers to {referenced:,} characters: opening it would take about "
-            f"{MEMORY_PER_REFERENCED * referenced / 2**20:,.0f} MiB, more than the budget of "
-            f"{max_memory / 2**20:,.0f} MiB; pass max_memory= (bytes) to allow more"
+            f"graph.columns refers to {referenced:,} characters of a {heap:,}-character "
+            f"string heap ({referenced / max(heap, 1):,.0f} times; a Noema graph refers to "
+            "its strings about twice): its strings are made to be multiplied. If you trust "
+            "this bundle, open it with an explicit max_memory="
+        )
+    # the default budget bounds them too: within the ratio, a large heap could still ask a
+    # save for more than the machine has
+    budget = default_max_memory() if max_memory is None else max_memory
+    if MEMORY_PER_REFERENCED * referenced > budget:
+        raise BundleError(
+            f"graph.columns refers to {referenced:,} characters: opening and saving it would "
+            f"take about {MEMORY_PER_REFERENCED * referenced / 2**20:,.0f} MiB, more than the "
+            f"budget of {budget / 2**20:,.0f} MiB; pass max_memory= (bytes) to allow more"
         )

@@ -52,6 +52,11 @@ Where a bundle holds ``graph.columns``, ``graph.json`` is not parsed on opening,
 against its size and sha256 as a stream (never held whole). Members stored as they are (the
 vectors, the columns) are read in place: the file is mapped into memory and they are views of
 it, so nothing is copied (not on Windows, where a mapped file could not be replaced by a save).
+A bundle under 64 MiB is read whole instead, so another program writing its file in place
+changes nothing it reads; a larger one is checked before every later read of its mapped
+vectors (a search, a save), and once its file was written in place (its size or modification
+time moved) each is refused with :class:`~noema.errors.BundleError` saying to load it again.
+Noema's own saves move a new file over the path and leave the mapped one as it was.
 
 Loading checks, before anything is trusted: the zip structure, member sizes against the manifest
 (a member is inflated as a stream and refused once it passes its declared size, so a zip bomb
@@ -70,27 +75,23 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import zipfile
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import BundleError, GraphError, OptionError
+from noema.errors import BundleError, OptionError
 from noema.model.facttext import FACT_RENDERING
 from noema.model.graph import SemanticGraph
-from noema.model.records import MergeRecord, json_bytes, read_merge_record, record_to_dict
-from noema.storage.columns import columns_bytes, read_columns
+from noema.model.records import MergeRecord, json_bytes, record_to_dict
+from noema.storage._reading import BundleContents, fact_order, graph_counts, read_contents
+from noema.storage.columns import columns_bytes
 from noema.storage.container import (
-    Blob,
-    check_streamed,
-    checked_member,
-    forget_pages,
+    file_identity,
     in_zip,
-    load_json,
     mapped_file,
     write_atomically,
     write_target,
@@ -99,13 +100,8 @@ from noema.storage.container import (
 from noema.storage.manifest import (
     FORMAT_NAME,
     SCHEMA_VERSION,
-    check_budget,
-    check_stored_members,
-    checked_settings,
-    declared_entry,
     default_max_memory,
     read_manifest,
-    written_manifest,
 )
 from noema.storage.members import (
     COLUMNS_MEMBER,
@@ -114,13 +110,12 @@ from noema.storage.members import (
     SENTENCES_IVF_MEMBER,
     SENTENCES_MEMBER,
 )
-from noema.storage.names import names_bytes, read_names
+from noema.storage.names import names_bytes
 from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import ivf_bytes, read_ivf
+from noema.vectors.ivf import ivf_bytes
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     SentenceIndex,
-    StoredSentences,
     sentence_key,
     source_sentences,
 )
@@ -142,18 +137,6 @@ EMBEDDING_ROWS = "relations then events, in graph.json order"
 
 
 @dataclass(frozen=True)
-class BundleContents:
-    """Everything a bundle holds, checked."""
-
-    graph: SemanticGraph
-    index: VectorIndex
-    merge_log: tuple[MergeRecord, ...]
-    manifest: dict[str, Any]
-    sentences: SentenceIndex | None = None
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class BundleSettings:
     """What a bundle's manifest records about how it was built."""
 
@@ -161,11 +144,6 @@ class BundleSettings:
     spacy_model: str
     similarity_threshold: float
     noema_version: str
-
-
-def fact_order(graph: SemanticGraph) -> list[str]:
-    """The row order of ``embeddings.bin``: relations, then events, in graph order."""
-    return [*graph.relations, *graph.events]
 
 
 def write_bundle(
@@ -239,11 +217,16 @@ def _members(
     if names is not None:
         members[NAMES_MEMBER], rows = names
         described["names"] = {"rows": rows}
+    # the rows were checked before they were copied; a file written in place while they were
+    # being copied is seen here, so no member holds bytes of another bundle
+    for vectors in (index, sentences.vectors if sentences is not None else None):
+        if vectors is not None:
+            vectors.check_unchanged()
     manifest = {
         "format": FORMAT_NAME,
         "schema_version": SCHEMA_VERSION,
         "noema_version": settings.noema_version,
-        "counts": _counts(graph),
+        "counts": graph_counts(graph),
         "embedding_model": settings.embedding_model,
         "embedding_dimension": index.dimension,
         "spacy_model": settings.spacy_model,
@@ -274,19 +257,8 @@ def _sentence_members(
     return {"rows": len(keys), "rendering": SENTENCE_RENDERING}
 
 
-def _counts(graph: SemanticGraph) -> dict[str, int]:
-    """What the manifest's ``counts`` declares, and opening checks, for ``graph``."""
-    return {
-        "entities": len(graph.entities),
-        "relations": len(graph.relations),
-        "events": len(graph.events),
-        "documents": len(graph.documents),
-        "facts": len(graph.relations) + len(graph.events),
-    }
-
-
 def _rows(index: VectorIndex, order: list[str]) -> Any:
-    return np.stack([index.vector(f) for f in order])
+    return index.vectors.take(index.rows_of(order), axis=0)
 
 
 def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) -> BundleContents:
@@ -303,7 +275,18 @@ def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) 
     source = Path(path)
     if not source.is_file():
         raise BundleError(f"{str(source)!r} is not a file")
-    return _open(source, str(source), max_memory, mapped_file(source))
+    # taken before reading: a file replaced meanwhile is then seen by the next save as a file
+    # someone else wrote, which refuses rather than overwrites it
+    identity = file_identity(source)
+    opened = mapped_file(source)
+    if opened is None:
+        contents = _open(source, str(source), max_memory, None)
+    else:
+        view, check = opened
+        # read whole: the zip directory is read from the same bytes as the members, not the file
+        zip_source = source if check else io.BytesIO(view)
+        contents = _open(zip_source, str(source), max_memory, view, check)
+    return replace(contents, source=(source, identity))
 
 
 def read_bundle_bytes(
@@ -315,174 +298,17 @@ def read_bundle_bytes(
 
 
 def _open(
-    source: Any, name: str, max_memory: int | None, mapped: memoryview | None
+    source: Any,
+    name: str,
+    max_memory: int | None,
+    mapped: memoryview | None,
+    check: Callable[[], None] | None = None,
 ) -> BundleContents:
     if max_memory is not None and (
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
-    return in_zip(source, name, lambda zf: _read(zf, name, max_memory, mapped))
-
-
-def _read(
-    zf: zipfile.ZipFile, name: str, max_memory: int | None, mapped: memoryview | None
-) -> BundleContents:
-    manifest, written_schema = written_manifest(zf, name)
-    declared = manifest.get("members")
-    if not isinstance(declared, dict):
-        raise BundleError(f"{name!r}: manifest has no members table")
-    columnar = COLUMNS_MEMBER in declared
-    check_budget(zf, name, max_memory, columnar=columnar)
-    check_stored_members(zf, manifest, written_schema, name)
-    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
-    if columnar:
-        # graph.json is in every bundle and parsed only where no columns are; it is still
-        # checked against its sha256 (inflated as a stream, never held whole), so a bundle with
-        # a damaged source of truth is refused rather than passed on
-        check_streamed(zf, "graph.json", *declared_entry(declared, "graph.json", name), name)
-    data: dict[str, Blob] = {}
-    for member in (graph_member, "embeddings.bin", "index.faiss"):
-        size, digest = declared_entry(declared, member, name)
-        data[member] = checked_member(zf, member, size, digest, name, mapped)
-    graph, merge_log, stored = _read_graph(
-        data[graph_member], graph_member, manifest, name, max_memory
-    )
-    counts = manifest.get("counts")
-    actual = _counts(graph)
-    if counts != actual:
-        raise BundleError(
-            f"{name!r}: manifest counts {counts!r} do not match graph.json {actual!r}"
-        )
-    dimension = checked_settings(manifest, name)
-    index = VectorIndex.from_bytes(
-        fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"]
-    )
-    _read_ivf(zf, declared, FACTS_IVF_MEMBER, index, name, mapped)
-    sentences = _read_sentences(zf, manifest, graph, dimension, name, stored, mapped)
-    if sentences is not None:
-        _read_ivf(zf, declared, SENTENCES_IVF_MEMBER, sentences.vectors, name, mapped)
-    name_vectors = _read_names(zf, manifest, graph, dimension, name, mapped)
-    for member in (graph_member, "index.faiss"):  # read, checked, and needed no more
-        forget_pages(mapped, data[member])
-    return BundleContents(
-        graph=graph,
-        index=index,
-        merge_log=merge_log,
-        manifest=manifest,
-        sentences=sentences,
-        name_vectors=name_vectors,
-    )
-
-
-def _read_graph(
-    blob: Blob, member: str, manifest: dict[str, Any], name: str, max_memory: int | None
-) -> tuple[SemanticGraph, tuple[MergeRecord, ...], StoredSentences | None]:
-    """The graph, its merge log and (from graph.columns) the sidecar's stored sentences."""
-    stored: StoredSentences | None = None
-    try:
-        if member == COLUMNS_MEMBER:
-            try:
-                columns = read_columns(blob, manifest.get("counts"), max_memory=max_memory)
-            except BundleError as exc:
-                raise BundleError(f"{name!r}: {exc}") from None
-            graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
-        else:
-            graph_data = load_json(blob, "graph.json", name)
-            raw_log = graph_data.pop("merge_log", [])
-            graph = SemanticGraph.from_dict(graph_data)
-        merge_log = tuple(read_merge_record(r) for r in raw_log)
-    except (GraphError, KeyError, TypeError, ValueError) as exc:
-        raise BundleError(f"{name!r}: {member} is invalid: {exc}") from exc
-    return graph, merge_log, stored
-
-
-def _read_ivf(
-    zf: zipfile.ZipFile,
-    declared: dict[str, Any],
-    member: str,
-    index: VectorIndex,
-    name: str,
-    mapped: memoryview | None,
-) -> None:
-    """The optional approximate index kept for ``index``'s rows, handed to it to build when
-    one is wanted; :class:`BundleError` when present but damaged."""
-    if member not in declared:
-        return
-    size, digest = declared_entry(declared, member, name)
-    blob = checked_member(zf, member, size, digest, name, mapped)
-    try:
-        index.keep_stored_approximate(read_ivf(blob, len(index), index.dimension))
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {member} {exc}") from None
-
-
-def _read_names(
-    zf: zipfile.ZipFile,
-    manifest: dict[str, Any],
-    graph: SemanticGraph,
-    dimension: int,
-    name: str,
-    mapped: memoryview | None,
-) -> dict[str, npt.NDArray[np.float32]]:
-    """The optional entity-name vectors by entity id; empty when absent, :class:`BundleError`
-    when present but damaged."""
-    info = manifest.get("names")
-    entry = manifest["members"].get(NAMES_MEMBER)
-    if info is None and entry is None:
-        return {}
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {NAMES_MEMBER} only in part")
-    size, digest = declared_entry(manifest["members"], NAMES_MEMBER, name)
-    rows = info.get("rows")
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows * (4 + 4 * dimension) != size:
-        raise BundleError(
-            f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
-            f"of {dimension} float32 the manifest declares"
-        )
-    blob = checked_member(zf, NAMES_MEMBER, size, digest, name, mapped)
-    try:
-        vectors = read_names(blob, rows, dimension, list(graph.entities))
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
-    forget_pages(mapped, blob)
-    return vectors
-
-
-def _read_sentences(
-    zf: zipfile.ZipFile,
-    manifest: dict[str, Any],
-    graph: SemanticGraph,
-    dimension: int,
-    name: str,
-    stored: StoredSentences | None,
-    mapped: memoryview | None,
-) -> SentenceIndex | None:
-    """The optional sentence sidecar; ``None`` when absent or made with another rendering (it is
-    then rebuilt from the graph), :class:`BundleError` when present but damaged. ``stored``:
-    its sentences, facts, keys and topics as graph.columns holds them, else they are worked out
-    from the graph."""
-    info = manifest.get("sentences")
-    entry = manifest["members"].get(SENTENCES_MEMBER)
-    if info is None and entry is None:
-        return None
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {SENTENCES_MEMBER} only in part")
-    if info.get("rendering") != SENTENCE_RENDERING:
-        return None  # embedded another way: re-embedded on first use, never mixed
-    size, digest = declared_entry(manifest["members"], SENTENCES_MEMBER, name)
-    rows = info.get("rows")  # checked before anything is inflated
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows * dimension * 4 != size:
-        raise BundleError(
-            f"{name!r}: {SENTENCES_MEMBER} holds {size} bytes, not the {rows!r} rows of "
-            f"{dimension} float32 the manifest declares"
-        )
-    blob = checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
-    try:
-        if stored is not None:
-            return SentenceIndex.from_stored(graph, dimension, blob, stored)
-        return SentenceIndex.from_bytes(graph, dimension, blob)
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {exc}") from exc
+    return in_zip(source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check))
 
 
 def _json_bytes(value: Any) -> bytes:

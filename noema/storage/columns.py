@@ -74,7 +74,9 @@ not UTF-8 or whose offsets do not cover it; counts that differ from the manifest
 its document; an unknown type; a confidence outside [0, 1]; a repeated id. Nothing is allocated
 before the sizes are checked against the member's length, so a hostile header cannot make a
 reader allocate more than the member holds. Nor a heap of strings referenced many times over:
-the characters the fields reference are summed and held to a budget before any record is made.
+the characters the fields reference, and the ids ``graph.json`` writes where this member holds a
+row, are summed and held to a budget before any record is made. The sidecar's sentences and keys
+are compared with the graph's, as a save compares them (:mod:`noema.storage._save_checks`).
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ from noema.storage._column_checks import (
     same_length,
 )
 from noema.storage._column_records import graph_from_arrays, split_ranges
+from noema.storage._save_checks import check_sentence_keys, check_sentence_sources
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     TOPIC_RULE,
@@ -439,10 +442,12 @@ def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
 def _sentences(
     arrays: Mapping[str, npt.NDArray[Any]], strings: list[str], graph: SemanticGraph
 ) -> StoredSentences:
-    """The sidecar's sentences, facts, keys and topics, from arrays already checked."""
+    """The sidecar's sentences, facts, keys and topics, from arrays already checked, once they
+    are what a save will work out again from the graph."""
     doc_ids = list(graph.documents)
     entity_ids = list(graph.entities)
     fact_ids = [*graph.relations, *graph.events]
+    check_sentence_sources(arrays, doc_ids, len(graph.relations), len(graph.events))
     listed = [
         Sentence(doc_ids[d], s, e)
         for d, s, e in zip(
@@ -454,6 +459,7 @@ def _sentences(
     ]
     digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
     keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
+    check_sentence_keys(graph, keys)
     facts = split_ranges(
         [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
     )

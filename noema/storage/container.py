@@ -17,6 +17,7 @@ import struct
 import tempfile
 import threading
 import time
+import weakref
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -32,9 +33,13 @@ from noema.storage.members import STORED_MEMBERS
 
 __all__ = [
     "MAX_MEMBER_BYTES",
+    "READ_WHOLE_BELOW",
     "Blob",
+    "FileCheck",
+    "FileIdentity",
     "check_streamed",
     "checked_member",
+    "file_identity",
     "forget_pages",
     "in_zip",
     "load_json",
@@ -144,16 +149,79 @@ def _remove_stale_temporaries(target: Path) -> None:
             pass  # gone already, or not ours to remove: the save itself does not depend on it
 
 
-def mapped_file(path: Path) -> memoryview | None:
-    """The file mapped into memory (read-only), so stored members are read in place: nothing is
-    copied, and only the pages read are loaded. ``None`` where it cannot be mapped (an empty
-    file, a file system without mmap) and on Windows, where a mapped file cannot be replaced
-    and a save over the bundle that was opened would fail."""
+# A bundle up to this size is read into memory when opened rather than mapped from its file:
+# another program rewriting the file in place (cp, rsync --inplace, truncate) then changes
+# nothing the knowledge base reads, at the cost of memory a small bundle hardly takes. A larger
+# one is mapped, and checked before each read (see FileCheck).
+READ_WHOLE_BELOW = 64 << 20
+
+# What a write in place changes in the file's status. Not the inode (the mapping holds its own
+# inode whatever the path names later), and not the change time: it moves when the file is
+# renamed, linked, made readable to others or unlinked by a save moving a new file over it,
+# none of which changes a byte; a program that writes and then sets the modification time back
+# (touch -r) is not seen.
+_Signature = tuple[int, int]
+
+
+def _signature(fd: int) -> _Signature:
+    status = os.fstat(fd)
+    return status.st_size, status.st_mtime_ns
+
+
+class FileCheck:
+    """Refuses, as :class:`BundleError`, any further read of a bundle mapped from its file once
+    another program has written the file in place (its size or modification time moved since it
+    was mapped). Checked before every read of the mapped rows: one ``fstat`` of the mapped file,
+    about a microsecond, where copying the vectors out at opening would take their size in
+    memory (1.5 GB at a million facts), and a private mapping would not help: its pages show
+    the file's later writes until written to, and a truncated file is SIGBUS either way."""
+
+    def __init__(self, fd: int, name: str) -> None:
+        self._fd = fd  # the mapped file, whatever file the path names later
+        self._name = name
+        self._signature = _signature(fd)
+        weakref.finalize(self, os.close, fd)
+
+    def __call__(self) -> None:
+        """Raises :class:`BundleError` when the file was written since it was mapped."""
+        if _signature(self._fd) != self._signature:
+            raise BundleError(
+                f"{self._name!r} was changed on disk by another program after it was opened "
+                "(written in place: cp, rsync --inplace, truncate); its vectors can no longer be "
+                "read from it. Load it again"
+            )
+
+
+# Which file a path names and what it holds, as far as its status says: a save moving another
+# file over the path changes the device or inode, a write in place the size or modification time.
+FileIdentity = tuple[int, int, int, int]
+
+
+def file_identity(path: str | os.PathLike[str]) -> FileIdentity | None:
+    """What :data:`FileIdentity` says of the file at ``path`` (through links); ``None`` when
+    there is none."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def mapped_file(path: Path) -> tuple[memoryview, FileCheck | None] | None:
+    """The file's bytes: read whole up to :data:`READ_WHOLE_BELOW` bytes, else mapped into
+    memory (read-only), so stored members are read in place: nothing is copied, and only the
+    pages read are loaded; with the check to call before reading a mapped file again. ``None``
+    where it cannot be mapped (an empty file, a file system without mmap) and on Windows, where
+    a mapped file cannot be replaced and a save over the bundle that was opened would fail."""
     if os.name == "nt":
         return None
     try:
         with path.open("rb") as handle:
-            return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+            size = os.fstat(handle.fileno()).st_size
+            if 0 < size < READ_WHOLE_BELOW:
+                return memoryview(handle.read()), None
+            view = memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+            return view, FileCheck(os.dup(handle.fileno()), str(path))
     except (OSError, ValueError):
         return None
 

@@ -23,6 +23,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from noema.errors import BundleError
 from noema.model.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.model.gcpause import paused_gc
 from noema.model.graph import Relation, SemanticGraph, make_event_id, make_relation_id
@@ -35,6 +36,7 @@ from noema.storage.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
+from noema.storage.container import FileIdentity, file_identity
 from noema.vectors.embed import Embedder, embedding_stage
 from noema.vectors.index import SearchMode, VectorIndex
 from noema.vectors.sentences import SentenceIndex
@@ -127,6 +129,9 @@ class Store:
         self.search: SearchMode = search
         self.snapshot = Snapshot(SemanticGraph(), None, None)
         self.lock = threading.Lock()
+        # each bundle file this store was opened from or saved to, and what it was then: a save
+        # over one that has changed since would drop another program's save
+        self._files: dict[Path, FileIdentity | None] = {}
 
     def publish(
         self,
@@ -172,8 +177,26 @@ class Store:
     ) -> Path:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
         there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
-        the graph that is written."""
+        the graph that is written.
+
+        Raises:
+            BundleError: ``path`` is a bundle this store was opened from or saved to, and
+                another program (another process saving the same knowledge base) has
+                replaced or written it since: saving would drop what that program saved.
+        """
+        target = Path(os.path.realpath(path))
+        known, found = self._files.get(target), file_identity(target)
+        # a path never opened or saved here, or nothing there now: no one's work is lost
+        if known is not None and found is not None and found != known:
+            raise BundleError(
+                f"{str(path)!r} was replaced by another program since this knowledge base "
+                "loaded or saved it; saving would drop what that program saved. Load it "
+                "again and repeat the changes, or save to another path"
+            )
         self._written(partial(write_bundle, path), settings, name_vectors)
+        # (a save by another program between the check and this one's move, or between the
+        # move and this stat, is not seen: the window is a save's last moments)
+        self._files[target] = file_identity(target)
         return Path(path)
 
     def to_bytes(
@@ -208,6 +231,9 @@ class Store:
         migrated as they are read (:mod:`noema.storage.bundle`); what is left is the state itself:
         fact vectors embedded from another text than today's are embedded again, never
         mixed with new ones, and a bundle from before the sentence sidecar gets one."""
+        if contents.source is not None:
+            path, identity = contents.source
+            self._files[Path(os.path.realpath(path))] = identity
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
             snapshot = Snapshot(

@@ -16,9 +16,7 @@ best ones. Every score a search reports is computed the same way, row by row
 
 from __future__ import annotations
 
-import math
-import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from functools import lru_cache
@@ -28,6 +26,7 @@ import numpy as np
 
 from noema.errors import BundleError, OptionError
 from noema.vectors._approximate import Approximate, faiss_module
+from noema.vectors._flat import FLAT_HEADER_BYTES, check_flat, check_unit_rows, flat_bytes
 from noema.vectors.embed import Vectors
 from noema.vectors.ivf import IVFParts, parts_of
 
@@ -36,12 +35,16 @@ __all__ = [
     "FLAT_HEADER_BYTES",
     "SEARCH_MODES",
     "SearchMode",
+    "SourceCheck",
     "VectorIndex",
     "check_search_mode",
     "one_blas_thread",
 ]
 
 SearchMode = Literal["auto", "exact", "approximate"]
+# Called before rows viewed in a bundle's mapped file are read: raises BundleError when another
+# program wrote the file in place since it was opened (noema.storage.container.FileCheck).
+SourceCheck = Callable[[], None]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # Rows from which "auto" search is approximate. Below it exact search takes a few milliseconds
 # (benchmarks/scale.py); above it, it grows with every fact added.
@@ -56,8 +59,6 @@ PREFILTER_FROM = 4096
 _ROUNDING = 1e-4
 # Two scores this close may print the same at six decimals: both are ranked by row then.
 _SAME_REPORTED = 1e-6
-# How far a stored row's length may be from 1 (float32 rounding is about 1e-7).
-_UNIT_TOLERANCE = 1e-3
 
 
 class _Prefilter:
@@ -163,6 +164,10 @@ class VectorIndex:
         self._prefilter: _Prefilter | None = None  # exact search's float16 copy, once prepared
         # the approximate index a bundle kept for these rows, built by prepare() if it is wanted
         self._stored: IVFParts | None = None
+        # where the matrix and the kept parts are views of a bundle's mapped file: its check,
+        # called before every read of them (a file truncated under a mapping is SIGBUS, one
+        # rewritten in place answers with its new bytes); None once the rows are in memory
+        self._source_check: SourceCheck | None = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -177,8 +182,12 @@ class VectorIndex:
 
     @property
     def vectors(self) -> Vectors:
-        """The stored vectors, one row per id, in :attr:`ids` order (read-only)."""
-        view: Vectors = self._vectors.view()
+        """The stored vectors, one row per id, in :attr:`ids` order (read-only).
+
+        Raises:
+            BundleError: they are read from a bundle's file, changed since it was opened.
+        """
+        view: Vectors = self._matrix().view()
         view.flags.writeable = False
         return view
 
@@ -194,6 +203,7 @@ class VectorIndex:
         copy = VectorIndex(self.dimension)
         copy._ids, copy._rows, copy._vectors = list(self._ids), dict(self._rows), self._vectors
         copy._prefilter = self._prefilter  # of the same rows; a change drops it
+        copy._source_check = self._source_check
         copy.inherit_approximate(self)
         return copy
 
@@ -210,7 +220,7 @@ class VectorIndex:
 
     def vector(self, item_id: str) -> Vectors:
         """The stored vector of one id."""
-        row: Vectors = self._vectors[self._rows[item_id]]
+        row: Vectors = self._matrix()[self._rows[item_id]]
         return row
 
     def add(self, ids: Sequence[str], vectors: Vectors) -> None:
@@ -242,6 +252,7 @@ class VectorIndex:
         """The ids, row numbers and matrix without ``removed`` and with the new ``ids`` after
         them (an id held and not removed keeps its vector), or ``None`` when nothing changes."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
+        self.check_unchanged()  # the kept rows are copied from the matrix below
         if len(ids) != len(vectors):
             raise OptionError(f"{len(ids)} ids but {len(vectors)} vectors")
         drop = {i for i in removed if i in self._rows}
@@ -269,10 +280,26 @@ class VectorIndex:
             order.append(item)
         return order, positions, matrix
 
+    def _matrix(self) -> Vectors:
+        """The rows, once :meth:`check_unchanged`."""
+        self.check_unchanged()
+        return self._vectors
+
+    def check_unchanged(self) -> None:
+        """Nothing, unless the rows are read from a bundle's file that another program wrote in
+        place since it was opened.
+
+        Raises:
+            BundleError: naming the file and saying to load it again.
+        """
+        if self._source_check is not None:
+            self._source_check()
+
     def _take(self, rows: tuple[list[str], dict[str, int], Vectors] | None) -> None:
         """Hold the rows :meth:`_rows_changed` made (nothing when it made none)."""
         if rows is not None:
             self._ids, self._rows, self._vectors = rows
+            self._source_check = None  # a new matrix, in memory
             self._drop_approximate()
 
     def _drop_approximate(self) -> None:
@@ -292,6 +319,7 @@ class VectorIndex:
     def approximate_parts(self, order: Sequence[str]) -> IVFParts | None:
         """What a bundle keeps of the approximate index, for the rows of ``order``; ``None``
         when there is none (opening then trains one if it is wanted)."""
+        self.check_unchanged()
         if self._approximate is None or self._label_rows is None:
             if self._stored is None:
                 return None
@@ -309,6 +337,7 @@ class VectorIndex:
         :data:`APPROXIMATE_FROM` rows); returns ``self``. Done by writers before an index is
         shared, so no reader ever builds anything."""
         check_search_mode(mode)
+        self.check_unchanged()
         wanted = mode == "approximate" or (mode == "auto" and len(self) >= APPROXIMATE_FROM)
         if not wanted or len(self) < 2:
             self._approximate, self._label_rows, self._base = None, None, None
@@ -337,6 +366,7 @@ class VectorIndex:
     def search_many(self, queries: Vectors, k: int) -> list[list[tuple[str, float]]]:
         """:meth:`search` for each row of ``queries``."""
         queries = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dimension)
+        self.check_unchanged()
         if not self._ids or k < 1:
             return [[] for _ in range(len(queries))]
         k = min(k, len(self._ids))
@@ -393,11 +423,11 @@ class VectorIndex:
     def index_bytes(self) -> bytes:
         """An ``IndexFlatIP`` over the rows, serialized (``faiss.serialize_index``) and built for
         the occasion: what a bundle stores, whatever this index searches with."""
-        return _flat_bytes(self._vectors)
+        return flat_bytes(self._matrix())
 
     def vector_bytes(self) -> bytes:
         """The vectors as little-endian float32, row-major."""
-        return self._vectors.astype("<f4").tobytes()
+        return self._matrix().astype("<f4").tobytes()
 
     @classmethod
     def from_bytes(
@@ -406,8 +436,12 @@ class VectorIndex:
         dimension: int,
         vectors: bytes | memoryview,
         index: bytes | memoryview | None,
+        *,
+        check: SourceCheck | None = None,
     ) -> VectorIndex:
         """Rebuild from :meth:`vector_bytes` and :meth:`index_bytes`, checking their sizes agree.
+        ``check``: where ``vectors`` is a view of a bundle's mapped file, the check to call
+        before every later read of the rows (:meth:`check_unchanged`).
 
         Raises:
             BundleError: the byte sizes, row counts or dimensions disagree with ``ids``.
@@ -427,73 +461,8 @@ class VectorIndex:
             out = cls.from_rows(ids, matrix)
         except OptionError:  # the shape is right: the size was checked above
             raise BundleError("the same fact id appears twice in the vector rows") from None
-        _check_unit_rows(matrix)
+        check_unit_rows(matrix)
         if index is not None:
-            _check_flat(index, vectors, len(ids), dimension)
+            check_flat(index, vectors, len(ids), dimension)
+        out._source_check = check
         return out
-
-
-def _check_unit_rows(matrix: Vectors) -> None:
-    """Every row finite and of length 1, checked from the squared lengths alone (no temporary
-    the size of the matrix: a non-finite number makes its row's squared length non-finite)."""
-    squares = np.einsum("ij,ij->i", matrix, matrix)
-    row, length = -1, 1.0
-    if not np.all(np.isfinite(squares)):
-        row = int(np.flatnonzero(~np.isfinite(squares))[0])
-        if not np.all(np.isfinite(matrix[row])):
-            raise BundleError("embeddings contain NaN or infinite values")
-        length = math.sqrt(float(np.sum(matrix[row].astype(np.float64) ** 2)))  # overflowed
-    elif len(squares):
-        lengths = np.sqrt(squares)
-        row = int(np.argmax(np.abs(lengths - 1.0)))
-        length = float(lengths[row])
-    if abs(length - 1.0) > _UNIT_TOLERANCE:
-        raise BundleError(
-            f"embedding row {row} has length {length:.4g}; every row must be a "
-            "unit vector (a longer one would outscore every other fact)"
-        )
-
-
-def _same_bytes(a: memoryview, b: memoryview) -> bool:
-    """Whether two byte views of one length hold the same bytes, compared a block at a time
-    (memoryview's own comparison goes item by item: 0.25 s per 150 MB)."""
-    step = 1 << 24
-    return all(
-        a[n : n + step].tobytes() == b[n : n + step].tobytes() for n in range(0, len(a), step)
-    )
-
-
-def _flat_header(rows: int, dimension: int) -> bytes:
-    """What ``faiss.serialize_index`` writes before the vectors of an ``IndexFlatIP``: its type,
-    dimension, row count, two unused fields faiss fills with 2**20, "trained", the metric (0:
-    inner product) and the number of floats that follow (tests/test_index.py holds this equal
-    to faiss's own output)."""
-    fields = (dimension, rows, 1 << 20, 1 << 20, True, 0, rows * dimension)
-    return b"IxFI" + struct.pack("<iqqq?iQ", *fields)
-
-
-FLAT_HEADER_BYTES = len(_flat_header(0, 1))  # the same for every size: fixed-width fields
-
-
-def _flat_bytes(vectors: Vectors) -> bytes:
-    """``faiss.serialize_index`` of an ``IndexFlatIP`` over ``vectors``, without building one."""
-    return _flat_header(*vectors.shape) + vectors.astype("<f4").tobytes()
-
-
-def _check_flat(
-    blob: bytes | memoryview, vectors: bytes | memoryview, rows: int, dimension: int
-) -> None:
-    """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: its
-    header compared with the one faiss writes and the rest with the vectors' bytes, never
-    deserialized, so a header claiming gigabytes, another metric or another index type is never
-    acted on. (An approximate index is never read from a bundle: the loader builds it again
-    from the vectors.)"""
-    header = _flat_header(rows, dimension)
-    if (
-        len(blob) != len(header) + len(vectors)
-        or bytes(blob[: len(header)]) != header
-        or not _same_bytes(memoryview(blob)[len(header) :], memoryview(vectors))
-    ):
-        raise BundleError(
-            "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"
-        )

@@ -28,7 +28,7 @@ from noema.model.graph import VALUE_TYPES, Document, Fact, SemanticGraph
 from noema.model.names import normalize_name, strip_disambiguation
 from noema.model.spans import Sentence, document_title, sentence_text
 from noema.vectors.embed import Embedder, Vectors
-from noema.vectors.index import VectorIndex
+from noema.vectors.index import SourceCheck, VectorIndex
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -195,14 +195,17 @@ def _with_changes(
     return out
 
 
-def _stored_vectors(keys: list[str], dimension: int, blob: bytes | memoryview) -> VectorIndex:
-    """The sidecar's vectors as a bundle stores them, one row per key."""
+def _stored_vectors(
+    keys: list[str], dimension: int, blob: bytes | memoryview, check: SourceCheck | None
+) -> VectorIndex:
+    """The sidecar's vectors as a bundle stores them, one row per key (``check``: as for
+    :meth:`VectorIndex.from_bytes`)."""
     if len(blob) != len(keys) * dimension * 4:
         raise BundleError(
             f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, the graph "
             f"has {len(keys)} source sentences"
         )
-    return VectorIndex.from_bytes(keys, dimension, blob, None)
+    return VectorIndex.from_bytes(keys, dimension, blob, None, check=check)
 
 
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
@@ -407,19 +410,31 @@ class SentenceIndex:
 
     @classmethod
     def from_bytes(
-        cls, graph: SemanticGraph, dimension: int, blob: bytes | memoryview
+        cls,
+        graph: SemanticGraph,
+        dimension: int,
+        blob: bytes | memoryview,
+        *,
+        check: SourceCheck | None = None,
     ) -> SentenceIndex:
-        """The sidecar of ``graph`` over rows stored by a bundle (:func:`source_sentences` order).
+        """The sidecar of ``graph`` over rows stored by a bundle (:func:`source_sentences` order);
+        ``check`` as for :meth:`VectorIndex.from_bytes`.
 
         Raises:
             BundleError: the rows do not fit the graph's sentences.
         """
 
-        return cls._over(graph, lambda keys: _stored_vectors(keys, dimension, blob))
+        return cls._over(graph, lambda keys: _stored_vectors(keys, dimension, blob, check))
 
     @classmethod
     def from_stored(
-        cls, graph: SemanticGraph, dimension: int, blob: bytes | memoryview, stored: StoredSentences
+        cls,
+        graph: SemanticGraph,
+        dimension: int,
+        blob: bytes | memoryview,
+        stored: StoredSentences,
+        *,
+        check: SourceCheck | None = None,
     ) -> SentenceIndex:
         """The sidecar of ``graph`` over rows stored by a bundle, with the sentences, facts,
         keys, topics and compared forms it stored beside them: nothing is listed, hashed or
@@ -429,7 +444,7 @@ class SentenceIndex:
         Raises:
             BundleError: the rows do not fit the stored sentences.
         """
-        vectors = _stored_vectors(list(stored.keys.values()), dimension, blob)
+        vectors = _stored_vectors(list(stored.keys.values()), dimension, blob, check)
         # a graph read from a bundle has every mention inside its documents (checked on load)
         basis = _Basis(graph, True, stored.names, stored.titles)
         return cls(vectors, stored.facts, stored.topics, stored.keys, basis=basis)

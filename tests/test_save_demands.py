@@ -1,0 +1,115 @@
+"""What a save of an opened bundle will demand is checked when it is opened: a bundle that opens,
+answers and ingests must save again, so one whose save could only fail is refused at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import noema
+from noema import KnowledgeBase
+from tests.test_bundle import _columns, rewrite
+
+Update = Callable[[dict[str, Any], list[str]], None]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -> Path:
+    path = tmp_path_factory.mktemp("save_demands") / "kb.noema"
+    company_kb.save(path)
+    return path
+
+
+def _swap_sentences(arrays: dict[str, Any], strings: list[str]) -> None:
+    """The sidecar's first two sentences listed the other way round, each with its facts."""
+    ranges = arrays["sentence_fact_range"]
+    first = arrays["sentence_fact"][ranges[0] : ranges[1]].copy()
+    second = arrays["sentence_fact"][ranges[1] : ranges[2]].copy()
+    arrays["sentence_fact"][: len(first) + len(second)] = np.concatenate([second, first])
+    ranges[1] = len(second)
+    for name in ("sentence_document", "sentence_start", "sentence_end", "sentence_digest"):
+        arrays[name][[0, 1]] = arrays[name][[1, 0]]
+
+
+def _swap_digests(arrays: dict[str, Any], strings: list[str]) -> None:
+    """Two sentences keep their places and facts, and trade the hashes in their keys."""
+    arrays["sentence_digest"][[0, 1]] = arrays["sentence_digest"][[1, 0]]
+
+
+def _edit_text(arrays: dict[str, Any], strings: list[str]) -> None:
+    """The first document's text edited (same length, every span still inside it)."""
+    number = int(arrays["document_text"][0])
+    assert "Larry" in strings[number]
+    strings[number] = strings[number].replace("Larry", "Harry")
+
+
+@pytest.mark.parametrize(
+    ("update", "match"),
+    [
+        (_swap_sentences, "other sentences than the graph's facts come from"),
+        (_swap_digests, "does not hash to its key"),
+        (_edit_text, "does not hash to its key"),
+    ],
+    ids=["swapped sidecar rows", "swapped keys", "edited document text"],
+)
+def test_a_sidecar_a_save_would_refuse_is_refused_on_opening(
+    saved: Path, tmp_path: Path, update: Update, match: str
+) -> None:
+    # each opened, answered and ingested, and every save failed: "the sentence sidecar was
+    # built for another graph"
+    bad = rewrite(saved, tmp_path / "bad.noema", _columns(update), fix_manifest=True)
+    with pytest.raises(noema.BundleError, match=match):
+        KnowledgeBase.load(bad)
+
+
+def test_a_bundle_that_opens_saves_and_opens_again(saved: Path, tmp_path: Path) -> None:
+    kb = KnowledgeBase.load(saved)
+    kb.ingest(["Grace Hopper designed COBOL."])
+    again = KnowledgeBase.load(kb.save(tmp_path / "again.noema"))
+    assert "Hopper" in again.retrieve("Who designed COBOL?").text
+
+
+def _long_id_mentioned(mentions: int, id_length: int) -> Update:
+    """The first document's id made ``id_length`` characters longer (keeping its place in id
+    order), and the first entity given
+    ``mentions`` more mentions in it: graph.columns stores the id once, graph.json writes it
+    in every mention."""
+
+    def update(arrays: dict[str, Any], strings: list[str]) -> None:
+        strings[int(arrays["document_id"][0])] += "d" * id_length
+        ranges = arrays["entity_mention_range"]
+        at = int(ranges[1])
+        for field, value in (("document", 0), ("start", 0), ("end", 5)):
+            name = f"entity_mention_{field}"
+            arrays[name] = np.insert(arrays[name], at, np.full(mentions, value))
+        ranges[1:] += mentions
+
+    return update
+
+
+def test_ids_a_save_writes_in_every_mention_are_held_to_the_budget(
+    saved: Path, tmp_path: Path
+) -> None:
+    # a 1 MB document id stored once and mentioned 10,000 times opened at once; a save would
+    # write it 10,000 times (10 GB of graph.json)
+    bad = rewrite(
+        saved,
+        tmp_path / "mentioned.noema",
+        _columns(_long_id_mentioned(10_000, 1 << 20)),
+        fix_manifest=True,
+    )
+    assert bad.stat().st_size < 2 << 20
+    with pytest.raises(noema.BundleError, match="made to be multiplied"):
+        KnowledgeBase.load(bad)
+    with pytest.raises(noema.BundleError, match="more than the budget"):
+        KnowledgeBase.load(bad, max_memory=8 << 30)
+    # the same id mentioned a few times is an ordinary bundle, saved and opened again
+    fine = rewrite(
+        saved, tmp_path / "fine.noema", _columns(_long_id_mentioned(3, 1000)), fix_manifest=True
+    )
+    kb = KnowledgeBase.load(fine)
+    assert KnowledgeBase.load(kb.save(tmp_path / "again.noema")).graph == kb.graph
