@@ -23,7 +23,9 @@ and its notation, for a person to mark. The rule for marking one:
 - **applicable** when the sentence ties a time to *this* fact: the year or date is on the fact's
   verb or its clause ("led X from 2010 to 2019", "in March 2004 she joined Y", "X, Y's chairman
   since 2015", "the former CEO"); not when the date belongs to something else in the sentence
-  (a birth date beside an unrelated fact, a founding year in an apposition about the object);
+  (a birth date beside an unrelated fact, a founding year in an apposition about the object),
+  nor when the fact's other end is the date itself (``#1 -build_in-> #2`` with ``#2 1874 :DATE``
+  says the time as what it claims, and claims nothing timeless);
 - **with its time** when it is applicable and notation states it as an event line carrying
   ``@`` a time that covers the sentence's time for it (``@2010/2019`` for "from 2010 to 2019",
   ``@2015/..`` for "since 2015", ``@../2019`` for "until 2019"; a year where the sentence gives a
