@@ -85,7 +85,10 @@ def _explanation_line(step: FactExplanation) -> str:
         "hop": f"hop from {step.seed_id} to the document about {last}, similarity {step.similarity}",
         "bridge": f"step {step.step}: a search with the bridge {last} named by {step.seed_id}, similarity {step.similarity}",
         "expansion": f"{step.hops} hop(s) from {step.seed_id}, similarity {step.similarity}",
+        "time": f"a rival of {step.seed_id}",
     }[step.reason]
+    if step.time:
+        how = f"{how}; {step.time}"
     return f"# {step.order:>3} {'in ' if step.included else 'cut'} {step.fact_id}: {how}"
 
 
