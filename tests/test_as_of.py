@@ -14,6 +14,8 @@ from datetime import date
 import pytest
 
 import noema
+from noema.retrieval.plan import Step
+from noema.retrieval.timeorder import order_by_time
 from noema.retrieval.times import read_question_time
 
 # each sentence the documents hold, and the fact read from it: subject (type), label, object
@@ -269,11 +271,21 @@ def test_of_rival_facts_the_one_valid_latest_comes_first(timed_kb: noema.Knowled
 
 
 def test_a_question_time_that_matches_no_fact_keeps_the_order(
-    company_kb: noema.KnowledgeBase,
+    timed_kb: noema.KnowledgeBase,
 ) -> None:
-    # no events: the question's year changes nothing but what the question embeds as
-    with_time = company_kb.retrieve("Who acquired YouTube in 2006?", explain=True)
-    assert all(e.time is None and e.reason != "time" for e in with_time.explanation or ())
+    graph = timed_kb.graph
+    facts = [*graph.relations, event_of(timed_kb, "Pell Harbour", "Ostra")]
+    steps = [Step(f, "seed", 0.5, f, 0, (), None) for f in facts]
+    asked = read_question_time("What was the capital of Ostra after 1950?")
+    ordered = order_by_time(graph, steps, asked, allowed=lambda f: True, sentence_of=lambda f: None)
+    assert list(ordered) == steps
+    # a graph without events (every graph the built-in extractor made so far) is not touched
+    assert (
+        order_by_time(
+            noema.SemanticGraph(), steps, asked, allowed=lambda f: True, sentence_of=lambda f: None
+        )
+        is steps
+    )
 
 
 @pytest.mark.parametrize(
@@ -335,3 +347,42 @@ def test_sentences_as_of_shows_no_sentence_of_facts_invalid_then(
         "Who led Veltrix Robotics?", as_of="2015", format="sentences", max_tokens=400
     )
     assert "Mara Voss led" in result.text and "Dario Fenn" not in result.text
+
+
+# -- the other surfaces: MCP tools, the CLI's explanation, the adapters ---------------------
+async def test_the_mcp_tools_take_as_of_and_explain_the_time(timed_kb: noema.KnowledgeBase) -> None:
+    from noema.serve.tools import Tools
+
+    tools = Tools(timed_kb)
+    reply = await tools.retrieve("Who runs Veltrix Robotics?", format="notation", as_of="now")
+    text = reply.content[0].text  # type: ignore[union-attr]
+    assert "Dario Fenn" in text and "Mara Voss" not in text
+    explained = await tools.explain("Who is the current CEO of Veltrix Robotics?")
+    assert any(e.time and "'current' of the question" in e.time for e in explained.explanation)
+
+
+def test_the_cli_explanation_names_the_time(timed_kb: noema.KnowledgeBase) -> None:
+    from noema.cli.query import _explanation_line
+
+    result = timed_kb.retrieve("Who led Veltrix Robotics?", explain=True)
+    lines = [_explanation_line(e) for e in result.explanation or ()]
+    assert any("a rival of" in line and "valid later (2019/..)" in line for line in lines)
+
+
+def test_the_adapters_take_as_of_and_check_it(timed_kb: noema.KnowledgeBase) -> None:
+    import noema_langchain
+    import noema_llamaindex
+
+    retriever = noema_langchain.NoemaRetriever(knowledge_base=timed_kb, as_of="2005")
+    assert retriever.retrieve_options().as_of == "2005"
+    (document,) = retriever.invoke("Which team did Ada Ring play for?")
+    assert "Norvale United" in document.page_content and "Kestrel" not in document.page_content
+    with pytest.raises(ValueError, match="as_of must be"):
+        noema_langchain.NoemaRetriever(knowledge_base=timed_kb, as_of="yesterday")
+    nodes = noema_llamaindex.NoemaRetriever(timed_kb, as_of="2005").retrieve(
+        "Which team did Ada Ring play for?"
+    )
+    assert (
+        "Norvale United" in nodes[0].node.get_content()
+        and "Kestrel" not in nodes[0].node.get_content()
+    )
