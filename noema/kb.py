@@ -295,7 +295,8 @@ class KnowledgeBase(EntityRepairs):
 
         The options are those of :class:`noema.RetrieveOptions`, by name (``top_k``, ``hops``,
         ``max_tokens``, ``format``, ``token_model``, ``seeds``, ``min_similarity``,
-        ``min_confidence``); an unknown name raises. ``filters`` restricts the facts
+        ``min_confidence``, ``as_of``); an unknown name raises. ``as_of`` keeps only the facts
+        valid on a date; without it, a time in the question orders the facts that match it first. ``filters`` restricts the facts
         used, before seeds are chosen and during expansion: ``{"entity_types": [...],
         "predicates": [...], "document_ids": [...], "metadata": {key: value}}``.
         ``explain=True`` fills ``result.explanation``.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 from pydantic import BaseModel, ConfigDict, model_validator
 
 import noema
@@ -23,6 +25,7 @@ class RetrieveFields(BaseModel):
     seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
     min_confidence: float | None = noema.RetrieveOptions.min_confidence
+    as_of: str | datetime.date | None = noema.RetrieveOptions.as_of
 
     @model_validator(mode="after")
     def _check_options(self) -> RetrieveFields:

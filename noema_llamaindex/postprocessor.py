@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import re
 from typing import Any
 
@@ -46,6 +47,7 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
     seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
     min_similarity: float | None = noema.RetrieveOptions.min_similarity
     min_confidence: float | None = noema.RetrieveOptions.min_confidence
+    as_of: str | datetime.date | None = noema.RetrieveOptions.as_of
     similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
     spacy_model: str = noema.DEFAULT_SPACY_MODEL
     embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL

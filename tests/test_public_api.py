@@ -124,8 +124,12 @@ LAYERS = {
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
-    "retrieval.options": _uses("resources retrieval.formats"),
-    "retrieval.filters": _uses("model.graph"),
+    "retrieval.options": _uses("resources retrieval.formats retrieval.times"),
+    "retrieval.filters": _uses("model.graph model.times"),
+    "retrieval.times": _uses("model.times"),
+    "retrieval.timeorder": _uses(
+        "model.graph model.spans model.times retrieval.plan retrieval.times"
+    ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(
         """retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
@@ -147,7 +151,8 @@ LAYERS = {
     "retrieval.retrieve": _uses(
         """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
-        retrieval.strategies model.spans model.records"""
+        retrieval.strategies model.spans model.records retrieval.timeorder retrieval.times
+        retrieval.walk"""
     ),
     "storage._column_checks": _uses("errors model.records storage.manifest"),
     "storage._save_checks": _uses("errors model.graph model.spans vectors.sentences"),

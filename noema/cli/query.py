@@ -97,7 +97,10 @@ def _explanation_line(step: FactExplanation, graph: SemanticGraph) -> str:
         "bridge": f"step {step.step}: a search with the bridge {last} named by {seed}, "
         f"similarity {step.similarity}",
         "expansion": f"{step.hops} hop(s) from {seed}, similarity {step.similarity}",
+        "time": f"a rival of {seed}",
     }[step.reason]
+    if step.time:
+        how = f"{how}; {step.time}"
     return f"# {step.order:>3} {'in ' if step.included else 'cut'} {fact(step.fact_id)}: {how}"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from noema.errors import OptionError
 from noema.model.graph import ENTITY_TYPES, SemanticGraph
+from noema.model.times import Period, read_period
 
 __all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
 
@@ -32,6 +33,9 @@ def _strings(name: str, value: Any) -> frozenset[str]:
 class FactFilter:
     """A parsed, validated ``filters=`` argument.
 
+    ``valid_on`` is the ``as_of`` option's day (or month, or year): an event whose ISO time
+    does not overlap it is refused; a relation, or an event with no ISO time, is not.
+
     Example:
         >>> FactFilter.parse({"entity_types": ["PERSON", "ORG"], "predicates": ["found"]}).predicates
         frozenset({'found'})
@@ -41,6 +45,7 @@ class FactFilter:
     predicates: frozenset[str] | None = None
     document_ids: frozenset[str] | None = None
     metadata: tuple[tuple[str, Any], ...] | None = None
+    valid_on: Period | None = None
 
     @classmethod
     def parse(cls, filters: Mapping[str, Any] | None) -> FactFilter | None:
@@ -88,6 +93,10 @@ class FactFilter:
         else:
             event = graph.events[fact_id]
             entity_ids, label, mentions = event.participant_ids, event.label, event.mentions
+            if self.valid_on is not None:
+                period = read_period(event.time)
+                if period is not None and not period.overlaps(self.valid_on):
+                    return False
         if self.entity_types is not None and any(
             graph.entities[e].type not in self.entity_types for e in entity_ids
         ):

@@ -44,7 +44,7 @@ __all__ = [
 Format = Literal["notation", "natural_language", "sentences"]
 
 # What a format makes of a fact under the confidence floor: shows it only by its entities' names
-# (notation's entity lines, natural_language's "Also named:" line; events are always stated),
+# (notation's entity lines, natural_language's "Also named:" line; relations and events alike),
 # leaves it out of the packing order (a format that could not show the names), or shows it anyway
 # (sentences: the sentence is the evidence, whatever the extraction made of it).
 BelowFloor = Literal["entities_only", "left_out", "shown"]
@@ -85,9 +85,9 @@ class OutputFormat:
 
 
 def is_stated(graph: SemanticGraph, fact_id: str, floor: float) -> bool:
-    """Whether the fact itself is written out: events always, relations at or over ``floor``."""
-    relation = graph.relations.get(fact_id)
-    return relation is None or relation.confidence >= floor
+    """Whether the fact itself is written out: a relation or an event at or over ``floor`` (an
+    extractor gives events the confidence of the pattern that read them, as relations)."""
+    return graph.fact(fact_id).confidence >= floor
 
 
 def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
@@ -102,17 +102,16 @@ def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
 def render_notation(
     graph: SemanticGraph, relations: Sequence[str], events: Sequence[str], floor: float = 0.0
 ) -> tuple[str, list[str]]:
-    """The notation and its local entity ids. A relation under ``floor`` is left out and its
-    entities stay as entity lines: the names the retrieval reached, without a statement about
-    them that is likely false (see min_confidence)."""
-    stated: list[str] = []
+    """The notation and its local entity ids. A relation or event under ``floor`` is left out
+    and its entities stay as entity lines: the names the retrieval reached, without a statement
+    about them that is likely false (see min_confidence)."""
     named: list[str] = []
-    for r in relations:
-        if is_stated(graph, r, floor):
-            stated.append(r)
-        else:
-            named.extend(graph.relations[r].entity_ids)
-    encoded = encode_facts(graph, stated, events, named)
+    for f in (*relations, *events):
+        if not is_stated(graph, f, floor):
+            named.extend(graph.fact(f).entity_ids)
+    stated = [r for r in relations if is_stated(graph, r, floor)]
+    timed = [v for v in events if is_stated(graph, v, floor)]
+    encoded = encode_facts(graph, stated, timed, named)
     return encoded.text, list(encoded.local_ids)
 
 
@@ -146,14 +145,14 @@ def _natural_language(graph: SemanticGraph, chosen: Chosen, floor: float) -> str
     Trondheim (place), Ardmoy Dairy (organization)." Both fact formats state the same facts."""
     relations, events = _split(graph, chosen)
     stated = [r for r in relations if is_stated(graph, r, floor)]
-    text = decode_facts(graph, stated, events)
-    said = {e for r in stated for e in graph.relations[r].entity_ids}
-    said.update(e for v in events for e in graph.events[v].participant_ids)
+    timed = [v for v in events if is_stated(graph, v, floor)]
+    text = decode_facts(graph, stated, timed)
+    said = {e for f in (*stated, *timed) for e in graph.fact(f).entity_ids}
     kept = [
         e
-        for r in relations
-        if r not in stated
-        for e in graph.relations[r].entity_ids
+        for f in (*relations, *events)
+        if not is_stated(graph, f, floor)
+        for e in graph.fact(f).entity_ids
         if e not in said
     ]
     if not kept:

@@ -11,11 +11,13 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import date
 from typing import Any, Literal, TypedDict, get_args
 
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
+from noema.retrieval.times import as_of_period
 
 # ``**options: Unpack[RetrieveKwargs]`` is read at run time too (tool wrappers read the type
 # hints), so Unpack is imported for real, from typing_extensions before Python 3.11
@@ -75,6 +77,14 @@ class RetrieveOptions:
             :data:`~noema.retrieval.formats.FORMATS`). ``None`` (default): the format's
             ``default_floor``, :data:`NOTATION_MIN_CONFIDENCE` for notation and natural_language
             and 0 for sentences. 0 states every fact. ``fact_matches`` stays the vector-search hits.
+        as_of: keep only the facts valid on this day: a ``datetime.date``, an ISO date string
+            (``"2005"``, ``"2005-06"``, ``"2005-06-01"``: a year or month is every day of it) or
+            ``"now"`` (today, read at each retrieval). A fact whose time does not overlap it
+            is not used at all (not searched, walked or stated, and in ``"sentences"`` a
+            sentence none of whose facts is valid then is not shown); a fact without a time, or
+            with a time that is no ISO date or interval, is kept, since nothing says it is not
+            valid. ``None`` (default): every fact, a time in the question ordering those that
+            match it first (see :mod:`noema.retrieval.timeorder`).
 
     Example:
         >>> RetrieveOptions().max_tokens
@@ -106,6 +116,11 @@ class RetrieveOptions:
         "natural_language names them in one line without a claim (default: "
         f"{NOTATION_MIN_CONFIDENCE} for notation and natural_language, 0 for sentences; 0 "
         "states every fact)",
+    )
+    as_of: str | date | None = _option(
+        None,
+        "keep only facts valid on this date: 2005, 2005-06, 2005-06-01 or 'now' (facts "
+        "without a time are kept)",
     )
 
     def __post_init__(self) -> None:
@@ -143,6 +158,8 @@ class RetrieveOptions:
             or not 0.0 <= least <= 1.0
         ):
             raise OptionError(f"min_confidence must be a number from 0 to 1 or None, got {least!r}")
+        if self.as_of is not None:
+            as_of_period(self.as_of)  # raises OptionError naming the forms it takes
 
     def confidence_floor(self) -> float:
         """The ``min_confidence`` in force: the option, else the format's default.
@@ -203,6 +220,7 @@ class RetrieveKwargs(TypedDict, total=False):
     seeds: SeedStrategy
     min_similarity: float | None
     min_confidence: float | None
+    as_of: str | date | None
 
 
 def option_help(name: str) -> str:

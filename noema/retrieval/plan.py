@@ -51,7 +51,7 @@ from noema.vectors.sentences import SentenceIndex
 
 __all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
 
-Reason = Literal["seed", "sentence", "hop", "bridge", "expansion"]
+Reason = Literal["seed", "sentence", "hop", "bridge", "expansion", "time"]
 
 # How many of the best sentences hop to the documents their entities are about, and how many of
 # each such document's sentences come in (measured on HotpotQA and MuSiQue; see the README).
@@ -81,7 +81,8 @@ class Step:
 
     ``similarity`` is the cosine similarity to the question of what chose the fact: the fact's
     vector for seeds and walked facts, its sentence's vector for sentence seeds and hops.
-    ``sentence`` is the source sentence shown for it in ``format="sentences"``.
+    ``sentence`` is the source sentence shown for it in ``format="sentences"``. ``time`` says
+    how its time placed it (:mod:`noema.retrieval.timeorder`), ``None`` when it did not.
     """
 
     fact_id: str
@@ -92,6 +93,7 @@ class Step:
     path: tuple[str, ...]
     sentence: Sentence | None
     step: int = 1
+    time: str | None = None
 
 
 def plan_vector(

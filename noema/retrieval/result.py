@@ -55,7 +55,9 @@ class FactExplanation:
             of a source sentence close to the question), ``"hop"`` (a fact of a sentence of the
             document about an entity of a better-ranked sentence), ``"bridge"`` (a fact of a
             sentence found by a further search: the question with the name of a bridge entity
-            of earlier evidence) or ``"expansion"`` (reached by the graph walk).
+            of earlier evidence), ``"expansion"`` (reached by the graph walk) or ``"time"`` (an
+            event of the same predicate and end as the fact after it, valid later, so the
+            current one is read before the former: see :mod:`noema.retrieval.timeorder`).
         order: its place in the packing order, from 0.
         included: True when it is stated in the text; False when the budget cut it, or when
             its confidence is under ``min_confidence`` (notation then still lists its entities).
@@ -72,6 +74,10 @@ class FactExplanation:
         step: the search that found it: 1 for the question's own search (and the seeds, hops
             and walk that follow from it), 2 for a search with a bridge of step 1's evidence,
             3 for one with a bridge of step 2's.
+        time: how its time placed it, in words: it matches the question's time ("matches 'in
+            2005' of the question (2004/2006)"), or it is valid later than a rival ("valid
+            later (2019/..) than evt_... (2010/2019), of the same predicate and end");
+            ``None`` when its time did not move it.
     """
 
     fact_id: str
@@ -83,6 +89,7 @@ class FactExplanation:
     hops: int
     path: tuple[str, ...]
     step: int = 1
+    time: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

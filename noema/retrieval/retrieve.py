@@ -23,6 +23,9 @@ from noema.retrieval.pack import Packed, pack
 from noema.retrieval.plan import Step
 from noema.retrieval.result import FactExplanation, FactMatch, RetrievalResult
 from noema.retrieval.strategies import STRATEGIES, PlanRequest
+from noema.retrieval.timeorder import order_by_time
+from noema.retrieval.times import as_of_period, read_question_time
+from noema.retrieval.walk import best_sentences
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
@@ -63,7 +66,13 @@ def retrieve_facts(
 
     ``sentences`` is needed for ``options.seeds == "graph"``; with ``"vector"`` it only chooses
     which source sentence ``format="sentences"`` shows for a fact.
+
+    ``options.as_of`` narrows ``fact_filter`` to the facts valid then; without it, a time in
+    ``question`` orders the facts that match it first (:mod:`noema.retrieval.timeorder`).
     """
+    if options.as_of is not None:
+        valid_on = as_of_period(options.as_of)  # "now" is read here, at each retrieval
+        fact_filter = replace(fact_filter or FactFilter(), valid_on=valid_on)
     matches = _search(graph, index, query, options.top_k, fact_filter)
     floor = options.min_similarity
     if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
@@ -79,7 +88,13 @@ def retrieve_facts(
         question=question,
         embed=embed,
     )
-    steps: Iterable[Step] = STRATEGIES[options.seeds](request)
+    steps: Iterable[Step] = _timed(
+        graph,
+        STRATEGIES[options.seeds](request),
+        None if options.as_of is not None else question,
+        fact_filter,
+        lambda f: best_sentences(graph, sentences, [f], query).get(f),
+    )
     if explain:
         steps = list(steps)
 
@@ -99,6 +114,24 @@ def retrieve_facts(
     if explain:
         result = replace(result, explanation=_explain(list(steps), result))
     return result
+
+
+def _timed(
+    graph: SemanticGraph,
+    steps: Iterable[Step],
+    question: str | None,
+    fact_filter: FactFilter | None,
+    sentence_of: Callable[[str], Sentence | None],
+) -> Iterable[Step]:
+    """The strategy's order with the question's time (none with ``as_of``: every fact left is
+    valid then) and rival facts applied."""
+    return order_by_time(
+        graph,
+        steps,
+        read_question_time(question) if question else None,
+        allowed=lambda f: fact_filter is None or fact_filter.allows(graph, f),
+        sentence_of=sentence_of,
+    )
 
 
 def _result(
@@ -167,6 +200,7 @@ def _explain(steps: list[Step], result: RetrievalResult) -> tuple[FactExplanatio
             hops=step.hops,
             path=step.path,
             step=step.step,
+            time=step.time,
         )
         for order, step in enumerate(steps)
     )

@@ -50,12 +50,17 @@ class RetrieveOut(BaseModel):
 
 class ExplanationOut(BaseModel):
     fact_id: str
-    reason: str = Field(description="seed, sentence, hop, bridge or expansion")
+    reason: str = Field(
+        description="seed, sentence, hop, bridge, expansion or time (a rival fact valid later)"
+    )
     included: bool = Field(description="false when the budget cut it")
     similarity: float | None
     step: int = Field(description="1 for the question's own search, 2-3 for bridge searches")
     seed_id: str | None
     path: list[str]
+    time: str | None = Field(
+        default=None, description="how its time placed it: the question's time it matches"
+    )
 
 
 class ExplainOut(RetrieveOut):

@@ -125,6 +125,7 @@ class Tools:
         seeds: Annotated[
             SeedStrategy, Field(description=option_help("seeds"))
         ] = RetrieveOptions.seeds,
+        as_of: Annotated[str | None, Field(description=option_help("as_of"))] = None,
         filters: Annotated[
             dict[str, Any] | None,
             Field(
@@ -134,7 +135,7 @@ class Tools:
         ] = None,
     ) -> Annotated[CallToolResult, RetrieveOut]:
         arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
-        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        arguments.update(top_k=top_k, seeds=seeds, as_of=as_of, filters=filters)
         result = await self._result(question, arguments, False)
         out = RetrieveOut(**retrieved(result, self.names().shown))
         return CallToolResult(
@@ -150,10 +151,11 @@ class Tools:
         hops: int = RetrieveOptions.hops,
         top_k: int = RetrieveOptions.top_k,
         seeds: SeedStrategy = RetrieveOptions.seeds,
+        as_of: str | None = None,
         filters: dict[str, Any] | None = None,
     ) -> ExplainOut:
         arguments: dict[str, Any] = {"max_tokens": max_tokens, "format": format, "hops": hops}
-        arguments.update(top_k=top_k, seeds=seeds, filters=filters)
+        arguments.update(top_k=top_k, seeds=seeds, as_of=as_of, filters=filters)
         result = await self._result(question, arguments, True)
         return ExplainOut(
             **retrieved(result, self.names().shown),

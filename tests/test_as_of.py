@@ -1,0 +1,388 @@
+"""Facts in time at retrieval: ``as_of``, a time in the question, rival facts, the confidence
+floor on events, and events through filters, citations and every format.
+
+The graph is made by an extractor of one's own (as ``KnowledgeBase(extractor=...)`` takes it)
+that writes the time-bound facts as events, as a user may; the knowledge base, its indexes and
+the embedding model are the real ones."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+
+import pytest
+
+import noema
+from noema.retrieval.plan import Step
+from noema.retrieval.timeorder import order_by_time
+from noema.retrieval.times import read_question_time
+
+# each sentence the documents hold, and the fact read from it: subject (type), label, object
+# (type), time (None: a relation), confidence
+FACTS: dict[str, tuple[str, str, str, str, str, str | None, float]] = {
+    "Veltrix Robotics builds warehouse robots in Trondheim.": (
+        "Veltrix Robotics",
+        "ORG",
+        "build_robots_in",
+        "Trondheim",
+        "GPE",
+        None,
+        0.9,
+    ),
+    "Mara Voss led Veltrix Robotics from 2010 until 2019.": (
+        "Mara Voss",
+        "PERSON",
+        "ceo_of",
+        "Veltrix Robotics",
+        "ORG",
+        "2010/2019",
+        0.8,
+    ),
+    "In 2019 Dario Fenn took over as chief executive of Veltrix Robotics.": (
+        "Dario Fenn",
+        "PERSON",
+        "ceo_of",
+        "Veltrix Robotics",
+        "ORG",
+        "2019/..",
+        0.8,
+    ),
+    "Ada Ring played for Harbor City FC from 2001 to 2003.": (
+        "Ada Ring",
+        "PERSON",
+        "play_for",
+        "Harbor City FC",
+        "ORG",
+        "2001/2003",
+        0.8,
+    ),
+    "Ada Ring moved to Norvale United, where she played from 2004 to 2006.": (
+        "Ada Ring",
+        "PERSON",
+        "play_for",
+        "Norvale United",
+        "ORG",
+        "2004/2006",
+        0.8,
+    ),
+    "Since 2007 Ada Ring has played for Kestrel Athletic.": (
+        "Ada Ring",
+        "PERSON",
+        "play_for",
+        "Kestrel Athletic",
+        "ORG",
+        "2007/..",
+        0.8,
+    ),
+    "Tomas Bell owned the Orrin House until 1810.": (
+        "Tomas Bell",
+        "PERSON",
+        "own",
+        "Orrin House",
+        "ORG",
+        "../1810",
+        0.8,
+    ),
+    "Edda Lorne owned the Orrin House from 1811 to 1850.": (
+        "Edda Lorne",
+        "PERSON",
+        "own",
+        "Orrin House",
+        "ORG",
+        "1811/1850",
+        0.8,
+    ),
+    "Pell Harbour was the capital of Ostra until 1921.": (
+        "Pell Harbour",
+        "GPE",
+        "capital_of",
+        "Ostra",
+        "GPE",
+        "../1921",
+        0.8,
+    ),
+    "Rumour has it that Ivo Kant sang with the Ostra Choir in 1990.": (
+        "Ivo Kant",
+        "PERSON",
+        "sing_with",
+        "Ostra Choir",
+        "ORG",
+        "1990",
+        0.1,
+    ),
+}
+
+DOCUMENTS = {
+    "veltrix": [
+        "Veltrix Robotics builds warehouse robots in Trondheim.",
+        "Mara Voss led Veltrix Robotics from 2010 until 2019.",
+        "In 2019 Dario Fenn took over as chief executive of Veltrix Robotics.",
+    ],
+    "ada": [
+        "Ada Ring played for Harbor City FC from 2001 to 2003.",
+        "Ada Ring moved to Norvale United, where she played from 2004 to 2006.",
+        "Since 2007 Ada Ring has played for Kestrel Athletic.",
+    ],
+    "house": [
+        "Tomas Bell owned the Orrin House until 1810.",
+        "Edda Lorne owned the Orrin House from 1811 to 1850.",
+    ],
+    "ostra": [
+        "Pell Harbour was the capital of Ostra until 1921.",
+        "Rumour has it that Ivo Kant sang with the Ostra Choir in 1990.",
+    ],
+}
+
+
+class TimedFacts:
+    """Reads each sentence of :data:`FACTS` into its fact: an event when it has a time."""
+
+    def extract(self, documents: Sequence[noema.Document]) -> noema.SemanticGraph:
+        graph = noema.SemanticGraph()
+        for doc in documents:
+            graph.add_document(doc)
+            for sentence in FACTS:
+                at = doc.text.find(sentence)
+                if at >= 0:
+                    self._read(graph, doc.id, at, sentence)
+        return graph
+
+    @staticmethod
+    def _read(graph: noema.SemanticGraph, doc_id: str, at: int, sentence: str) -> None:
+        subject, subject_type, label, obj, obj_type, time, confidence = FACTS[sentence]
+        ids = []
+        for name, type_ in ((subject, subject_type), (obj, obj_type)):
+            start = at + sentence.index(name)
+            mention = noema.Mention(doc_id, start, start + len(name))
+            ids.append(graph.add_entity(name, type_, mentions=[mention]))
+        whole = [noema.Mention(doc_id, at, at + len(sentence))]
+        if time is None:
+            graph.add_relation(ids[0], label, ids[1], mentions=whole, confidence=confidence)
+        else:
+            graph.add_event(label, ids, time=time, mentions=whole, confidence=confidence)
+
+
+@pytest.fixture(scope="module")
+def timed_kb(embedder: noema.SentenceTransformerEmbedder) -> noema.KnowledgeBase:
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=TimedFacts())
+    kb.ingest([noema.Document(" ".join(s), id=d) for d, s in DOCUMENTS.items()])
+    assert len(kb.graph.events) == 9 and len(kb.graph.relations) == 1
+    return kb
+
+
+def event_of(kb: noema.KnowledgeBase, subject: str, obj: str) -> str:
+    graph = kb.graph
+    for event in graph.events.values():
+        names = [graph.entities[p].name for p in event.participant_ids]
+        if names == [subject, obj]:
+            return event.id
+    raise AssertionError(f"no event of {subject} and {obj}")
+
+
+FORMATS = ("notation", "natural_language", "sentences")
+
+
+# -- as_of ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("format", FORMATS)
+def test_as_of_keeps_only_the_facts_valid_then(timed_kb: noema.KnowledgeBase, format: str) -> None:
+    result = timed_kb.retrieve("Which team did Ada Ring play for?", as_of="2005", format=format)
+    assert "Norvale United" in result.text
+    assert "Harbor City" not in result.text and "Kestrel" not in result.text
+    assert event_of(timed_kb, "Ada Ring", "Norvale United") in result.event_ids
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_as_of_now_keeps_the_open_fact_and_the_facts_without_a_time(
+    timed_kb: noema.KnowledgeBase, format: str
+) -> None:
+    result = timed_kb.retrieve("Who runs Veltrix Robotics?", as_of="now", format=format)
+    assert "Dario Fenn" in result.text and "Mara Voss" not in result.text
+    # a relation has no time: nothing says it no longer holds
+    assert "Trondheim" in result.text
+
+
+def test_as_of_takes_a_date_and_a_month(timed_kb: noema.KnowledgeBase) -> None:
+    question = "Who owned the Orrin House?"
+    by_day = timed_kb.retrieve(question, as_of=date(1805, 6, 1))
+    by_month = timed_kb.retrieve(question, as_of="1830-02")
+    assert "Tomas Bell" in by_day.text and "Edda Lorne" not in by_day.text
+    assert "Edda Lorne" in by_month.text and "Tomas Bell" not in by_month.text
+
+
+@pytest.mark.parametrize("value", ["2005/2006", "yesterday", "2005-13", 2005, True, ""], ids=repr)
+def test_a_bad_as_of_is_an_option_error_naming_the_forms(value: object) -> None:
+    with pytest.raises(noema.OptionError, match="as_of must be a date, an ISO date string"):
+        noema.RetrieveOptions(as_of=value)  # type: ignore[arg-type]
+
+
+def test_the_query_command_reads_as_of(timed_kb: noema.KnowledgeBase) -> None:
+    from noema.cli import build_parser
+
+    args = build_parser().parse_args(["query", "kb", "q", "--as-of", "2005-06"])
+    assert noema.RetrieveOptions.of(vars(args)).as_of == "2005-06"
+
+
+# -- a time in the question -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "subject", "obj"),
+    [
+        ("Which team did Ada Ring play for in 2005?", "Ada Ring", "Norvale United"),
+        ("Which team did Ada Ring play for from 2001 to 2002?", "Ada Ring", "Harbor City FC"),
+        ("Who owned the Orrin House before 1811?", "Tomas Bell", "Orrin House"),
+        ("Who owned the Orrin House after 1820?", "Edda Lorne", "Orrin House"),
+        ("Who is the current CEO of Veltrix Robotics?", "Dario Fenn", "Veltrix Robotics"),
+        ("Who was the former CEO of Veltrix Robotics?", "Mara Voss", "Veltrix Robotics"),
+        ("Which was the first team of Ada Ring?", "Ada Ring", "Harbor City FC"),
+        ("Which was the latest team of Ada Ring?", "Ada Ring", "Kestrel Athletic"),
+    ],
+)
+@pytest.mark.parametrize("format", FORMATS)
+def test_the_fact_matching_the_question_time_comes_first(
+    timed_kb: noema.KnowledgeBase, question: str, subject: str, obj: str, format: str
+) -> None:
+    result = timed_kb.retrieve(question, format=format, explain=True)
+    wanted = event_of(timed_kb, subject, obj)
+    assert result.fact_ids[0] == wanted
+    first = next(e for e in result.explanation or () if e.fact_id == wanted)
+    assert first.time is not None and "of the question" in first.time
+
+
+def test_the_wrong_period_is_stated_with_its_time(timed_kb: noema.KnowledgeBase) -> None:
+    result = timed_kb.retrieve("Who is the current CEO of Veltrix Robotics?")
+    assert result.text.index("Dario Fenn") < result.text.index("Mara Voss")
+    assert re.search(r"\*ceo_of \(#\d+,#\d+\) @2010/2019", result.notation)
+    prose = timed_kb.retrieve(
+        "Who is the current CEO of Veltrix Robotics?", format="natural_language"
+    )
+    assert "Mara Voss was the ceo of Veltrix Robotics from 2010 to 2019." in prose.text
+
+
+def test_of_rival_facts_the_one_valid_latest_comes_first(timed_kb: noema.KnowledgeBase) -> None:
+    # the question's words are Mara Voss's sentence's; without a time in it, the rival valid
+    # later still comes before her
+    result = timed_kb.retrieve("Who led Veltrix Robotics?", explain=True)
+    dario = event_of(timed_kb, "Dario Fenn", "Veltrix Robotics")
+    mara = event_of(timed_kb, "Mara Voss", "Veltrix Robotics")
+    assert result.fact_ids.index(dario) < result.fact_ids.index(mara)
+    why = {e.fact_id: e for e in result.explanation or ()}
+    assert why[dario].reason == "time" and why[dario].seed_id == mara
+    assert why[dario].time is not None and "valid later (2019/..)" in why[dario].time
+
+
+def test_a_question_time_that_matches_no_fact_keeps_the_order(
+    timed_kb: noema.KnowledgeBase,
+) -> None:
+    graph = timed_kb.graph
+    facts = [*graph.relations, event_of(timed_kb, "Pell Harbour", "Ostra")]
+    steps = [Step(f, "seed", 0.5, f, 0, (), None) for f in facts]
+    asked = read_question_time("What was the capital of Ostra after 1950?")
+    ordered = order_by_time(graph, steps, asked, allowed=lambda f: True, sentence_of=lambda f: None)
+    assert list(ordered) == steps
+    # a graph without events (every graph the built-in extractor made so far) is not touched
+    assert (
+        order_by_time(
+            noema.SemanticGraph(), steps, asked, allowed=lambda f: True, sentence_of=lambda f: None
+        )
+        is steps
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "phrase"),
+    [
+        ("Which team did X play for from 2004 to 2005?", "period", "from 2004 to 2005"),
+        ("Which team did X play for between 2004 and 2005?", "period", "between 2004 and 2005"),
+        ("Who owned it before 1999?", "period", "before 1999"),
+        ("Who ran it after 2010?", "period", "after 2010"),
+        ("Who has run it since 2015?", "period", "since 2015"),
+        ("Who ran it until 2019?", "period", "until 2019"),
+        ("Who ran it in March 2005?", "period", "in March 2005"),
+        ("Who is the CEO now?", "current", "now"),
+        ("Is she still the owner?", "current", "still"),
+        ("Who was the previous owner?", "former", "previous"),
+        ("Who was the earliest owner?", "first", "earliest"),
+        ("Who is the most recent owner?", "last", "most recent"),
+    ],
+)
+def test_the_question_time_is_read(question: str, kind: str, phrase: str) -> None:
+    asked = read_question_time(question)
+    assert asked is not None and (asked.kind, asked.phrase) == (kind, phrase)
+
+
+def test_a_question_without_a_time_reads_none() -> None:
+    assert read_question_time("Who founded Google in Menlo Park?") is None
+    assert read_question_time("How many robots does Veltrix build?") is None
+
+
+# -- the confidence floor, and events through the rest of retrieval -----------------------
+def test_an_event_under_the_floor_is_not_stated(timed_kb: noema.KnowledgeBase) -> None:
+    question = "Who sang with the Ostra Choir?"
+    rumour = event_of(timed_kb, "Ivo Kant", "Ostra Choir")
+    notation = timed_kb.retrieve(question, hops=0, top_k=1)
+    assert "sing_with" not in notation.text and "Ivo Kant" in notation.text
+    assert rumour not in notation.fact_ids
+    prose = timed_kb.retrieve(question, hops=0, top_k=1, format="natural_language")
+    assert "Also named:" in prose.text and "sang" not in prose.text
+    stated = timed_kb.retrieve(question, hops=0, top_k=1, min_confidence=0)
+    assert rumour in stated.fact_ids and "@1990" in stated.text
+
+
+def test_events_pass_filters_and_carry_citations(timed_kb: noema.KnowledgeBase) -> None:
+    result = timed_kb.retrieve(
+        "Which teams did Ada Ring play for?", filters={"predicates": ["play_for"]}
+    )
+    assert result.event_ids and set(result.fact_ids) == set(result.event_ids)
+    for fact_id in result.fact_ids:
+        (citation,) = result.citations[fact_id]
+        assert citation.document_id == "ada" and "Ada Ring" in citation.text
+    views = result.fact_views(timed_kb.graph)
+    assert all(re.search(r"@\S+", v.text) for v in views)
+
+
+def test_sentences_as_of_shows_no_sentence_of_facts_invalid_then(
+    timed_kb: noema.KnowledgeBase,
+) -> None:
+    result = timed_kb.retrieve(
+        "Who led Veltrix Robotics?", as_of="2015", format="sentences", max_tokens=400
+    )
+    assert "Mara Voss led" in result.text and "Dario Fenn" not in result.text
+
+
+# -- the other surfaces: MCP tools, the CLI's explanation, the adapters ---------------------
+async def test_the_mcp_tools_take_as_of_and_explain_the_time(timed_kb: noema.KnowledgeBase) -> None:
+    from noema.serve.tools import Tools
+
+    tools = Tools(timed_kb)
+    reply = await tools.retrieve("Who runs Veltrix Robotics?", format="notation", as_of="now")
+    text = reply.content[0].text  # type: ignore[union-attr]
+    assert "Dario Fenn" in text and "Mara Voss" not in text
+    explained = await tools.explain("Who is the current CEO of Veltrix Robotics?")
+    assert any(e.time and "'current' of the question" in e.time for e in explained.explanation)
+
+
+def test_the_cli_explanation_names_the_time(timed_kb: noema.KnowledgeBase) -> None:
+    from noema.cli.query import _explanation_line
+
+    result = timed_kb.retrieve("Who led Veltrix Robotics?", explain=True)
+    lines = [_explanation_line(e) for e in result.explanation or ()]
+    assert any("a rival of" in line and "valid later (2019/..)" in line for line in lines)
+
+
+def test_the_adapters_take_as_of_and_check_it(timed_kb: noema.KnowledgeBase) -> None:
+    import noema_langchain
+    import noema_llamaindex
+
+    retriever = noema_langchain.NoemaRetriever(knowledge_base=timed_kb, as_of="2005")
+    assert retriever.retrieve_options().as_of == "2005"
+    (document,) = retriever.invoke("Which team did Ada Ring play for?")
+    assert "Norvale United" in document.page_content and "Kestrel" not in document.page_content
+    with pytest.raises(ValueError, match="as_of must be"):
+        noema_langchain.NoemaRetriever(knowledge_base=timed_kb, as_of="yesterday")
+    nodes = noema_llamaindex.NoemaRetriever(timed_kb, as_of="2005").retrieve(
+        "Which team did Ada Ring play for?"
+    )
+    assert (
+        "Norvale United" in nodes[0].node.get_content()
+        and "Kestrel" not in nodes[0].node.get_content()
+    )
