@@ -129,12 +129,11 @@ def _phrase_words(prep: Any) -> Any:
 
 def _read_phrase(word: str, text: str) -> tuple[str | None, str | None, str | None] | None:
     """(start, end, point) a time phrase gives after preposition ``word``, or ``None``."""
-    parts = [iso_date(part) for part in _JOINS.split(text)]
-    if not parts or None in parts or len(parts) > 2:
-        return None
-    first = parts[0]
-    last = parts[-1]
-    assert first is not None and last is not None  # checked above; for the type checker
+    read = [iso_date(part) for part in _JOINS.split(text)]
+    parts = [part for part in read if part is not None]
+    if not parts or len(parts) < len(read) or len(parts) > 2:
+        return None  # a word that is not a date ("the 1990s", "the war"): no time
+    first, last = parts[0], parts[-1]
     if len(parts) == 2:
         return (first, last, None) if word in ("from", "between", *_POINT_WORDS) else None
     if word == "between":
@@ -305,6 +304,8 @@ def _closed(fact: ExtractedFact, ends: Sequence[FactEnd]) -> ExtractedFact:
         elif fact.time.endswith(f"/{OPEN}"):
             start = fact.time.partition("/")[0]
             begun, ended = read_period(start), read_period(end.at)
-            if begun is not None and ended is not None and begun.start <= ended.start:
+            if begun is None or ended is None or begun.start is None or ended.start is None:
+                continue
+            if begun.start <= ended.start:  # else a later tenure: not the one that ended
                 fact = fact._replace(time=period_text(start, end.at))
     return fact
