@@ -13,10 +13,13 @@ from noema.ingest.parse import map_spacy_label
 
 
 def facts(extractor: SpacyExtractor, text: str, **meta: str) -> set[tuple[str, str, str]]:
+    """(subject, predicate, object) of the relations and of the dated facts, which are events
+    (their times: tests/test_fact_times.py)."""
     g = extractor.extract([Document(text, metadata=meta)])
-    return {
-        (g.entities[r.subject_id].name, r.predicate, g.entities[r.object_id].name)
-        for r in g.relations.values()
+    name = {e.id: e.name for e in g.entities.values()}
+    return {(name[r.subject_id], r.predicate, name[r.object_id]) for r in g.relations.values()} | {
+        (name[e.participant_ids[0]], e.label, name[e.participant_ids[-1]])
+        for e in g.events.values()
     }
 
 
@@ -148,9 +151,10 @@ def test_label_mapping(label: str, mapped: str | None) -> None:
     assert map_spacy_label(label) == mapped
 
 
-def test_events_are_not_created_by_the_parser(extractor: SpacyExtractor) -> None:
+def test_only_a_fact_its_sentence_dates_is_an_event(extractor: SpacyExtractor) -> None:
     g = extractor.extract([Document("Google held its IPO on August 19, 2004.")])
-    assert not g.events
+    assert {e.time for e in g.events.values()} == {"2004-08-19"}
+    assert not extractor.extract([Document("Google held its IPO.")]).events
 
 
 def test_custom_token_pattern() -> None:

@@ -118,8 +118,9 @@ LAYERS = {
     "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.graph"),
     "ingest.parse": _uses(
         "ingest.confidence ingest.entities ingest.extractor model.graph model.spans ingest.kinds "
-        "resources ingest.rules ingest.topic"
+        "resources ingest.rules ingest.times ingest.topic"
     ),
+    "ingest.times": _uses("ingest._tokens ingest.entities ingest.rules model.times"),
     "ingest.canonical": _uses(
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),

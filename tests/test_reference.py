@@ -18,9 +18,12 @@ def _types(graph: SemanticGraph) -> dict[str, set[str]]:
 
 
 def _facts(graph: SemanticGraph) -> set[tuple[str, str, str]]:
+    """(subject, predicate, object) of the relations and of the dated facts, which are events."""
     names = {e.id: e.name for e in graph.entities.values()}
-    return {
-        (names[r.subject_id], r.predicate, names[r.object_id]) for r in graph.relations.values()
+    relations = graph.relations.values()
+    events = graph.events.values()
+    return {(names[r.subject_id], r.predicate, names[r.object_id]) for r in relations} | {
+        (names[e.participant_ids[0]], e.label, names[e.participant_ids[-1]]) for e in events
     }
 
 

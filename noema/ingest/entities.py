@@ -28,6 +28,7 @@ __all__ = [
     "PERSON_PRONOUNS",
     "THING_PRONOUNS",
     "ExtractedFact",
+    "FactEnd",
     "FoundDocument",
     "NameTable",
     "batch_graph",
@@ -78,6 +79,19 @@ class ExtractedFact(NamedTuple):
     object: str
     mention: Mention
     confidence: float
+    # when the sentence says the fact holds (ISO 8601, see noema.ingest.times); a fact with a
+    # time becomes an event, so it is never stated as timeless
+    time: str | None = None
+
+
+class FactEnd(NamedTuple):
+    """A succession read in a sentence: ``holder``'s open fact of ``predicate`` (with ``object``,
+    or any object when ``None``) ended at ``at``."""
+
+    holder: str
+    predicate: str
+    object: str | None
+    at: str
 
 
 class NameTable:
@@ -226,6 +240,7 @@ class FoundDocument:
     doc: Document
     names: NameTable
     facts: list[ExtractedFact] = field(default_factory=list)
+    ends: list[FactEnd] = field(default_factory=list)  # tenures its successions end
     main: str | None = None  # what the document is about, read from its first piece
 
     @classmethod
@@ -399,13 +414,23 @@ def _add_to_graph(
         return ids[name]
 
     for fact in found.facts:
-        graph.add_relation(
-            entity(fact.subject),
-            fact.predicate,
-            entity(fact.object),
-            mentions=[fact.mention],
-            confidence=fact.confidence,
-        )
+        ends = (entity(fact.subject), entity(fact.object))
+        if fact.time is None:
+            graph.add_relation(
+                ends[0],
+                fact.predicate,
+                ends[1],
+                mentions=[fact.mention],
+                confidence=fact.confidence,
+            )
+        else:
+            graph.add_event(
+                fact.predicate,
+                ends,
+                time=fact.time,
+                mentions=[fact.mention],
+                confidence=fact.confidence,
+            )
     for name in names.votes:
         entity(name)
 

@@ -54,6 +54,7 @@ from noema.ingest.entities import (
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.rules import SentenceReader, main_kinds
+from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, pronouns_say_person, title_of
 from noema.model.graph import Document, SemanticGraph, normalize_predicate
 from noema.model.spans import blank_headings
@@ -162,13 +163,13 @@ class SpacyExtractor:
                 read = index
                 progress(read)
             while index >= done + batch_size:  # that batch is complete
-                yield batch_graph(found[done : done + batch_size])
+                yield batch_graph(close_tenures(found[done : done + batch_size]))
                 done += batch_size
             self._read(spacy_doc, found[index], offset)
         if progress is not None and found:
             progress(len(found))
         while done < len(found):
-            yield batch_graph(found[done : done + batch_size])
+            yield batch_graph(close_tenures(found[done : done + batch_size]))
             done += batch_size
 
     def _parsed(
@@ -211,14 +212,17 @@ class SpacyExtractor:
         )
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
+            links = [link for link in reader.read(sent) if link.subject != link.object]
+            timed, ends = read_sentence_times(links, names.by_token)
+            found.ends += ends
             named = {names.by_token[t.i] for t in sent if t.i in names.by_token}
-            for link in reader.read(sent):
-                if link.subject != link.object and link.predicate:
+            for link, time in timed:
+                if link.predicate:
                     topic = "" if link.subject in named else "+topic"
                     confidence = CONFIDENCE[link.rule + topic]
                     found.facts.append(
                         ExtractedFact(
-                            link.subject, link.predicate, link.object, mention, confidence
+                            link.subject, link.predicate, link.object, mention, confidence, time
                         )
                     )
         if self.patterns:

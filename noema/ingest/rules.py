@@ -71,12 +71,14 @@ _VAGUE_NOUNS = frozenset(
 
 
 class Link(NamedTuple):
-    """A fact one rule read from a sentence: names at both ends and the rule's name."""
+    """A fact one rule read from a sentence: names at both ends, the rule's name, and the verb or
+    noun it was read from, whose clause may tie it to a time (see :mod:`noema.ingest.times`)."""
 
     subject: str
     predicate: str
     object: str
     rule: str
+    anchor: Any = None
 
 
 def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[str]:
@@ -397,19 +399,19 @@ class SentenceReader:
             # "Hill won a silver medal": the object is a description, not a name
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
                 for s in subjects:
-                    yield Link(s, predicate, phrase, "phrase")
+                    yield Link(s, predicate, phrase, "phrase", verb)
         if predicate in _SUCCESSION and not objects and not agents:
             yield from self._succession(verb, subjects)
         if agents:
             subjects, objects = agents, [*passive, *objects]
         for s in subjects:
             for o in objects:
-                yield Link(s, predicate, o, "svo")
+                yield Link(s, predicate, o, "svo", verb)
         anchors = passive if passive and not agents else (subjects or passive)
         for word, targets in self._prepositions(verb):
             for s in anchors:
                 for o in targets:
-                    yield Link(s, f"{predicate}_{word}", o, "prep")
+                    yield Link(s, f"{predicate}_{word}", o, "prep", verb)
         # "She received her degree from Harvard": the object noun names the relation
         for obj in children:
             if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":
@@ -417,7 +419,7 @@ class SentenceReader:
             for word, targets in self._prepositions(obj):
                 for s in subjects:
                     for o in targets:
-                        yield Link(s, f"{predicate}_{lemma(obj)}_{word}", o, "object_prep")
+                        yield Link(s, f"{predicate}_{lemma(obj)}_{word}", o, "object_prep", verb)
 
     def _succession(self, verb: Any, successors: list[str]) -> Iterator[Link]:
         """ "X was CEO of Y until 2019, when Z took over": Z succeeded X, and took over Y."""
@@ -433,9 +435,9 @@ class SentenceReader:
                 held += [t for _, t in self._role_targets(complement) if t not in held]
         for successor in successors:
             for holder in holders:
-                yield Link(successor, "succeed", holder, "succession")
+                yield Link(successor, "succeed", holder, "succession", verb)
             for thing in held:
-                yield Link(successor, "take_over", thing, "succession")
+                yield Link(successor, "take_over", thing, "succession", verb)
 
     def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
         """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""
@@ -454,12 +456,12 @@ class SentenceReader:
                 roles = list(self._role_targets(complement))
                 for predicate, target in roles:
                     for s in subjects:
-                        yield Link(s, predicate, target, "copula")
+                        yield Link(s, predicate, target, "copula", verb)
                 if not roles:
                     # "X is an American rock band": the description is an answer in its own right
                     for phrase in self.phrases([complement]):
                         for s in subjects:
-                            yield Link(s, "is", phrase, "phrase")
+                            yield Link(s, "is", phrase, "phrase", verb)
             else:
                 # "The CEO of Y is X", "Y's CEO is X"
                 holders = self.entities([complement])
@@ -468,7 +470,7 @@ class SentenceReader:
                         continue
                     for predicate, target in self._role_targets(token):
                         for h in holders:
-                            yield Link(h, predicate, target, "copula")
+                            yield Link(h, predicate, target, "copula", verb)
 
     def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
         role = role_phrase(noun)
@@ -493,4 +495,4 @@ class SentenceReader:
             return
         for predicate, target in self._role_targets(noun):
             for h in holders:
-                yield Link(h, predicate, target, "role")
+                yield Link(h, predicate, target, "role", noun)

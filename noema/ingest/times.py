@@ -1,0 +1,311 @@
+"""When a fact holds, as its sentence says: the time a clause ties to what the rules read.
+
+A fact the rules of :mod:`noema.ingest.rules` read from a verb or a role noun takes the time its
+own clause states: a date on the verb, its object or its complement ("in 2004", "on 19 August
+2004", "from 2010 to 2019", "between 2004 and 2007", "since 1998", "until 2019", "before 1811",
+"after 1990"), as an ISO 8601 date or interval (:mod:`noema.model.times`). Only the clause's own
+prepositions count: a date inside a relative clause, a participle or another verb ("Born in 1950,
+she joined Acme in 1980") belongs to that clause, so the walk stops at clause boundaries.
+
+"before 1811" ends before 1811 begins (``../1810``), "after 1990" starts after 1990 ends
+(``1991/..``); "became the CEO in 2010" holds from 2010 on (``2010/..``). A succession closes
+the tenure it ends: "X was CEO of Y until 2019, when Z took over" gives X ``../2019`` and Z the
+same role from 2019 (``2019/..``); "Z succeeded X as CEO of Y in 2019" (or "X was replaced by Z
+as ...") gives Z ``2019/..`` and ends X's open fact of that role in the batch of documents (see
+:func:`close_tenures`). "the former CEO", "formerly the CEO", "the ex-CEO" bound a fact in time
+without a year: the predicate says ``former_ceo_of`` and no year is made up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from noema.ingest._tokens import lemma, role_phrase
+from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
+from noema.ingest.rules import Link
+from noema.model.times import OPEN, iso_date, period_text, read_period
+
+__all__ = ["ClauseTime", "clause_time", "close_tenures", "read_sentence_times"]
+
+# dependency labels that open another clause: a date under one of them is that clause's
+_CLAUSES = frozenset(
+    {"relcl", "acl", "advcl", "ccomp", "xcomp", "conj", "appos", "parataxis", "pcomp", "csubj"}
+)
+# how deep below the verb a time may hang: "was [the CEO] of [Veltrix] from 2010" is three
+_DEPTH = 3
+_POINT_WORDS = frozenset({"in", "on", "during"})
+_TIME_WORDS = _POINT_WORDS | {"from", "between", "since", "until", "till", "before", "after"}
+# what joins the two ends of a period written in one phrase
+_JOINS = re.compile(r"\s+(?:to|until|till|through|and)\s+|\s*[\u2013\u2014-]\s*(?=\d)", re.I)
+# verbs whose subject takes the role of their object from the time on
+_SUCCEEDING = frozenset({"succeed", "replace"})
+# a state that begins at its time rather than holding only then: "became the CEO in 2010"
+_BEGINNING = frozenset({"become"})
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseTime:
+    """A clause's time as ISO text, and the tokens that state it."""
+
+    text: str
+    tokens: frozenset[int]
+
+
+def clause_time(anchor: Any) -> ClauseTime | None:
+    """The time the clause of ``anchor`` (a verb or role noun) states, or ``None`` when it states
+    none or two that disagree ("in 2004 ... in 2006")."""
+    starts: set[str] = set()
+    ends: set[str] = set()
+    points: set[str] = set()
+    tokens: set[int] = set()
+    for prep, words in _time_phrases(anchor):
+        read = _read_phrase(prep.lower_, words.text)
+        if read is None:
+            continue
+        start, end, point = read
+        starts.update([start] if start else [])
+        ends.update([end] if end else [])
+        points.update([point] if point else [])
+        tokens.update(t.i for t in words)
+    if len(starts) > 1 or len(ends) > 1 or len(points) > 1:
+        return None
+    if starts or ends:
+        text = period_text(next(iter(starts), None), next(iter(ends), None))
+    elif points:
+        point = next(iter(points))
+        text = f"{point}/{OPEN}" if _begins(anchor) else point
+    else:
+        return None
+    if text is None or read_period(text) is None:  # an end before its start
+        return None
+    return ClauseTime(text, frozenset(tokens))
+
+
+def _begins(anchor: Any) -> bool:
+    return anchor.pos_ in ("VERB", "AUX") and lemma(anchor) in _BEGINNING
+
+
+def _time_phrases(anchor: Any) -> Iterable[tuple[Any, Any]]:
+    """Each time preposition of the clause with the words of its phrase (the preposition's own
+    subtree without the clauses hanging from it: "until 2019, when Z took over")."""
+    stack = [(anchor, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for child in node.children:
+            if child.dep_ == "prep" and child.lower_ in _TIME_WORDS:
+                words = _phrase_words(child)
+                if words is not None:
+                    yield child, words
+                    continue
+            if depth >= _DEPTH:
+                continue
+            if child.dep_ in ("prep", "agent"):
+                stack.extend((g, depth + 1) for g in child.children if g.dep_ == "pobj")
+            elif child.dep_ in ("dobj", "obj", "attr"):
+                stack.append((child, depth + 1))
+
+
+def _phrase_words(prep: Any) -> Any:
+    """The words after ``prep`` in its phrase as a span, without the clauses hanging from it
+    ("until 2019, when Z took over"); ``None`` when what is left is not one run of words."""
+    cut: set[int] = set()
+    for token in prep.subtree:
+        if token.i in cut or token.i == prep.i:
+            continue
+        # "between 2004 and 2007": the second year is the first one's conjunct, kept
+        if token.dep_ in _CLAUSES and not (token.dep_ == "conj" and token.head.dep_ == "pobj"):
+            cut.update(t.i for t in token.subtree)
+    words = [t for t in prep.subtree if t.i > prep.i and t.i not in cut]
+    while words and words[-1].is_punct:
+        words.pop()
+    if not words or any(t.i != words[0].i + n for n, t in enumerate(words)):
+        return None
+    return prep.doc[words[0].i : words[-1].i + 1]
+
+
+def _read_phrase(word: str, text: str) -> tuple[str | None, str | None, str | None] | None:
+    """(start, end, point) a time phrase gives after preposition ``word``, or ``None``."""
+    read = [iso_date(part) for part in _JOINS.split(text)]
+    parts = [part for part in read if part is not None]
+    if not parts or len(parts) < len(read) or len(parts) > 2:
+        return None  # a word that is not a date ("the 1990s", "the war"): no time
+    first, last = parts[0], parts[-1]
+    if len(parts) == 2:
+        return (first, last, None) if word in ("from", "between", *_POINT_WORDS) else None
+    if word == "between":
+        return None
+    if word == "from" or word == "since":
+        return first, None, None
+    if word in ("until", "till"):
+        return None, first, None
+    if word == "before":
+        return None, _step(first, -1), None
+    if word == "after":
+        return _step(first, 1), None, None
+    return None, None, first
+
+
+def _step(iso: str, by: int) -> str:
+    """The date one unit of ``iso``'s own precision before or after it."""
+    parts = [int(p) for p in iso.split("-")]
+    if len(parts) == 1:
+        return f"{parts[0] + by:04d}"
+    if len(parts) == 2:
+        months = parts[0] * 12 + parts[1] - 1 + by
+        return f"{months // 12:04d}-{months % 12 + 1:02d}"
+    return (date(*parts) + timedelta(days=by)).isoformat()
+
+
+def _when_time(verb: Any) -> str | None:
+    """ "until 2019, when Z took over": the date the "when" clause hangs on, as a point."""
+    if not any(c.lower_ == "when" and c.dep_ == "advmod" for c in verb.children):
+        return None
+    head = verb.head
+    if verb.dep_ == "relcl" and head.like_num:
+        return iso_date(_entity_text(head))
+    if verb.dep_ == "advcl":
+        found = clause_time(head)
+        if found is not None:
+            return found.text.rpartition("/")[2] if "/" in found.text else found.text
+    return None
+
+
+def _entity_text(token: Any) -> str:
+    for ent in token.doc.ents:
+        if ent.start <= token.i < ent.end:
+            return str(ent.text)
+    return str(token.text)
+
+
+def read_sentence_times(
+    links: Sequence[Link], by_token: Mapping[int, str]
+) -> tuple[list[tuple[Link, str | None]], list[FactEnd]]:
+    """Each fact of a sentence with its time (``None``: it stays a relation), the facts its
+    successions give the successor, and the tenures they end (see :func:`close_tenures`)."""
+    cache: dict[int, ClauseTime | None] = {}
+    timed = [(link, _link_time(link, cache, by_token)) for link in map(_former, links)]
+    extra: list[tuple[Link, str | None]] = []
+    ends: list[FactEnd] = []
+    for link, time in timed:
+        if time is None or "/" in time:
+            continue
+        if link.rule == "succession" and link.predicate == "succeed":
+            # "X was CEO of Y until 2019, when Z took over": Z holds what X's facts ended then
+            for held, until in timed:
+                if held.subject == link.object and until and until.endswith(f"/{time}"):
+                    successor = held._replace(subject=link.subject, rule="succession")
+                    extra.append((successor, f"{time}/{OPEN}"))
+        elif link.rule == "svo" and lemma(link.anchor) in _SUCCEEDING:
+            role = _role_taken(link.anchor, by_token)
+            if role is None:
+                continue  # "Z succeeded X in 2019": which of X's facts ended is not said
+            predicate, target = role
+            ends.append(FactEnd(link.object, predicate, target, time))
+            if target is not None:
+                taken = Link(link.subject, predicate, target, "succession", link.anchor)
+                extra.append((taken, f"{time}/{OPEN}"))
+    return timed + [item for item in extra if item not in timed], ends
+
+
+def _link_time(
+    link: Link, cache: dict[int, ClauseTime | None], by_token: Mapping[int, str]
+) -> str | None:
+    # the topic links of a sentence are guesses at a low confidence; a time would make them
+    # look like stated facts
+    if link.anchor is None or link.rule == "sentence":
+        return None
+    if link.rule == "succession":
+        when = _when_time(link.anchor)
+        if when is not None:
+            return when
+    if link.anchor.i not in cache:
+        cache[link.anchor.i] = clause_time(link.anchor)
+    found = cache[link.anchor.i]
+    if found is None:
+        return None
+    stated = {by_token.get(i) for i in found.tokens}
+    if link.subject in stated or link.object in stated:
+        # "founded in 1779": the date is an end of the fact, which states its time itself, as
+        # written (a "when" answer matches "August 19, 2004", not "2004-08-19")
+        return None
+    return found.text
+
+
+def _former(link: Link) -> Link:
+    """ "formerly the CEO of Y", "the ex-CEO of Y": a role that has ended, with no year."""
+    if link.rule not in ("copula", "role") or link.predicate.startswith("former_"):
+        return link
+    anchor = link.anchor
+    nodes = [anchor, *(c for c in anchor.children if c.dep_ == "attr")]
+    doc = anchor.doc
+    for node in nodes:
+        formerly = any(c.dep_ == "advmod" and c.lower_ == "formerly" for c in node.children)
+        ex = node.lower_.startswith("ex-") or (
+            node.i >= 2 and doc[node.i - 1].text == "-" and doc[node.i - 2].lower_ == "ex"
+        )
+        if formerly or ex:
+            return link._replace(predicate=f"former_{link.predicate}")
+    return link
+
+
+def _role_taken(verb: Any, by_token: Mapping[int, str]) -> tuple[str, str | None] | None:
+    """ "succeeded X as CEO of Y", "was replaced by Z as CEO of Y": the role's predicate and
+    what it is of (``None`` when the sentence does not say)."""
+    nodes = [verb]
+    for child in verb.children:
+        if child.dep_ in ("dobj", "obj", "agent"):
+            nodes += [child, *(g for g in child.children if g.dep_ == "pobj")]
+    for node in nodes:
+        for prep in node.children:
+            if prep.dep_ != "prep" or prep.lower_ != "as":
+                continue
+            for noun in prep.children:
+                if noun.dep_ != "pobj":
+                    continue
+                targets = [
+                    by_token[c.i] for c in noun.children if c.dep_ == "poss" and c.i in by_token
+                ]
+                targets += [
+                    by_token[g.i]
+                    for p in noun.children
+                    if p.dep_ == "prep" and p.lower_ == "of"
+                    for g in p.children
+                    if g.dep_ == "pobj" and g.i in by_token
+                ]
+                return f"{role_phrase(noun)}_of", (targets[0] if targets else None)
+    return None
+
+
+def close_tenures(found: Sequence[FoundDocument]) -> Sequence[FoundDocument]:
+    """End, at the date of a succession read anywhere in the batch, the holder's facts of the
+    role taken that were still open: ``2010/..`` becomes ``2010/2019``, a fact with no time
+    ``../2019``. A tenure that began after the succession is another one and stays open."""
+    ends = [end for item in found for end in item.ends]
+    if ends:
+        for item in found:
+            item.facts = [_closed(fact, ends) for fact in item.facts]
+    return found
+
+
+def _closed(fact: ExtractedFact, ends: Sequence[FactEnd]) -> ExtractedFact:
+    for end in ends:
+        if (
+            fact.subject != end.holder
+            or fact.predicate != end.predicate
+            or end.object not in (None, fact.object)
+        ):
+            continue
+        if fact.time is None:
+            fact = fact._replace(time=f"{OPEN}/{end.at}")
+        elif fact.time.endswith(f"/{OPEN}"):
+            start = fact.time.partition("/")[0]
+            begun, ended = read_period(start), read_period(end.at)
+            if begun is None or ended is None or begun.start is None or ended.start is None:
+                continue
+            if begun.start <= ended.start:  # else a later tenure: not the one that ended
+                fact = fact._replace(time=period_text(start, end.at))
+    return fact

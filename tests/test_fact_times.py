@@ -1,0 +1,288 @@
+"""The built-in extractor reads the time a sentence ties to a fact (noema/ingest/times.py): such
+a fact is an event ``*label (#subject,#object) @time``, and a fact with no time stays a relation.
+
+The sentences were written, with what they should give, before the extractor was run on them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import noema
+from noema.ingest.confidence import CONFIDENCE
+from noema.model.graph import SemanticGraph, make_event_id
+
+
+def _graph(extractor: noema.SpacyExtractor, *texts: str) -> SemanticGraph:
+    return extractor.extract([noema.Document(t) for t in texts])
+
+
+def _events(graph: SemanticGraph) -> set[tuple[str, str, str, str | None]]:
+    """(subject name, label, object name, time) of the two-participant events."""
+    name = {e.id: e.name for e in graph.entities.values()}
+    return {
+        (name[e.participant_ids[0]], e.label, name[e.participant_ids[-1]], e.time)
+        for e in graph.events.values()
+    }
+
+
+def _relations(graph: SemanticGraph) -> set[tuple[str, str, str]]:
+    name = {e.id: e.name for e in graph.entities.values()}
+    return {(name[r.subject_id], r.predicate, name[r.object_id]) for r in graph.relations.values()}
+
+
+def _times_of(graph: SemanticGraph, subject: str, label: str) -> set[str | None]:
+    return {t for s, lab, _, t in _events(graph) if s == subject and lab == label}
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "label", "obj", "time"),
+    [
+        (
+            "Marta Lindqvist founded Corvane Labs in 2004.",
+            "Marta Lindqvist",
+            "found",
+            "Corvane Labs",
+            "2004",
+        ),
+        (
+            "Corvane Labs acquired Nimbus Analytics in March 2004.",
+            "Corvane Labs",
+            "acquire",
+            "Nimbus Analytics",
+            "2004-03",
+        ),
+        (
+            "Corvane Labs acquired Nimbus Analytics on 19 August 2004.",
+            "Corvane Labs",
+            "acquire",
+            "Nimbus Analytics",
+            "2004-08-19",
+        ),
+        (
+            "In 2005, Oskar Brandt moved to Hollin Rovers.",
+            "Oskar Brandt",
+            "move_to",
+            "Hollin Rovers",
+            "2005",
+        ),
+        (
+            "Mara Voss was the CEO of Veltrix Robotics from 2010 to 2019.",
+            "Mara Voss",
+            "ceo_of",
+            "Veltrix Robotics",
+            "2010/2019",
+        ),
+        (
+            "Mara Voss led Veltrix Robotics from 2010 until 2019.",
+            "Mara Voss",
+            "lead",
+            "Veltrix Robotics",
+            "2010/2019",
+        ),
+        (
+            "Oskar Brandt played for Hollin Rovers between 2004 and 2007.",
+            "Oskar Brandt",
+            "play_for",
+            "Hollin Rovers",
+            "2004/2007",
+        ),
+        (
+            "Lena Ortiz has owned Greyfield Manor since 1998.",
+            "Lena Ortiz",
+            "own",
+            "Greyfield Manor",
+            "1998/..",
+        ),
+        (
+            "Tomas Reyes owned Greyfield Manor until 1998.",
+            "Tomas Reyes",
+            "own",
+            "Greyfield Manor",
+            "../1998",
+        ),
+        # "before 1811": it ended before 1811 began
+        (
+            "Tomas Reyes owned Greyfield Manor before 1811.",
+            "Tomas Reyes",
+            "own",
+            "Greyfield Manor",
+            "../1810",
+        ),
+        (
+            "Rosa Diaz worked for Tarrow Mills after 1990.",
+            "Rosa Diaz",
+            "work_for",
+            "Tarrow Mills",
+            "1991/..",
+        ),
+        # becoming something in a year: it holds from then on
+        (
+            "Mara Voss became the CEO of Veltrix Robotics in 2010.",
+            "Mara Voss",
+            "ceo_of",
+            "Veltrix Robotics",
+            "2010/..",
+        ),
+    ],
+    ids=[
+        "in-year",
+        "in-month",
+        "on-day",
+        "fronted-in",
+        "copula-from-to",
+        "from-until",
+        "between-and",
+        "since",
+        "until",
+        "before",
+        "after",
+        "become-in",
+    ],
+)
+def test_a_time_on_the_verb_makes_the_fact_an_event(
+    extractor: noema.SpacyExtractor, text: str, subject: str, label: str, obj: str, time: str
+) -> None:
+    graph = _graph(extractor, text)
+    assert (subject, label, obj, time) in _events(graph)
+    # stated once, with its time: never also as a timeless relation
+    assert (subject, label, obj) not in _relations(graph)
+
+
+def test_a_fact_with_no_time_stays_a_relation(extractor: noema.SpacyExtractor) -> None:
+    graph = _graph(extractor, "Marta Lindqvist founded Corvane Labs.")
+    assert ("Marta Lindqvist", "found", "Corvane Labs") in _relations(graph)
+    assert not graph.events
+
+
+def test_a_date_object_stays_a_relation_as_written(extractor: noema.SpacyExtractor) -> None:
+    graph = _graph(extractor, "Marta Lindqvist founded Corvane Labs on August 19, 2004.")
+    # the date answers "when", as the text writes it; the fact between the two names has it
+    assert ("Marta Lindqvist", "found_on", "August 19, 2004") in _relations(graph)
+    assert ("Marta Lindqvist", "found", "Corvane Labs", "2004-08-19") in _events(graph)
+
+
+def test_the_event_keeps_the_sentence_id_and_confidence(extractor: noema.SpacyExtractor) -> None:
+    text = "Marta Lindqvist founded Corvane Labs in 2004."
+    graph = _graph(extractor, text)
+    (event,) = [e for e in graph.events.values() if e.label == "found"]
+    assert event.time == "2004"
+    assert event.confidence == CONFIDENCE["svo"]
+    assert event.id == make_event_id("found", event.participant_ids, "2004")
+    (mention,) = event.mentions
+    assert text[mention.start : mention.end] == text
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "label"),
+    [
+        ("Born in 1950, Ada Quill joined Hartwell Press in 1980.", "Ada Quill", "join"),
+        ("Ada Quill, who was born in 1950, joined Hartwell Press in 1980.", "Ada Quill", "join"),
+    ],
+    ids=["fronted-participle", "relative-clause"],
+)
+def test_a_year_of_another_verb_is_not_taken(
+    extractor: noema.SpacyExtractor, text: str, subject: str, label: str
+) -> None:
+    assert _times_of(_graph(extractor, text), subject, label) == {"1980"}
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj"),
+    [
+        (
+            "Ada Quill, who was born in 1950, joined Hartwell Press.",
+            "Ada Quill",
+            "join",
+            "Hartwell Press",
+        ),
+        (
+            "Ada Quill joined Hartwell Press, which was founded in 1921.",
+            "Ada Quill",
+            "join",
+            "Hartwell Press",
+        ),
+        (
+            "Ada Quill joined Hartwell Press after the 1984 merger.",
+            "Ada Quill",
+            "join",
+            "Hartwell Press",
+        ),
+    ],
+    ids=["year-of-a-relative-clause", "year-of-the-object's-clause", "year-of-a-noun"],
+)
+def test_a_year_elsewhere_leaves_the_fact_a_relation(
+    extractor: noema.SpacyExtractor, text: str, subject: str, predicate: str, obj: str
+) -> None:
+    graph = _graph(extractor, text)
+    assert (subject, predicate, obj) in _relations(graph)
+    assert not any(s == subject and lab == predicate for s, lab, _, _ in _events(graph))
+
+
+def test_until_when_took_over_ends_one_fact_and_starts_the_next(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Mara Voss was the CEO of Veltrix Robotics until 2019, when Dario Fenn took over.",
+    )
+    events = _events(graph)
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2019") in events
+    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
+    assert ("Dario Fenn", "succeed", "Mara Voss", "2019") in events
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
+
+
+def test_a_successor_closes_the_open_fact_of_the_one_succeeded(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Mara Voss became the CEO of Veltrix Robotics in 2010. "
+        "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
+    )
+    events = _events(graph)
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2010/2019") in events
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2010/..") not in events
+    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
+
+
+def test_a_replacement_in_another_document_of_the_batch_closes_a_timeless_fact(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Mara Voss is the CEO of Veltrix Robotics.",
+        "In 2019, Mara Voss was replaced by Dario Fenn as CEO of Veltrix Robotics.",
+    )
+    events = _events(graph)
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2019") in events
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
+    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
+
+
+def test_a_later_tenure_is_not_closed_by_an_earlier_succession(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Mara Voss became the CEO of Veltrix Robotics in 2021. "
+        "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
+    )
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2021/..") in _events(graph)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mara Voss, the former CEO of Veltrix Robotics, spoke in Oslo.",
+        "Mara Voss was formerly the CEO of Veltrix Robotics.",
+        "Mara Voss is the ex-CEO of Veltrix Robotics.",
+    ],
+    ids=["former", "formerly", "ex-"],
+)
+def test_a_former_role_says_so_without_a_year(extractor: noema.SpacyExtractor, text: str) -> None:
+    graph = _graph(extractor, text)
+    assert ("Mara Voss", "former_ceo_of", "Veltrix Robotics") in _relations(graph)
+    assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
+    assert not any(lab == "ceo_of" for _, lab, _, _ in _events(graph))
