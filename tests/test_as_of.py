@@ -365,7 +365,7 @@ def test_the_cli_explanation_names_the_time(timed_kb: noema.KnowledgeBase) -> No
     from noema.cli.query import _explanation_line
 
     result = timed_kb.retrieve("Who led Veltrix Robotics?", explain=True)
-    lines = [_explanation_line(e) for e in result.explanation or ()]
+    lines = [_explanation_line(e, timed_kb.graph) for e in result.explanation or ()]
     assert any("a rival of" in line and "valid later (2019/..)" in line for line in lines)
 
 

@@ -129,7 +129,7 @@ LAYERS = {
     "retrieval.filters": _uses("model.graph model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
-        "model.graph model.spans model.times retrieval.plan retrieval.times"
+        "model.graph model.spans model.times retrieval.bridges retrieval.plan retrieval.times"
     ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(

@@ -5,7 +5,8 @@ Two rules, applied to the packing order a strategy made (:mod:`noema.retrieval.p
 a question without a time over a graph without timed facts is ordered exactly as before:
 
 * **The question's time.** Of the first :data:`TIME_WINDOW` steps, those whose fact's time
-  matches the question's (:mod:`noema.retrieval.times`) move to the front, in the order they
+  matches the question's (:mod:`noema.retrieval.times`) and that join an entity of the first
+  :data:`ANCHOR_STEPS` steps (what the question is about) move to the front, in the order they
   had; the rest follow unchanged. Only the window is reordered: a fact far down the order
   that merely shares the year is no more relevant for it.
 * **Rivals.** Facts of one predicate that share an end at the same place (two people
@@ -28,6 +29,7 @@ from itertools import chain, islice
 from noema.model.graph import Event, SemanticGraph
 from noema.model.spans import Sentence
 from noema.model.times import Period, read_period
+from noema.retrieval.bridges import entities_of, walkable
 from noema.retrieval.plan import Step
 from noema.retrieval.times import QuestionTime
 
@@ -36,6 +38,8 @@ __all__ = ["TIME_WINDOW", "fact_period", "fact_time", "order_by_time", "rivals"]
 # How many steps of the strategy's order the question's time reorders: a few budgets' worth of
 # facts at the default 200 tokens, all of them close to the question already.
 TIME_WINDOW = 40
+# How many of the first steps say what the question is about (see _anchors).
+ANCHOR_STEPS = 5
 
 
 def fact_time(graph: SemanticGraph, fact_id: str) -> str | None:
@@ -132,10 +136,22 @@ def order_by_time(
     stream: Iterator[Step] = iter(steps)
     if match is not None:
         window = list(islice(stream, TIME_WINDOW))
-        first = [replace(s, time=match.words(s.fact_id)) for s in window if match(s.fact_id)]
+        about = _anchors(graph, window[:ANCHOR_STEPS])
+        first = [
+            replace(s, time=match.words(s.fact_id))
+            for s in window
+            if match(s.fact_id) and about.intersection(entities_of(graph, s.fact_id))
+        ]
         rest = [s for s in window if s.fact_id not in {f.fact_id for f in first}]
         stream = chain(first, rest, stream)
     return _latest_first(graph, stream, match, allowed, sentence_of)
+
+
+def _anchors(graph: SemanticGraph, leading: Iterable[Step]) -> set[str]:
+    """The entities the question's best evidence is about: a fact whose time matches moves
+    forward only when it joins one of them, as a year alone says nothing of what is asked
+    ("after 2004" brought every company's later chief executive before Lina Sorel's employer)."""
+    return {e for step in leading for e in entities_of(graph, step.fact_id) if walkable(graph, e)}
 
 
 def _latest_first(
