@@ -75,7 +75,7 @@ def test_query_json_and_format(bundle: Path, capsys: pytest.CaptureFixture[str])
         == 0
     )
     data = json.loads(capsys.readouterr().out)
-    assert "Reid Hoffman found LinkedIn." in data["text"].splitlines()
+    assert "Reid Hoffman found LinkedIn in 2002." in data["text"].splitlines()
     assert data["token_count"] <= 200 and data["fact_matches"][0]["relation_id"].startswith("rel_")
 
 
@@ -101,10 +101,10 @@ def test_info_notation_decode_validate(
     assert json.loads(capsys.readouterr().out)["counts"]["relations"] > 10
     assert main(["notation", str(bundle)]) == 0
     notation = capsys.readouterr().out
-    assert "-found->" in notation
+    assert "*found (" in notation  # "founded ... in 2002": an event with its year
     (tmp_path / "n.txt").write_text(notation)
     assert main(["decode", str(tmp_path / "n.txt")]) == 0
-    assert "Reid Hoffman found LinkedIn." in capsys.readouterr().out
+    assert "Reid Hoffman found LinkedIn in 2002." in capsys.readouterr().out
     assert main(["validate", str(bundle)]) == 0
     assert capsys.readouterr().out.startswith("OK")
 
@@ -287,7 +287,7 @@ def test_query_explain_and_filters(bundle: Path, capsys: pytest.CaptureFixture[s
         == 0
     )
     out, err = capsys.readouterr()
-    assert "-found->" in out and "seed, similarity" in err
+    assert "*found (" in out and "seed, similarity" in err
     assert main(["query", str(bundle), "x", "--where", "novalue"]) == 1
     assert "KEY=VALUE" in capsys.readouterr().err
 

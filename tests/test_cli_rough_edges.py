@@ -53,7 +53,7 @@ def test_explain_names_facts_and_entities_not_ids(
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("# ")]
     assert lines and not any(("ent_" in line or "rel_" in line) for line in lines)
-    assert "'Reid Hoffman found LinkedIn.': its sentence is a seed" in err
+    assert "'Reid Hoffman found LinkedIn in 2002.': its sentence is a seed" in err
     assert any("the document about LinkedIn" in line or "bridge" in line for line in lines)
 
 

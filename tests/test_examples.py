@@ -17,7 +17,8 @@ def run(name: str) -> str:
 
 def test_demo_answers_the_two_hop_question() -> None:
     two_hop = run("demo.py").split("hops=2")[1]
-    assert "Jensen Huang" in two_hop and "-found->" in two_hop
+    # "founded Nvidia in 1993" is a fact in time: an event line with its year
+    assert "Jensen Huang" in two_hop and "*found (" in two_hop
 
 
 @pytest.mark.parametrize(

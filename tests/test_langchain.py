@@ -319,7 +319,7 @@ def test_per_call_options_and_search_kwargs_are_honoured(company_kb: noema.Knowl
     [small] = retriever.invoke(question, max_tokens=30)
     assert small.metadata["token_count"] <= 30
     [spec] = retriever.invoke(question, seeds="vector", hops=0, top_k=1)
-    assert len(spec.metadata["relation_ids"]) == 1
+    assert len(spec.metadata["fact_ids"]) == 1
     fixed = NoemaRetriever(knowledge_base=company_kb, search_kwargs={"max_tokens": 30})
     assert fixed.invoke(question)[0].metadata["token_count"] <= 30
     with pytest.raises(TypeError, match="tpo_k"):

@@ -52,7 +52,7 @@ def test_a_retype_shows_at_once_everywhere_and_embeds_nothing(
     assert kb.state.index is not None and before.index is not None
     assert kb.state.index.ids == before.index.ids
     assert "Nvidia :PRODUCT" in kb.render_facts(kb.graph.facts_of(nvidia.id))
-    assert "-found->" in kb.retrieve("Who founded Nvidia?", filters=founders).text
+    assert "*found (" in kb.retrieve("Who founded Nvidia?", filters=founders).text
     (record,) = [r for r in kb.merge_log if r.rule == "retype"]
     assert (record.entity_id, record.merged_name, record.type) == (nvidia.id, "Nvidia", nvidia.type)
 

@@ -72,14 +72,14 @@ def test_two_hop_question_needs_hops(company_kb: KnowledgeBase) -> None:
     deep = company_kb.retrieve(question, top_k=1, hops=2, max_tokens=400, seeds="vector")
     assert "Jensen Huang" in deep.text and "Mellanox" in deep.text
     shallow = company_kb.retrieve(question, top_k=1, hops=0, max_tokens=400, seeds="vector")
-    assert len(shallow.relation_ids) == 1
+    assert len(shallow.fact_ids) == 1
 
 
 def test_seeds_come_first_in_similarity_order(company_kb: KnowledgeBase) -> None:
     result = company_kb.retrieve(
         "Who acquired Mellanox?", top_k=3, hops=1, max_tokens=400, seeds="vector"
     )
-    assert list(result.relation_ids[:3]) == [m.relation_id for m in result.fact_matches]
+    assert list(result.fact_ids[:3]) == [m.relation_id for m in result.fact_matches]
 
 
 @pytest.mark.parametrize(
