@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -175,3 +176,18 @@ def harrow(embedder: noema.SentenceTransformerEmbedder) -> noema.KnowledgeBase:
 def types_of(kb: noema.KnowledgeBase, name: str) -> dict[str, str]:
     """The entities named ``name``: type -> id."""
     return {e.type: e.id for e in kb.graph.entities.values() if e.name == name}
+
+
+@pytest.fixture(scope="module")
+def bundle(
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: noema.SentenceTransformerEmbedder,
+    extractor: noema.SpacyExtractor,
+) -> Path:
+    """A bundle of the example documents, one per test module (a module may write to it)."""
+    examples = Path(__file__).parent.parent / "examples" / "docs"
+    path = tmp_path_factory.mktemp("examples") / "kb.noema"
+    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+    kb.ingest(sorted(examples.glob("*.md")), root=examples)
+    kb.save(path)
+    return path

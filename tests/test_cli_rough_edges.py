@@ -13,19 +13,6 @@ from noema.cli import main
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
 
 
-@pytest.fixture(scope="module")
-def bundle(
-    tmp_path_factory: pytest.TempPathFactory,
-    embedder: noema.SentenceTransformerEmbedder,
-    extractor: noema.SpacyExtractor,
-) -> Path:
-    path = tmp_path_factory.mktemp("edges") / "kb.noema"
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(sorted(EXAMPLES.glob("*.md")), root=EXAMPLES)
-    kb.save(path)
-    return path
-
-
 @pytest.mark.parametrize("format", ["sentences", "natural_language"])
 def test_eval_measures_the_format_asked_for(
     bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], format: str

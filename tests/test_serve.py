@@ -31,19 +31,6 @@ TWO_HOPS = "Who founded the company that acquired LinkedIn?"
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-@pytest.fixture(scope="module")
-def bundle(
-    tmp_path_factory: pytest.TempPathFactory,
-    embedder: noema.SentenceTransformerEmbedder,
-    extractor: noema.SpacyExtractor,
-) -> Path:
-    path = tmp_path_factory.mktemp("serve") / "kb.noema"
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(sorted(EXAMPLES.glob("*.md")), root=EXAMPLES)
-    kb.save(path)
-    return path
-
-
 def _stdio(bundle: Path, *extra: str) -> Client:
     command = [sys.executable, "-m", "noema", "serve", str(bundle), *extra]
     return Client(StdioServerParameters(command=command[0], args=command[1:], env=ENV))

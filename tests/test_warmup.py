@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import noema
 from noema.warmup import warm_up
 
@@ -37,19 +35,6 @@ seen.setdefault("spacy", "spacy" in sys.modules)
 seen.setdefault("embedding_model", _load_embedding_model.cache_info().currsize)
 print(json.dumps({"code": code, **seen}))
 """
-
-
-@pytest.fixture(scope="module")
-def bundle(
-    tmp_path_factory: pytest.TempPathFactory,
-    embedder: noema.SentenceTransformerEmbedder,
-    extractor: noema.SpacyExtractor,
-) -> Path:
-    path = tmp_path_factory.mktemp("warmup") / "kb.noema"
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(sorted(EXAMPLES.glob("*.md")), root=EXAMPLES)
-    kb.save(path)
-    return path
 
 
 def _loaded(*argv: str) -> dict[str, object]:
