@@ -142,3 +142,23 @@ def test_a_qualified_kind_noun_names_the_thing_its_word_describes(
     assert ("Oskar Bellweather", "chief_executive_of", "Harrow Avionics") in facts
     assert not any(s == "Oskar Bellweather" and o == "Bellamy Robotics" for s, _, o in facts)
     assert any(s == "Bellamy Robotics" and p == "keep" for s, p, _ in facts)
+
+
+def test_what_someone_is_the_ceo_of_is_a_company(extractor: SpacyExtractor) -> None:
+    # the small model calls "Nvidia" a place in both sentences; a chief executive heads a company
+    graph = _graph(
+        extractor,
+        "Nvidia was founded by Jensen Huang in 1993. Jensen Huang is the CEO of Nvidia.",
+    )
+    assert _types(graph)["Nvidia"] == {"ORG"}
+
+
+def test_every_name_in_a_list_of_founders_is_a_person(extractor: SpacyExtractor) -> None:
+    # NER calls the last of the three an organisation; "founded by" says all three are people
+    graph = _graph(
+        extractor,
+        "Nvidia was founded by Jensen Huang, Chris Malachowsky and Curtis Priem in 1993.",
+    )
+    types = _types(graph)
+    assert types["Curtis Priem"] == {"PERSON"}
+    assert types["Chris Malachowsky"] == {"PERSON"}

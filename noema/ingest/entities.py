@@ -135,13 +135,16 @@ class NameTable:
             counts[type_] += NER_VOTE
         if type_ not in VALUE_TYPES and any(c.isalpha() for c in name):
             form = form_type(name)
+            context = context_type(span)
             if form == "PERSON" and type_ in ("GPE", "LOC"):
                 form = None  # "Jordan River", "Florence": NER's place stands against a name's look
             if form is None and given_name(name) and type_ not in ("GPE", "LOC"):
                 # "Renata Villa" NER called ORG, but so are "Chelsea FC" and "Orlando Magic": a
-                # given name against NER's ORG settles nothing, and OTHER claims nothing
-                form = "PERSON" if type_ in (None, "PERSON") else "OTHER"
-            for cue in (form, context_type(span)):
+                # given name against NER's ORG settles nothing, and OTHER claims nothing, unless
+                # the sentence says a person ("founded by Curtis Priem")
+                agrees = type_ in (None, "PERSON") or context == "PERSON"
+                form = "PERSON" if agrees else "OTHER"
+            for cue in (form, context):
                 if cue == NOT_PERSON:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing
                     cue = "OTHER" if type_ == "PERSON" else None

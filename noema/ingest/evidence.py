@@ -68,6 +68,13 @@ _PLACE_VERBS = frozenset(
 )
 # "mayor of X", "a suburb of X": the object of "of" is a place.
 _PLACE_NOUNS = frozenset({"mayor", "suburb", "outskirts", "native", "resident", "capital"})
+# "the CEO of X", "X's chairman": a role only a company (or a body like one) has. Not "president"
+# or "founder": "the president of France", "the founder of Rome".
+_COMPANY_ROLES = frozenset(
+    _words("""
+    ceo cfo coo cto chairman chairwoman
+    """)
+)
 # "the CEO of Y, X", "CEO X": a role noun beside a name makes the name a person. Not "owner" or
 # "president": "Alphabet, the owner of Google", "the president of the league, FIFA".
 _ROLE_NOUNS = frozenset(
@@ -128,6 +135,9 @@ def context_type(span: Any) -> str | None:
     """The type the sentence around a name's mention says (or :data:`NOT_PERSON`), else
     ``None``."""
     root = span.root
+    while root.dep_ == "conj" and root.head.pos_ in ("PROPN", "NOUN") and root.head != root:
+        # "founded by A, B and C": B and C stand where A stands
+        root = root.head
     head = root.head
     dep = root.dep_
     if dep in ("nsubj", "nsubjpass") and lemma(head) in _PERSON_VERBS:
@@ -146,6 +156,8 @@ def context_type(span: Any) -> str | None:
             return "GPE"
         if head.lower_ == "of" and lemma(governor) in _PLACE_NOUNS:
             return "GPE"
+        if head.lower_ == "of" and lemma(governor) in _COMPANY_ROLES:
+            return "ORG"
     if dep == "appos" and lemma(head) in _ROLE_NOUNS:
         return "PERSON"
     if any(c.dep_ == "appos" and lemma(c) in _ROLE_NOUNS for c in root.children):
