@@ -102,6 +102,15 @@ FACTS: dict[str, tuple[str, str, str, str, str, str | None, float]] = {
         "../1921",
         0.8,
     ),
+    "Jensen Huang founded Nvidia in 1993.": (
+        "Jensen Huang",
+        "PERSON",
+        "found",
+        "Nvidia",
+        "ORG",
+        "1993",
+        0.8,
+    ),
     "Rumour has it that Ivo Kant sang with the Ostra Choir in 1990.": (
         "Ivo Kant",
         "PERSON",
@@ -128,6 +137,7 @@ DOCUMENTS = {
         "Tomas Bell owned the Orrin House until 1810.",
         "Edda Lorne owned the Orrin House from 1811 to 1850.",
     ],
+    "nvidia": ["Jensen Huang founded Nvidia in 1993."],
     "ostra": [
         "Pell Harbour was the capital of Ostra until 1921.",
         "Rumour has it that Ivo Kant sang with the Ostra Choir in 1990.",
@@ -167,7 +177,7 @@ class TimedFacts:
 def timed_kb(embedder: noema.SentenceTransformerEmbedder) -> noema.KnowledgeBase:
     kb = noema.KnowledgeBase(embedder=embedder, extractor=TimedFacts())
     kb.ingest([noema.Document(" ".join(s), id=d) for d, s in DOCUMENTS.items()])
-    assert len(kb.graph.events) == 9 and len(kb.graph.relations) == 1
+    assert len(kb.graph.events) == 10 and len(kb.graph.relations) == 1
     return kb
 
 
@@ -200,6 +210,17 @@ def test_as_of_now_keeps_the_open_fact_and_the_facts_without_a_time(
     assert "Dario Fenn" in result.text and "Mara Voss" not in result.text
     # a relation has no time: nothing says it no longer holds
     assert "Trondheim" in result.text
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_as_of_keeps_what_happened_by_then_and_not_what_came_after(
+    timed_kb: noema.KnowledgeBase, format: str
+) -> None:
+    # a founding in 1993 is still what happened, as of any later day; before it, it is not yet
+    question = "Who founded Nvidia?"
+    assert "Jensen Huang" in timed_kb.retrieve(question, as_of="now", format=format).text
+    assert "Jensen Huang" in timed_kb.retrieve(question, as_of="1993-06", format=format).text
+    assert "Jensen Huang" not in timed_kb.retrieve(question, as_of="1992", format=format).text
 
 
 def test_as_of_takes_a_date_and_a_month(timed_kb: noema.KnowledgeBase) -> None:

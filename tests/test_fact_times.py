@@ -162,6 +162,34 @@ def test_a_date_object_stays_a_relation_as_written(extractor: noema.SpacyExtract
     assert ("Marta Lindqvist", "found", "Corvane Labs", "2004-08-19") in _events(graph)
 
 
+@pytest.mark.parametrize(
+    ("text", "event", "restated"),
+    [
+        (
+            "Nvidia acquired Mellanox in 2020.",
+            ("Nvidia", "acquire", "Mellanox", "2020"),
+            ("Nvidia", "acquire_in", "2020"),
+        ),
+        (
+            "Corvane Labs was founded by Marta Lindqvist in 2004.",
+            ("Marta Lindqvist", "found", "Corvane Labs", "2004"),
+            ("Marta Lindqvist", "found_in", "2004"),
+        ),
+    ],
+)
+def test_a_date_the_event_states_as_written_is_not_stated_again(
+    extractor: noema.SpacyExtractor,
+    text: str,
+    event: tuple[str, str, str, str],
+    restated: tuple[str, str, str],
+) -> None:
+    # "@2020" on the event says the year as the text writes it: a relation to "2020" from the
+    # same verb would state the fact a second time, and decode it as "Nvidia is acquire in 2020."
+    graph = _graph(extractor, text)
+    assert event in _events(graph)
+    assert restated not in _relations(graph)
+
+
 def test_the_event_keeps_the_sentence_id_and_confidence(extractor: noema.SpacyExtractor) -> None:
     text = "Marta Lindqvist founded Corvane Labs in 2004."
     graph = _graph(extractor, text)

@@ -208,7 +208,25 @@ def read_sentence_times(
             if target is not None:
                 taken = Link(link.subject, predicate, target, "succession", link.anchor)
                 extra.append((taken, f"{time}/{OPEN}"))
+    timed = [item for item in timed if not _restated(item, timed)]
     return timed + [item for item in extra if item not in timed], ends
+
+
+def _restated(item: tuple[Link, str | None], timed: Sequence[tuple[Link, str | None]]) -> bool:
+    """Whether ``item`` is a relation to a date that an event of the same verb and end states as
+    its time, written the same ("Nvidia acquired Mellanox in 2020": ``-acquire_in-> 2020`` beside
+    ``*acquire (Nvidia, Mellanox) @2020``). A date written otherwise ("August 19, 2004" against
+    ``@2004-08-19``) stays, as a "when" answer matches the text's own words."""
+    link, time = item
+    if time is not None or link.anchor is None:
+        return False
+    return any(
+        when == link.object
+        and other.anchor is not None
+        and other.anchor.i == link.anchor.i
+        and link.subject in (other.subject, other.object)
+        for other, when in timed
+    )
 
 
 def _link_time(

@@ -19,7 +19,15 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-__all__ = ["OPEN", "Period", "iso_date", "period_text", "read_period", "time_phrase"]
+__all__ = [
+    "OPEN",
+    "Period",
+    "iso_date",
+    "period_text",
+    "read_period",
+    "standing_period",
+    "time_phrase",
+]
 
 # ISO 8601-2's mark for an open end of an interval
 OPEN = ".."
@@ -117,6 +125,23 @@ def read_period(text: str | None) -> Period | None:
     if period.start is not None and period.end is not None and period.end < period.start:
         return None
     return period
+
+
+def standing_period(text: str | None) -> Period | None:
+    """The days on which a fact of time ``text`` stands: an interval's own days, and a single date
+    from that date on, as what happened then ("founded in 1993", "sold in 1902") has happened by
+    every later day. ``None`` when ``text`` is not an ISO date or interval.
+
+    Example:
+        >>> standing_period("1993").contains(date(2020, 1, 1))
+        True
+        >>> standing_period("2004/2006").contains(date(2010, 1, 1))
+        False
+    """
+    period = read_period(text)
+    if period is None or text is None or "/" in text:
+        return period
+    return Period(period.start, None)
 
 
 def period_text(start: str | None, end: str | None) -> str | None:

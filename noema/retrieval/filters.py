@@ -9,7 +9,7 @@ from typing import Any
 
 from noema.errors import OptionError
 from noema.model.graph import ENTITY_TYPES, SemanticGraph
-from noema.model.times import Period, read_period
+from noema.model.times import Period, standing_period
 
 __all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
 
@@ -34,7 +34,8 @@ class FactFilter:
     """A parsed, validated ``filters=`` argument.
 
     ``valid_on`` is the ``as_of`` option's day (or month, or year): an event whose ISO time
-    does not overlap it is refused; a relation, or an event with no ISO time, is not.
+    does not overlap it is refused, where a single date stands from then on (a founding in 1993
+    is still so in 2020, and not yet in 1992); a relation, or an event with no ISO time, is not.
 
     Example:
         >>> FactFilter.parse({"entity_types": ["PERSON", "ORG"], "predicates": ["found"]}).predicates
@@ -94,7 +95,7 @@ class FactFilter:
             event = graph.events[fact_id]
             entity_ids, label, mentions = event.participant_ids, event.label, event.mentions
             if self.valid_on is not None:
-                period = read_period(event.time)
+                period = standing_period(event.time)
                 if period is not None and not period.overlaps(self.valid_on):
                     return False
         if self.entity_types is not None and any(
