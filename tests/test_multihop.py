@@ -192,6 +192,9 @@ def test_vector_seeds_stay_the_three_steps(pool: noema.KnowledgeBase) -> None:
 THREE_HOPS = (
     "Calder Mining acquired Pellow Tools in 2011.",
     "Ivo Marsh founded Calder Mining in 1987.",
+    # what the step-2 search finds first, so the birthplace is left to the third step
+    "Calder Mining runs three quarries near Dunmore.",
+    "Calder Mining was the largest employer in Dunmore for a decade.",
     "Ivo Marsh was born in Tarsk.",
     "Brenna Hale founded Osprey Freight in 1990.",
     "Brenna Hale was born in Corvel.",

@@ -32,8 +32,9 @@ SPEC_SENTENCES = [
     ("Sundar Pichai is the CEO of Google.", {("Sundar Pichai", "ceo_of", "Google")}),
     ("Google is headquartered in Mountain View.", {("Google", "headquarter_in", "Mountain View")}),
     (
+        # the year is the event's time, @2020, and not stated again as a relation to "2020"
         "Nvidia acquired Mellanox in 2020.",
-        {("Nvidia", "acquire", "Mellanox"), ("Nvidia", "acquire_in", "2020")},
+        {("Nvidia", "acquire", "Mellanox")},
     ),
     ("YouTube was founded by Chad Hurley.", {("Chad Hurley", "found", "YouTube")}),
     ("Sundar Pichai, the CEO of Google, spoke.", {("Sundar Pichai", "ceo_of", "Google")}),
@@ -63,7 +64,11 @@ HELD_OUT = [
         ("Satya Nadella", "chairman_of", "Microsoft"),
     ),
     ("verb prep", "Amazon is based in Seattle.", ("Amazon", "base_in", "Seattle")),
-    ("dated", "Microsoft acquired LinkedIn in 2016.", ("Microsoft", "acquire_in", "2016")),
+    (
+        "dated",
+        "Microsoft acquired LinkedIn on June 13, 2016.",
+        ("Microsoft", "acquire_on", "June 13, 2016"),
+    ),
     ("passive agent", "Tesla was founded by Elon Musk.", ("Elon Musk", "found", "Tesla")),
     ("appositive", "Tim Cook, the CEO of Apple, visited Berlin.", ("Tim Cook", "ceo_of", "Apple")),
     ("possessive", "Apple's CEO Tim Cook visited Berlin.", ("Tim Cook", "ceo_of", "Apple")),
