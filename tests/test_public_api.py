@@ -162,20 +162,20 @@ LAYERS = {
         """errors model.graph model.records storage._column_checks storage._column_records
         storage._save_checks vectors.sentences model.spans"""
     ),
-    "storage.members": _uses(""),
-    "storage.container": _uses("errors storage.members"),
-    "storage.manifest": _uses(
-        "errors model.facttext storage.container storage.members vectors.index"
+    "storage.members": _uses(
+        """storage.columns storage.container storage.manifest storage.names errors model.graph
+        model.records vectors.index vectors.ivf vectors.sentences"""
     ),
+    "storage.container": _uses("errors"),
+    "storage.manifest": _uses("errors model.facttext storage.container"),
     "storage.names": _uses("errors model.graph"),
     "storage._reading": _uses(
-        """storage.columns storage.container storage.manifest storage.members storage.names
-        errors model.graph vectors.index vectors.ivf model.records vectors.sentences"""
+        """storage.container storage.manifest storage.members errors model.graph model.records
+        vectors.index vectors.sentences"""
     ),
     "storage.bundle": _uses(
-        """storage._reading storage.columns storage.container storage.manifest storage.members
-        storage.names errors model.facttext model.graph vectors.index vectors.ivf
-        model.records vectors.sentences"""
+        """storage._reading storage.container storage.manifest storage.members errors
+        model.facttext model.graph model.records vectors.index vectors.sentences"""
     ),
     "storage.store": _uses(
         """storage.bundle storage.container errors vectors.embed model.facttext model.gcpause model.graph

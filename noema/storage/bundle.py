@@ -86,9 +86,8 @@ import numpy.typing as npt
 from noema.errors import BundleError, OptionError
 from noema.model.facttext import FACT_RENDERING
 from noema.model.graph import SemanticGraph
-from noema.model.records import MergeRecord, json_bytes, record_to_dict
-from noema.storage._reading import BundleContents, fact_order, graph_counts, read_contents
-from noema.storage.columns import columns_bytes
+from noema.model.records import MergeRecord, record_to_dict
+from noema.storage._reading import BundleContents, read_contents
 from noema.storage.container import (
     file_identity,
     in_zip,
@@ -104,21 +103,15 @@ from noema.storage.manifest import (
     read_manifest,
 )
 from noema.storage.members import (
-    COLUMNS_MEMBER,
-    FACTS_IVF_MEMBER,
-    NAMES_MEMBER,
-    SENTENCES_IVF_MEMBER,
-    SENTENCES_MEMBER,
+    MEMBERS,
+    STORED_MEMBERS,
+    Saving,
+    encode_json,
+    fact_order,
+    graph_counts,
 )
-from noema.storage.names import names_bytes
 from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import ivf_bytes
-from noema.vectors.sentences import (
-    SENTENCE_RENDERING,
-    SentenceIndex,
-    sentence_key,
-    source_sentences,
-)
+from noema.vectors.sentences import SentenceIndex
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -160,7 +153,7 @@ def write_bundle(
     place, so the previous bundle survives a failure) and return its manifest."""
     write_target(path)  # a path no save can replace is refused before the members are made
     manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
-    write_atomically(path, lambda handle: zip_members(handle, members))
+    write_atomically(path, lambda handle: zip_members(handle, members, STORED_MEMBERS))
     return manifest
 
 
@@ -177,7 +170,7 @@ def bundle_bytes(
     them back."""
     manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
     buffer = io.BytesIO()
-    zip_members(buffer, members)
+    zip_members(buffer, members, STORED_MEMBERS)
     return buffer.getvalue()
 
 
@@ -201,22 +194,12 @@ def _members(
         ordered.add(order, _rows(index, order))
     graph_data = graph.to_dict()
     graph_data["merge_log"] = [record_to_dict(r) for r in merge_log]
-    members = {
-        "graph.json": _json_bytes(graph_data),
-        COLUMNS_MEMBER: columns_bytes(graph, graph_data["merge_log"], sentences),
-        "embeddings.bin": ordered.vector_bytes(),
-        "index.faiss": ordered.index_bytes(),
-    }
-    fact_parts = index.approximate_parts(order)
-    if fact_parts is not None:
-        members[FACTS_IVF_MEMBER] = ivf_bytes(fact_parts)
-    described: dict[str, Any] = {}
-    if sentences is not None:
-        described["sentences"] = _sentence_members(graph, sentences, members)
-    names = names_bytes(graph, name_vectors or {})
-    if names is not None:
-        members[NAMES_MEMBER], rows = names
-        described["names"] = {"rows": rows}
+    saving = Saving(graph, graph_data, index, ordered, sentences, name_vectors or {})
+    members: dict[str, bytes] = {}
+    for member in MEMBERS:
+        data = member.write(saving)
+        if data is not None:
+            members[member.name] = data
     # the rows were checked before they were copied; a file written in place while they were
     # being copied is seen here, so no member holds bytes of another bundle
     for vectors in (index, sentences.vectors if sentences is not None else None):
@@ -233,28 +216,14 @@ def _members(
         "similarity_threshold": settings.similarity_threshold,
         "embedding_rows": EMBEDDING_ROWS,
         "fact_rendering": FACT_RENDERING,
-        **described,
+        **saving.described,
         "merges": len(merge_log),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             for name, data in members.items()
         },
     }
-    return manifest, {"manifest.json": _json_bytes(manifest), **members}
-
-
-def _sentence_members(
-    graph: SemanticGraph, sentences: SentenceIndex, members: dict[str, bytes]
-) -> dict[str, Any]:
-    """Add the sentence sidecar's members to ``members``; returns its manifest entry."""
-    keys = [sentence_key(graph, s) for s in source_sentences(graph)]
-    if keys != sentences.vectors.ids:
-        raise BundleError("the sentence sidecar was built for another graph")
-    members[SENTENCES_MEMBER] = sentences.vectors.vector_bytes()
-    sentence_parts = sentences.vectors.approximate_parts(keys)
-    if sentence_parts is not None:
-        members[SENTENCES_IVF_MEMBER] = ivf_bytes(sentence_parts)
-    return {"rows": len(keys), "rendering": SENTENCE_RENDERING}
+    return manifest, {"manifest.json": encode_json(manifest), **members}
 
 
 def _rows(index: VectorIndex, order: list[str]) -> Any:
@@ -309,10 +278,3 @@ def _open(
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
     return in_zip(source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check))
-
-
-def _json_bytes(value: Any) -> bytes:
-    try:
-        return json_bytes(value)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise BundleError(f"the knowledge base cannot be written as JSON: {exc}") from exc
