@@ -125,11 +125,12 @@ LAYERS = {
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
-    "retrieval.options": _uses("resources retrieval.formats retrieval.times"),
+    "retrieval.steps": _uses("model.spans"),
+    "retrieval.options": _uses("resources retrieval.formats retrieval.steps retrieval.times"),
     "retrieval.filters": _uses("model.graph model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
-        "model.graph model.spans model.times retrieval.bridges retrieval.plan retrieval.times"
+        "retrieval.steps model.graph model.spans model.times retrieval.bridges retrieval.times"
     ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(
@@ -137,20 +138,20 @@ LAYERS = {
         model.spans vectors.sentences"""
     ),
     "retrieval.plan": _uses(
-        """retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
+        """retrieval.steps retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
         model.spans vectors.sentences retrieval.walk"""
     ),
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
     "retrieval.result": _uses(
-        """model.graph model.notation model.view resources retrieval.formats retrieval.pack
-        retrieval.plan retrieval.options"""
+        """retrieval.steps model.graph model.notation model.view resources retrieval.formats retrieval.pack
+        retrieval.options"""
     ),
     "retrieval.strategies": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.plan vectors.sentences"""
     ),
     "retrieval.retrieve": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
         retrieval.strategies model.spans model.records retrieval.timeorder retrieval.times
         retrieval.walk"""
@@ -204,7 +205,7 @@ LAYERS = {
     # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
-    "serve.schemas": _uses(""),
+    "serve.schemas": _uses("retrieval.steps"),
     "serve.names": _uses("model.graph"),
     "serve.tools": _uses(
         "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"

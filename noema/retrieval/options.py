@@ -12,11 +12,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, TypedDict, get_args
 
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
+from noema.retrieval.steps import STRATEGY_HELP, SeedStrategy
 from noema.retrieval.times import as_of_period
 
 # ``**options: Unpack[RetrieveKwargs]`` is read at run time too (tool wrappers read the type
@@ -40,7 +41,6 @@ __all__ = [
     "option_names",
 ]
 
-SeedStrategy = Literal["graph", "vector"]
 SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
@@ -103,9 +103,7 @@ class RetrieveOptions:
     format: Format = _option("notation", "how the facts are written")
     token_model: str = _option(DEFAULT_TOKEN_MODEL, "the tiktoken encoding that counts the budget")
     seeds: SeedStrategy = _option(
-        "graph",
-        "'graph': fact and sentence seeds with a hop to the documents about their entities; "
-        "'vector': only the top-k fact vectors (the original design)",
+        "graph", "; ".join(f"{name!r}: {text}" for name, text in STRATEGY_HELP.items())
     )
     min_similarity: float | None = _option(
         None, "return nothing when no fact or sentence is at least this similar to the question"
