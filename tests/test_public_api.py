@@ -220,7 +220,9 @@ LAYERS = {
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources
         retrieval.options storage.bundle"""
     ),
-    "cli.query": _uses("cli export kb retrieval.filters retrieval.formats retrieval.options"),
+    "cli.query": _uses(
+        "cli export kb retrieval.filters retrieval.formats retrieval.options retrieval.steps"
+    ),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),
