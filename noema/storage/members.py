@@ -272,21 +272,12 @@ def _read_sentences(opening: Opening) -> None:
     """The optional sentence sidecar; left out when absent or made with another rendering (it is
     then rebuilt from the graph), :class:`BundleError` when present but damaged."""
     name, core = opening.name, opening.core
-    info = opening.manifest.get("sentences")
-    entry = opening.declared.get(SENTENCES_MEMBER)
-    if info is None and entry is None:
+    info = _description(opening, "sentences", SENTENCES_MEMBER)
+    if info is None:
         return
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {SENTENCES_MEMBER} only in part")
     if info.get("rendering") != SENTENCE_RENDERING:
         return  # embedded another way: re-embedded on first use, never mixed
-    size, _ = declared_entry(opening.declared, SENTENCES_MEMBER, name)
-    rows = info.get("rows")  # checked before anything is inflated
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows * core.dimension * 4 != size:
-        raise BundleError(
-            f"{name!r}: {SENTENCES_MEMBER} holds {size} bytes, not the {rows!r} rows of "
-            f"{core.dimension} float32 the manifest declares"
-        )
+    _declared_rows(opening, info, SENTENCES_MEMBER, 4 * core.dimension, "rows")
     blob = opening.fetch(SENTENCES_MEMBER)
     try:
         if core.stored is not None:
@@ -339,29 +330,43 @@ def _read_names(opening: Opening) -> None:
     """The optional entity-name vectors by entity id; none when absent, :class:`BundleError`
     when present but damaged."""
     name, core = opening.name, opening.core
-    info = opening.manifest.get("names")
-    entry = opening.declared.get(NAMES_MEMBER)
-    if info is None and entry is None:
+    info = _description(opening, "names", NAMES_MEMBER)
+    if info is None:
         return
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {NAMES_MEMBER} only in part")
-    size, _ = declared_entry(opening.declared, NAMES_MEMBER, name)
-    rows = info.get("rows")
-    if (
-        not isinstance(rows, int)
-        or isinstance(rows, bool)
-        or rows * (4 + 4 * core.dimension) != size
-    ):
-        raise BundleError(
-            f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
-            f"of {core.dimension} float32 the manifest declares"
-        )
+    rows = _declared_rows(opening, info, NAMES_MEMBER, 4 + 4 * core.dimension, "positions and rows")
     blob = opening.fetch(NAMES_MEMBER)
     try:
         opening.name_vectors = read_names(blob, rows, core.dimension, list(core.graph.entities))
     except BundleError as exc:
         raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
     opening.spent.append(blob)
+
+
+def _description(opening: Opening, key: str, member: str) -> dict[str, Any] | None:
+    """The manifest's ``key`` entry, which describes the optional ``member``: ``None`` when the
+    bundle has neither, :class:`BundleError` when it has one without the other."""
+    info = opening.manifest.get(key)
+    entry = opening.declared.get(member)
+    if info is None and entry is None:
+        return None
+    if not isinstance(info, dict) or not isinstance(entry, dict):
+        raise BundleError(f"{opening.name!r}: manifest describes {member} only in part")
+    return info
+
+
+def _declared_rows(
+    opening: Opening, info: dict[str, Any], member: str, row_bytes: int, rows_are: str
+) -> int:
+    """The ``rows`` of ``info``, checked against the member's declared size before anything is
+    inflated."""
+    size, _ = declared_entry(opening.declared, member, opening.name)
+    rows = info.get("rows")
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows * row_bytes != size:
+        raise BundleError(
+            f"{opening.name!r}: {member} holds {size} bytes, not the {rows!r} {rows_are} of "
+            f"{opening.core.dimension} float32 the manifest declares"
+        )
+    return rows
 
 
 @dataclass(frozen=True)
@@ -387,6 +392,28 @@ class Member:
     vectors: bool = False
 
 
+def _vectors(
+    name: str,
+    since_schema: int,
+    write: Callable[[Saving], bytes | None],
+    read: Callable[[Opening], None],
+    *,
+    optional: bool = False,
+) -> Member:
+    """A member of vectors (or of an index over them): stored as it is, since vectors barely
+    compress, and costing :data:`VECTOR_MEMORY_PER_BYTE` to open."""
+    return Member(
+        name,
+        since_schema,
+        stored=True,
+        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
+        write=write,
+        read=read,
+        optional=optional,
+        vectors=True,
+    )
+
+
 MEMBERS: tuple[Member, ...] = (
     Member(
         GRAPH_MEMBER,
@@ -407,64 +434,12 @@ MEMBERS: tuple[Member, ...] = (
         read=_read_columns,
         optional=True,
     ),
-    Member(
-        "embeddings.bin",
-        1,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_embeddings,
-        read=_read_embeddings,
-        vectors=True,
-    ),
-    Member(
-        "index.faiss",
-        1,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_index,
-        read=_read_index,
-        vectors=True,
-    ),
-    Member(
-        FACTS_IVF_MEMBER,
-        4,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_facts_ivf,
-        read=_read_facts_ivf,
-        optional=True,
-        vectors=True,
-    ),
-    Member(
-        SENTENCES_MEMBER,
-        1,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_sentences,
-        read=_read_sentences,
-        optional=True,
-        vectors=True,
-    ),
-    Member(
-        SENTENCES_IVF_MEMBER,
-        4,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_sentences_ivf,
-        read=_read_sentences_ivf,
-        optional=True,
-        vectors=True,
-    ),
-    Member(
-        NAMES_MEMBER,
-        3,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        write=_write_names,
-        read=_read_names,
-        optional=True,
-        vectors=True,
-    ),
+    _vectors("embeddings.bin", 1, _write_embeddings, _read_embeddings),
+    _vectors("index.faiss", 1, _write_index, _read_index),
+    _vectors(FACTS_IVF_MEMBER, 4, _write_facts_ivf, _read_facts_ivf, optional=True),
+    _vectors(SENTENCES_MEMBER, 1, _write_sentences, _read_sentences, optional=True),
+    _vectors(SENTENCES_IVF_MEMBER, 4, _write_sentences_ivf, _read_sentences_ivf, optional=True),
+    _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True),
 )
 VECTOR_MEMBERS = frozenset(m.name for m in MEMBERS if m.vectors)
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
