@@ -78,7 +78,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -113,9 +113,13 @@ from noema.storage.members import (
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "SCHEMA_VERSION",
     "BundleContents",
+    "BundleParts",
     "BundleSettings",
     "bundle_bytes",
     "default_max_memory",
@@ -139,20 +143,27 @@ class BundleSettings:
     noema_version: str
 
 
+class BundleParts(TypedDict, total=False):
+    """What a bundle holds beside its graph and fact index: the keywords of :func:`write_bundle`
+    and :func:`bundle_bytes` (none by default)."""
+
+    merge_log: tuple[MergeRecord, ...]
+    sentences: SentenceIndex | None
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None
+
+
 def write_bundle(
     path: str | os.PathLike[str],
     graph: SemanticGraph,
     index: VectorIndex,
     *,
     settings: BundleSettings,
-    merge_log: tuple[MergeRecord, ...] = (),
-    sentences: SentenceIndex | None = None,
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
+    **parts: Unpack[BundleParts],
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
     write_target(path)  # a path no save can replace is refused before the members are made
-    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
+    manifest, members = _members(graph, index, settings, **parts)
     write_atomically(path, lambda handle: zip_members(handle, members, STORED_MEMBERS))
     return manifest
 
@@ -162,13 +173,11 @@ def bundle_bytes(
     index: VectorIndex,
     *,
     settings: BundleSettings,
-    merge_log: tuple[MergeRecord, ...] = (),
-    sentences: SentenceIndex | None = None,
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
+    **parts: Unpack[BundleParts],
 ) -> bytes:
     """The bytes :func:`write_bundle` writes, for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
     them back."""
-    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
+    manifest, members = _members(graph, index, settings, **parts)
     buffer = io.BytesIO()
     zip_members(buffer, members, STORED_MEMBERS)
     return buffer.getvalue()
@@ -177,9 +186,10 @@ def bundle_bytes(
 def _members(
     graph: SemanticGraph,
     index: VectorIndex,
-    merge_log: tuple[MergeRecord, ...],
-    sentences: SentenceIndex | None,
     settings: BundleSettings,
+    *,
+    merge_log: tuple[MergeRecord, ...] = (),
+    sentences: SentenceIndex | None = None,
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest, and every member by name with ``manifest.json`` first. ``index`` must hold
