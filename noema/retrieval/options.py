@@ -138,24 +138,15 @@ class RetrieveOptions:
             raise OptionError(
                 f"token_model must be a tiktoken encoding name, got {self.token_model!r}"
             )
-        floor = self.min_similarity
-        if floor is not None and (
-            isinstance(floor, bool)
-            or not isinstance(floor, (int, float))
-            or not math.isfinite(floor)
-            or not -1.0 <= floor <= 1.0
-        ):
-            raise OptionError(
-                f"min_similarity must be a number from -1 to 1 or None, got {floor!r}"
-            )
-        least = self.min_confidence
-        if least is not None and (
-            isinstance(least, bool)
-            or not isinstance(least, (int, float))
-            or not math.isfinite(least)
-            or not 0.0 <= least <= 1.0
-        ):
-            raise OptionError(f"min_confidence must be a number from 0 to 1 or None, got {least!r}")
+        for name, low in (("min_similarity", -1), ("min_confidence", 0)):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not low <= value <= 1
+            ):
+                raise OptionError(f"{name} must be a number from {low} to 1 or None, got {value!r}")
         if self.as_of is not None:
             as_of_period(self.as_of)  # raises OptionError naming the forms it takes
 
