@@ -134,7 +134,7 @@ class Opening:
     max_memory: int | None
     mapped: memoryview | None  # the bundle's bytes, in memory or mapped from its file
     check: Callable[[], None] | None  # what the indexes call before reading a mapped file again
-    blobs: dict[str, Blob] = field(default_factory=dict)
+    blobs: dict[str, Blob] = field(default_factory=dict)  # the members index.faiss builds from
     spent: list[Blob] = field(default_factory=list)  # read, checked, and needed no more
     built: Core | None = None
     sentences: SentenceIndex | None = None
@@ -158,9 +158,12 @@ class Opening:
     def fetch(self, member: str) -> Blob:
         """The member's bytes, checked against its declared size and sha256."""
         size, digest = declared_entry(self.declared, member, self.name)
-        blob = checked_member(self.zf, member, size, digest, self.name, self.mapped)
-        self.blobs[member] = blob
-        return blob
+        return checked_member(self.zf, member, size, digest, self.name, self.mapped)
+
+    def keep(self, member: str) -> None:
+        """Fetch ``member`` and keep it for index.faiss, which builds the graph and the fact
+        index from it."""
+        self.blobs[member] = self.fetch(member)
 
 
 def _write_graph_json(saving: Saving) -> bytes:
@@ -175,7 +178,7 @@ def _read_graph_json(opening: Opening) -> None:
         size, digest = declared_entry(opening.declared, GRAPH_MEMBER, opening.name)
         check_streamed(opening.zf, GRAPH_MEMBER, size, digest, opening.name)
     else:
-        opening.fetch(GRAPH_MEMBER)
+        opening.keep(GRAPH_MEMBER)
 
 
 def _write_columns(saving: Saving) -> bytes:
@@ -184,7 +187,7 @@ def _write_columns(saving: Saving) -> bytes:
 
 def _read_columns(opening: Opening) -> None:
     if opening.columnar:  # else the graph is read from graph.json
-        opening.fetch(COLUMNS_MEMBER)
+        opening.keep(COLUMNS_MEMBER)
 
 
 def _write_embeddings(saving: Saving) -> bytes:
@@ -192,7 +195,7 @@ def _write_embeddings(saving: Saving) -> bytes:
 
 
 def _read_embeddings(opening: Opening) -> None:
-    opening.fetch("embeddings.bin")
+    opening.keep("embeddings.bin")
 
 
 def _write_index(saving: Saving) -> bytes:
@@ -202,7 +205,7 @@ def _write_index(saving: Saving) -> bytes:
 def _read_index(opening: Opening) -> None:
     """Check index.faiss, then build the graph and the fact index: a damaged vector member is
     refused before the graph is parsed."""
-    opening.fetch("index.faiss")
+    opening.keep("index.faiss")
     graph_member = COLUMNS_MEMBER if opening.columnar else GRAPH_MEMBER
     graph, merge_log, stored = _read_graph(opening, graph_member)
     counts = opening.manifest.get("counts")
