@@ -125,11 +125,12 @@ LAYERS = {
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
-    "retrieval.options": _uses("resources retrieval.formats retrieval.times"),
+    "retrieval.steps": _uses("model.spans"),
+    "retrieval.options": _uses("resources retrieval.formats retrieval.steps retrieval.times"),
     "retrieval.filters": _uses("model.graph model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
-        "model.graph model.spans model.times retrieval.bridges retrieval.plan retrieval.times"
+        "retrieval.steps model.graph model.spans model.times retrieval.bridges retrieval.times"
     ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(
@@ -137,20 +138,20 @@ LAYERS = {
         model.spans vectors.sentences"""
     ),
     "retrieval.plan": _uses(
-        """retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
+        """retrieval.steps retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
         model.spans vectors.sentences retrieval.walk"""
     ),
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
     "retrieval.result": _uses(
-        """model.graph model.notation model.view resources retrieval.formats retrieval.pack
-        retrieval.plan retrieval.options"""
+        """retrieval.steps model.graph model.notation model.view resources retrieval.formats retrieval.pack
+        retrieval.options"""
     ),
     "retrieval.strategies": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.plan vectors.sentences"""
     ),
     "retrieval.retrieve": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
         retrieval.strategies model.spans model.records retrieval.timeorder retrieval.times
         retrieval.walk"""
@@ -162,20 +163,20 @@ LAYERS = {
         """errors model.graph model.records storage._column_checks storage._column_records
         storage._save_checks vectors.sentences model.spans"""
     ),
-    "storage.members": _uses(""),
-    "storage.container": _uses("errors storage.members"),
-    "storage.manifest": _uses(
-        "errors model.facttext storage.container storage.members vectors.index"
+    "storage.members": _uses(
+        """storage.columns storage.container storage.manifest storage.names errors model.graph
+        model.records vectors.index vectors.ivf vectors.sentences"""
     ),
+    "storage.container": _uses("errors"),
+    "storage.manifest": _uses("errors model.facttext storage.container"),
     "storage.names": _uses("errors model.graph"),
     "storage._reading": _uses(
-        """storage.columns storage.container storage.manifest storage.members storage.names
-        errors model.graph vectors.index vectors.ivf model.records vectors.sentences"""
+        """storage.container storage.manifest storage.members errors model.graph model.records
+        vectors.index vectors.sentences"""
     ),
     "storage.bundle": _uses(
-        """storage._reading storage.columns storage.container storage.manifest storage.members
-        storage.names errors model.facttext model.graph vectors.index vectors.ivf
-        model.records vectors.sentences"""
+        """storage._reading storage.container storage.manifest storage.members errors
+        model.facttext model.graph model.records vectors.index vectors.sentences"""
     ),
     "storage.store": _uses(
         """storage.bundle storage.container errors vectors.embed model.facttext model.gcpause model.graph
@@ -204,7 +205,7 @@ LAYERS = {
     # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
-    "serve.schemas": _uses(""),
+    "serve.schemas": _uses("retrieval.steps"),
     "serve.names": _uses("model.graph"),
     "serve.tools": _uses(
         "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"
@@ -219,7 +220,9 @@ LAYERS = {
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources
         retrieval.options storage.bundle"""
     ),
-    "cli.query": _uses("cli export kb retrieval.filters retrieval.formats retrieval.options"),
+    "cli.query": _uses(
+        "cli export kb retrieval.filters retrieval.formats retrieval.options retrieval.steps"
+    ),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
     "cli.serving": _uses("cli kb serve warmup"),
