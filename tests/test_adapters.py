@@ -9,6 +9,7 @@ import inspect
 import subprocess
 import sys
 import typing
+from collections.abc import Callable
 from typing import Any, get_args
 
 import pytest
@@ -89,9 +90,8 @@ def test_langchain_unknown_constructor_fields_raise(
 
 
 @pytest.fixture(scope="module")
-def two_language_kb(embedder: Any, extractor: Any) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(
+def two_language_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(
         [
             noema.Document(
                 "Larry Page founded Google. Google acquired YouTube.",
@@ -105,7 +105,6 @@ def two_language_kb(embedder: Any, extractor: Any) -> noema.KnowledgeBase:
             ),
         ]
     )
-    return kb
 
 
 def _text(documents: list[Document]) -> str:
