@@ -216,7 +216,7 @@ LAYERS = {
     "serve.transport": _uses(""),
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
-    "cli.common": _uses("retrieval.options storage.container"),
+    "cli.common": _uses("resources retrieval.options storage.container"),
     "cli.progress": _uses("kb model.graph vectors.embed"),
     "cli.build": _uses(
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources
@@ -224,7 +224,7 @@ LAYERS = {
     ),
     "cli.query": _uses("cli export kb retrieval.filters retrieval.formats retrieval.options"),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
-    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
+    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
     "cli.serving": _uses("cli kb serve warmup"),
     "cli.app": _uses("_version cli"),
 }
