@@ -13,6 +13,8 @@ from noema.adapters import CompressorFields, RetrieveFields
 from noema_llamaindex._convert import block_node
 
 
+# the shared fields before LlamaIndex's base keep the fields in their order before they were
+# shared (callback_manager, the options, the models), which to_dict and the schema show
 class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostprocessor):
     """Compress the nodes any retriever returned into notation of the question-relevant facts.
 
