@@ -3,6 +3,7 @@ keyword-only signature, and ``retrieve`` orders facts exactly as the named strat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import get_args
 
 import pytest
@@ -39,18 +40,14 @@ def test_explain_lines(reason: Reason, line: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def kb(
-    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
-) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(
+def kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(
         [
             "Microsoft acquired LinkedIn in 2016.",
             "Bill Gates and Paul Allen founded Microsoft in 1975.",
             "Jeff Bezos founded Amazon in 1994.",
         ]
     )
-    return kb
 
 
 @pytest.mark.parametrize("seeds", SEED_STRATEGIES)

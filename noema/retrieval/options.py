@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
-from typing import Any, TypedDict, get_args
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
@@ -210,6 +210,26 @@ class RetrieveKwargs(TypedDict, total=False):
     min_similarity: float | None
     min_confidence: float | None
     as_of: str | date | None
+
+
+if TYPE_CHECKING:
+    # pydantic for type checkers only: ``import noema`` does not import it
+    from pydantic import BaseModel
+
+    class RetrieveFieldTypes(BaseModel):
+        """The retrieve options as type checkers see the adapters' pydantic fields (at run time
+        :mod:`noema.adapters` makes those fields from :class:`RetrieveOptions`, which a class
+        body cannot be); a test holds the two to the same names, types and defaults."""
+
+        top_k: int = RetrieveOptions.top_k
+        hops: int = RetrieveOptions.hops
+        max_tokens: int = RetrieveOptions.max_tokens
+        format: Format = RetrieveOptions.format
+        token_model: str = RetrieveOptions.token_model
+        seeds: SeedStrategy = RetrieveOptions.seeds
+        min_similarity: float | None = RetrieveOptions.min_similarity
+        min_confidence: float | None = RetrieveOptions.min_confidence
+        as_of: str | date | None = RetrieveOptions.as_of
 
 
 def option_help(name: str) -> str:
