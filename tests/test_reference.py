@@ -148,21 +148,25 @@ def test_a_qualified_kind_noun_names_the_thing_its_word_describes(
     assert any(s == "Bellamy Robotics" and p == "keep" for s, p, _ in facts)
 
 
-def test_what_someone_is_the_ceo_of_is_a_company(extractor: SpacyExtractor) -> None:
-    # the small model calls "Nvidia" a place in both sentences; a chief executive heads a company
-    graph = _graph(
-        extractor,
-        "Nvidia was founded by Jensen Huang in 1993. Jensen Huang is the CEO of Nvidia.",
-    )
-    assert _types(graph)["Nvidia"] == {"ORG"}
+_FOUNDED = "Nvidia was founded by Jensen Huang, Chris Malachowsky and Curtis Priem in 1993."
 
 
-def test_every_name_in_a_list_of_founders_is_a_person(extractor: SpacyExtractor) -> None:
-    # NER calls the last of the three an organisation; "founded by" says all three are people
-    graph = _graph(
-        extractor,
-        "Nvidia was founded by Jensen Huang, Chris Malachowsky and Curtis Priem in 1993.",
-    )
-    types = _types(graph)
-    assert types["Curtis Priem"] == {"PERSON"}
-    assert types["Chris Malachowsky"] == {"PERSON"}
+@pytest.mark.parametrize(
+    ("text", "name", "type_"),
+    [
+        # the small model calls "Nvidia" a place in both sentences; a chief executive heads a
+        # company
+        (
+            "Nvidia was founded by Jensen Huang in 1993. Jensen Huang is the CEO of Nvidia.",
+            "Nvidia",
+            "ORG",
+        ),
+        # NER calls the last of the three an organisation; "founded by" says all three are people
+        (_FOUNDED, "Curtis Priem", "PERSON"),
+        (_FOUNDED, "Chris Malachowsky", "PERSON"),
+    ],
+)
+def test_the_sentence_says_the_type_ner_got_wrong(
+    extractor: SpacyExtractor, text: str, name: str, type_: str
+) -> None:
+    assert _types(_graph(extractor, text))[name] == {type_}
