@@ -9,15 +9,17 @@ from typing import Any
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import ConfigDict
 
 import noema
+from noema.adapters import CompressorFields, RetrieveFields
 from noema_langchain._convert import block_document
-from noema_langchain._options import RetrieveFields
 
 
 class NoemaContextCompressor(
     BaseDocumentCompressor,
     RunnableSerializable[Mapping[str, Any], list[Document]],
+    CompressorFields,
     RetrieveFields,
 ):
     """Turn retrieved chunks into the notation of the sub-graph relevant to the query.
@@ -49,15 +51,8 @@ class NoemaContextCompressor(
         True
     """
 
-    similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
-    spacy_model: str = noema.DEFAULT_SPACY_MODEL
-    embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL
-
-    def model_post_init(self, context: Any, /) -> None:
-        # the models load here, once per process, so the first compression costs what parsing
-        # and embedding its chunks cost (9.2 s -> 0.3 s on 6 short chunks, 2 cores)
-        super().model_post_init(context)
-        noema.load_models(self.spacy_model, self.embedding_model)
+    # a misspelled option (max_token=50) or a vector store's (search_type="mmr") must not be ignored
+    model_config = ConfigDict(extra="forbid")
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
@@ -68,12 +63,7 @@ class NoemaContextCompressor(
             noema.Document(d.page_content, id=d.id or f"chunk-{n}", metadata=dict(d.metadata))
             for n, d in enumerate(documents)
         ]
-        kb = noema.compression_base(
-            chunks,
-            similarity_threshold=self.similarity_threshold,
-            spacy_model=self.spacy_model,
-            embedding_model=self.embedding_model,
-        )
+        kb = self._knowledge_base(chunks)
         result = kb.retrieve_with(query, self.retrieve_options())
         if not result.text:
             return []

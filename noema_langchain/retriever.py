@@ -18,8 +18,8 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 import noema
+from noema.adapters import RetrieveFields
 from noema_langchain._convert import block_document, fact_documents, split_block
-from noema_langchain._options import RetrieveFields
 
 
 class NoemaRetriever(BaseRetriever, RetrieveFields):

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
 import re
-from typing import Any
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 import noema
+from noema.adapters import CompressorFields, RetrieveFields
 from noema_llamaindex._convert import block_node
 
 
-class NoemaNodePostprocessor(BaseNodePostprocessor):
+# the shared fields before LlamaIndex's base keep the fields in their order before they were
+# shared (callback_manager, the options, the models), which to_dict and the schema show
+class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostprocessor):
     """Compress the nodes any retriever returned into notation of the question-relevant facts.
 
     The result is one node of at most ``max_tokens``, or none when nothing relevant is found; when
@@ -39,25 +40,6 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         True
     """
 
-    top_k: int = noema.RetrieveOptions.top_k
-    hops: int = noema.RetrieveOptions.hops
-    max_tokens: int = noema.RetrieveOptions.max_tokens
-    format: noema.Format = noema.RetrieveOptions.format
-    token_model: str = noema.RetrieveOptions.token_model
-    seeds: noema.SeedStrategy = noema.RetrieveOptions.seeds
-    min_similarity: float | None = noema.RetrieveOptions.min_similarity
-    min_confidence: float | None = noema.RetrieveOptions.min_confidence
-    as_of: str | datetime.date | None = noema.RetrieveOptions.as_of
-    similarity_threshold: float = noema.DEFAULT_SIMILARITY_THRESHOLD
-    spacy_model: str = noema.DEFAULT_SPACY_MODEL
-    embedding_model: str = noema.DEFAULT_EMBEDDING_MODEL
-
-    def model_post_init(self, context: Any, /) -> None:
-        # the models load here, once per process, so the first query costs what parsing and
-        # embedding its nodes cost
-        super().model_post_init(context)
-        noema.load_models(self.spacy_model, self.embedding_model)
-
     @classmethod
     def class_name(cls) -> str:
         return "NoemaNodePostprocessor"
@@ -72,13 +54,8 @@ class NoemaNodePostprocessor(BaseNodePostprocessor):
         if not nodes:
             return []
         chunks = _chunks(nodes)
-        kb = noema.compression_base(
-            chunks,
-            similarity_threshold=self.similarity_threshold,
-            spacy_model=self.spacy_model,
-            embedding_model=self.embedding_model,
-        )
-        result = kb.retrieve_with(query_bundle.query_str, noema.RetrieveOptions.of(self))
+        kb = self._knowledge_base(chunks)
+        result = kb.retrieve_with(query_bundle.query_str, self.retrieve_options())
         if not result.text:
             return []
         saving = noema.TokenSaving.of(

@@ -10,6 +10,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from collections.abc import Callable, Sequence  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -92,6 +93,21 @@ def make_kb(
     return make
 
 
+@pytest.fixture(scope="session")
+def ingested(
+    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
+) -> Callable[..., noema.KnowledgeBase]:
+    """Makes a knowledge base of the real models that has read ``documents`` (with ``ingest``'s
+    own options), for a fixture of any scope."""
+
+    def ingest(documents: Sequence[Any], **options: Any) -> noema.KnowledgeBase:
+        kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
+        kb.ingest(documents, **options)
+        return kb
+
+    return ingest
+
+
 COMPANY_DOCS = [
     "Larry Page and Sergey Brin founded Google. Sundar Pichai is the CEO of Google.",
     "Google acquired YouTube in 2006. Google is headquartered in Mountain View.",
@@ -102,12 +118,8 @@ COMPANY_DOCS = [
 
 
 @pytest.fixture(scope="session")
-def company_kb(
-    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
-) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(COMPANY_DOCS)
-    return kb
+def company_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(COMPANY_DOCS)
 
 
 def record_normalized_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -180,14 +192,10 @@ def types_of(kb: noema.KnowledgeBase, name: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def bundle(
-    tmp_path_factory: pytest.TempPathFactory,
-    embedder: noema.SentenceTransformerEmbedder,
-    extractor: noema.SpacyExtractor,
+    tmp_path_factory: pytest.TempPathFactory, ingested: Callable[..., noema.KnowledgeBase]
 ) -> Path:
     """A bundle of the example documents, one per test module (a module may write to it)."""
     examples = Path(__file__).parent.parent / "examples" / "docs"
     path = tmp_path_factory.mktemp("examples") / "kb.noema"
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(sorted(examples.glob("*.md")), root=examples)
-    kb.save(path)
+    ingested(sorted(examples.glob("*.md")), root=examples).save(path)
     return path

@@ -9,6 +9,7 @@ import inspect
 import subprocess
 import sys
 import typing
+from collections.abc import Callable
 from typing import Any, get_args
 
 import pytest
@@ -19,7 +20,9 @@ from llama_index.core.schema import NodeWithScore
 import noema
 import noema_langchain
 import noema_llamaindex
+from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import option_names
+from noema.retrieval.strategies import STRATEGIES
 
 QUESTION = "Who founded the company that acquired YouTube?"
 
@@ -65,8 +68,9 @@ def test_every_adapter_takes_every_option_with_the_core_default_and_values(optio
 
 
 def test_the_option_types_and_default_models_are_exported() -> None:
-    assert set(get_args(noema.Format)) == {"notation", "natural_language", "sentences"}
-    assert set(get_args(noema.SeedStrategy)) == {"graph", "vector"}
+    # the exported types name what the registries hold, so a new format or strategy is offered
+    assert set(get_args(noema.Format)) == set(FORMATS)
+    assert set(get_args(noema.SeedStrategy)) == set(STRATEGIES)
     assert noema.DEFAULT_SPACY_MODEL == "en_core_web_sm"
     assert noema.DEFAULT_EMBEDDING_MODEL == "all-MiniLM-L6-v2"
     for model in ("spacy_model", "embedding_model"):
@@ -89,9 +93,8 @@ def test_langchain_unknown_constructor_fields_raise(
 
 
 @pytest.fixture(scope="module")
-def two_language_kb(embedder: Any, extractor: Any) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(
+def two_language_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(
         [
             noema.Document(
                 "Larry Page founded Google. Google acquired YouTube.",
@@ -105,7 +108,6 @@ def two_language_kb(embedder: Any, extractor: Any) -> noema.KnowledgeBase:
             ),
         ]
     )
-    return kb
 
 
 def _text(documents: list[Document]) -> str:

@@ -10,6 +10,7 @@ import textwrap
 import time
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -150,22 +151,22 @@ def rewrite(
     return target
 
 
-def _manifest(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
-    def change(members: dict[str, bytes]) -> None:
-        manifest = json.loads(members["manifest.json"])
-        update(manifest)
-        members["manifest.json"] = json.dumps(manifest).encode()
+def _edit_json(member: str, update: Callable[[dict], None], members: dict[str, bytes]) -> None:  # type: ignore[type-arg]
+    """``update`` applied to the JSON member ``member`` of ``members``."""
+    data = json.loads(members[member])
+    update(data)
+    members[member] = json.dumps(data).encode()
 
-    return change
+
+def _manifest(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
+    return partial(_edit_json, "manifest.json", update)
 
 
 def _without_columns(members: dict[str, bytes]) -> None:
     """The bundle as one without graph.columns (older versions, or another writer): its graph
     is then read from graph.json."""
     members.pop("graph.columns")
-    manifest = json.loads(members["manifest.json"])
-    del manifest["members"]["graph.columns"]
-    members["manifest.json"] = json.dumps(manifest).encode()
+    _manifest(lambda manifest: manifest["members"].pop("graph.columns"))(members)
 
 
 def _json(change: Callable[[dict[str, bytes]], None]) -> Callable[[dict[str, bytes]], None]:
@@ -179,12 +180,7 @@ def _json(change: Callable[[dict[str, bytes]], None]) -> Callable[[dict[str, byt
 
 
 def _graph(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
-    def change(members: dict[str, bytes]) -> None:
-        graph = json.loads(members["graph.json"])
-        update(graph)
-        members["graph.json"] = json.dumps(graph).encode()
-
-    return _json(change)
+    return _json(partial(_edit_json, "graph.json", update))
 
 
 def _columns(

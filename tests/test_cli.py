@@ -23,6 +23,11 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def query(bundle: Path, question: str, flags: str = "") -> int:
+    """``noema query BUNDLE QUESTION`` with ``flags`` written as on a command line."""
+    return main(["query", str(bundle), question, *flags.split()])
+
+
 def test_build_prints_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -42,38 +47,14 @@ def test_build_prints_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_query_matches_retrieval_md(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        [
-            "query",
-            str(bundle),
-            "Who is Google's CEO?",
-            "--top-k",
-            "5",
-            "--hops",
-            "1",
-            "--max-tokens",
-            "200",
-        ]
-    )
+    code = query(bundle, "Who is Google's CEO?", "--top-k 5 --hops 1 --max-tokens 200")
     out, err = capsys.readouterr()
     assert code == 0
     assert "-ceo_of->" in out and "tokens" in err
 
 
 def test_query_json_and_format(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(
-            [
-                "query",
-                str(bundle),
-                "Who founded LinkedIn?",
-                "--json",
-                "--format",
-                "natural_language",
-            ]
-        )
-        == 0
-    )
+    assert query(bundle, "Who founded LinkedIn?", "--json --format natural_language") == 0
     data = json.loads(capsys.readouterr().out)
     assert "Reid Hoffman found LinkedIn in 2002." in data["text"].splitlines()
     assert data["token_count"] <= 200 and data["fact_matches"][0]["relation_id"].startswith("rel_")
@@ -269,23 +250,8 @@ def test_merge_bundles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_query_explain_and_filters(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(
-            [
-                "query",
-                str(bundle),
-                "Who founded Microsoft?",
-                "--explain",
-                "--type",
-                "PERSON",
-                "--type",
-                "ORG",
-                "--predicate",
-                "found",
-            ]
-        )
-        == 0
-    )
+    flags = "--explain --type PERSON --type ORG --predicate found"
+    assert query(bundle, "Who founded Microsoft?", flags) == 0
     out, err = capsys.readouterr()
     assert "*found (" in out and "seed, similarity" in err
     assert main(["query", str(bundle), "x", "--where", "novalue"]) == 1

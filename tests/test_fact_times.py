@@ -247,57 +247,63 @@ def test_a_year_elsewhere_leaves_the_fact_a_relation(
     assert not any(s == subject and lab == predicate for s, lab, _, _ in _events(graph))
 
 
-def test_until_when_took_over_ends_one_fact_and_starts_the_next(
+MARA = ("Mara Voss", "ceo_of", "Veltrix Robotics")
+DARIO = ("Dario Fenn", "ceo_of", "Veltrix Robotics")
+
+
+# A fact is an event (subject, label, object, time) or a relation (subject, predicate, object).
+@pytest.mark.parametrize(
+    ("texts", "present", "absent"),
+    [
+        pytest.param(
+            ("Mara Voss was the CEO of Veltrix Robotics until 2019, when Dario Fenn took over.",),
+            {
+                (*MARA, "../2019"),
+                (*DARIO, "2019/.."),
+                ("Dario Fenn", "succeed", "Mara Voss", "2019"),
+            },
+            {MARA},
+            id="until-when-took-over-ends-one-fact-and-starts-the-next",
+        ),
+        pytest.param(
+            (
+                "Mara Voss became the CEO of Veltrix Robotics in 2010. "
+                "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
+            ),
+            {(*MARA, "2010/2019"), (*DARIO, "2019/..")},
+            {(*MARA, "2010/..")},
+            id="a-successor-closes-the-open-fact-of-the-one-succeeded",
+        ),
+        pytest.param(
+            (
+                "Mara Voss is the CEO of Veltrix Robotics.",
+                "In 2019, Mara Voss was replaced by Dario Fenn as CEO of Veltrix Robotics.",
+            ),
+            {(*MARA, "../2019"), (*DARIO, "2019/..")},
+            {MARA},
+            id="a-replacement-in-another-document-of-the-batch-closes-a-timeless-fact",
+        ),
+        pytest.param(
+            (
+                "Mara Voss became the CEO of Veltrix Robotics in 2021. "
+                "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
+            ),
+            {(*MARA, "2021/..")},
+            set(),
+            id="a-later-tenure-is-not-closed-by-an-earlier-succession",
+        ),
+    ],
+)
+def test_a_succession_ends_the_tenure_it_ends(
     extractor: noema.SpacyExtractor,
+    texts: tuple[str, ...],
+    present: set[tuple[str | None, ...]],
+    absent: set[tuple[str | None, ...]],
 ) -> None:
-    graph = _graph(
-        extractor,
-        "Mara Voss was the CEO of Veltrix Robotics until 2019, when Dario Fenn took over.",
-    )
-    events = _events(graph)
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2019") in events
-    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
-    assert ("Dario Fenn", "succeed", "Mara Voss", "2019") in events
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
-
-
-def test_a_successor_closes_the_open_fact_of_the_one_succeeded(
-    extractor: noema.SpacyExtractor,
-) -> None:
-    graph = _graph(
-        extractor,
-        "Mara Voss became the CEO of Veltrix Robotics in 2010. "
-        "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
-    )
-    events = _events(graph)
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2010/2019") in events
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2010/..") not in events
-    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
-
-
-def test_a_replacement_in_another_document_of_the_batch_closes_a_timeless_fact(
-    extractor: noema.SpacyExtractor,
-) -> None:
-    graph = _graph(
-        extractor,
-        "Mara Voss is the CEO of Veltrix Robotics.",
-        "In 2019, Mara Voss was replaced by Dario Fenn as CEO of Veltrix Robotics.",
-    )
-    events = _events(graph)
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2019") in events
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
-    assert ("Dario Fenn", "ceo_of", "Veltrix Robotics", "2019/..") in events
-
-
-def test_a_later_tenure_is_not_closed_by_an_earlier_succession(
-    extractor: noema.SpacyExtractor,
-) -> None:
-    graph = _graph(
-        extractor,
-        "Mara Voss became the CEO of Veltrix Robotics in 2021. "
-        "Dario Fenn succeeded Mara Voss as CEO of Veltrix Robotics in 2019.",
-    )
-    assert ("Mara Voss", "ceo_of", "Veltrix Robotics", "2021/..") in _events(graph)
+    graph = _graph(extractor, *texts)
+    facts: set[tuple[str | None, ...]] = {*_events(graph), *_relations(graph)}
+    assert present <= facts
+    assert not absent & facts
 
 
 @pytest.mark.parametrize(

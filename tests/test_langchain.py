@@ -3,7 +3,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from langchain_core.documents import Document
@@ -25,36 +25,33 @@ def _shared_kb(company_kb: noema.KnowledgeBase) -> None:
         _KB.append(company_kb)
 
 
-class TestNoemaRetrieverStandard(RetrieversIntegrationTests):
+class _NoemaRetrieverSuite(RetrieversIntegrationTests):
+    """LangChain's own retriever suite over the shared knowledge base, with ``fields`` set
+    (not collected itself: pytest collects only the ``Test`` classes below)."""
+
+    fields: ClassVar[dict[str, Any]] = {}
+
+    @property
+    def retriever_constructor(self) -> type[NoemaRetriever]:
+        return NoemaRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"knowledge_base": _KB[0], **self.fields}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Who founded Google?"
+
+
+class TestNoemaRetrieverStandard(_NoemaRetrieverSuite):
     """LangChain's own retriever suite, against the per-fact mode."""
 
-    @property
-    def retriever_constructor(self) -> type[NoemaRetriever]:
-        return NoemaRetriever
-
-    @property
-    def retriever_constructor_params(self) -> dict[str, Any]:
-        return {"knowledge_base": _KB[0], "mode": "per_fact"}
-
-    @property
-    def retriever_query_example(self) -> str:
-        return "Who founded Google?"
+    fields: ClassVar[dict[str, Any]] = {"mode": "per_fact"}
 
 
-class TestNoemaRetrieverStandardBlockMode(RetrieversIntegrationTests):
+class TestNoemaRetrieverStandardBlockMode(_NoemaRetrieverSuite):
     """The same suite against the default block mode, where ``k`` splits the block."""
-
-    @property
-    def retriever_constructor(self) -> type[NoemaRetriever]:
-        return NoemaRetriever
-
-    @property
-    def retriever_constructor_params(self) -> dict[str, Any]:
-        return {"knowledge_base": _KB[0]}
-
-    @property
-    def retriever_query_example(self) -> str:
-        return "Who founded Google?"
 
 
 def test_block_mode_k_splits_the_block_within_the_budget(company_kb: noema.KnowledgeBase) -> None:

@@ -10,6 +10,7 @@ acquired Brightloop Labs?" misses Helena Castro in notation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -146,12 +147,8 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def pool(
-    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
-) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest([text for case in CASES for text in case.documents])
-    return kb
+def pool(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested([text for case in CASES for text in case.documents])
 
 
 @pytest.mark.parametrize("format", ["notation", "natural_language", "sentences"])

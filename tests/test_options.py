@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
+from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
 import pytest
@@ -10,6 +13,7 @@ import noema_langchain
 import noema_llamaindex
 from noema import KnowledgeBase, RetrieveOptions
 from noema.cli import build_parser
+from noema.retrieval import options as options_module
 from noema.retrieval.options import option_help
 
 
@@ -24,6 +28,26 @@ def test_the_keyword_arguments_type_names_every_option_with_its_type() -> None:
     hints = get_type_hints(RetrieveOptions)
     assert get_type_hints(noema.RetrieveKwargs) == hints
     assert list(hints) == list(RetrieveOptions().as_kwargs())
+
+
+def test_the_adapter_fields_type_checkers_see_are_the_options() -> None:
+    # RetrieveFieldTypes exists for type checkers only (noema.adapters makes the fields from
+    # RetrieveOptions at run time), so it is read from the source: an option missing there would
+    # be one a type checker refuses on an adapter
+    tree = ast.parse(Path(options_module.__file__).read_text(encoding="utf-8"))
+    (declared,) = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and node.name == "RetrieveFieldTypes"
+    ]
+    fields = [
+        (ast.unparse(line.target), ast.unparse(line.annotation), ast.unparse(line.value))
+        for line in declared.body
+        if isinstance(line, ast.AnnAssign) and line.value is not None
+    ]
+    assert fields == [
+        (f.name, f.type, f"RetrieveOptions.{f.name}") for f in dataclasses.fields(RetrieveOptions)
+    ]
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,7 @@ WINGS = {
     "storage": {"model", "vectors"},
 }
 TOP = {
+    "adapters",
     "kb",
     "writes",
     "repairs",
@@ -125,11 +126,12 @@ LAYERS = {
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
-    "retrieval.options": _uses("resources retrieval.formats retrieval.times"),
+    "retrieval.steps": _uses("model.spans"),
+    "retrieval.options": _uses("resources retrieval.formats retrieval.steps retrieval.times"),
     "retrieval.filters": _uses("model.graph model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
-        "model.graph model.spans model.times retrieval.bridges retrieval.plan retrieval.times"
+        "retrieval.steps model.graph model.spans model.times retrieval.bridges retrieval.times"
     ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(
@@ -137,20 +139,20 @@ LAYERS = {
         model.spans vectors.sentences"""
     ),
     "retrieval.plan": _uses(
-        """retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
+        """retrieval.steps retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
         model.spans vectors.sentences retrieval.walk"""
     ),
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
     "retrieval.result": _uses(
-        """model.graph model.notation model.view resources retrieval.formats retrieval.pack
-        retrieval.plan retrieval.options"""
+        """retrieval.steps model.graph model.notation model.view resources retrieval.formats retrieval.pack
+        retrieval.options"""
     ),
     "retrieval.strategies": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.plan vectors.sentences"""
     ),
     "retrieval.retrieve": _uses(
-        """vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
+        """retrieval.steps vectors.embed retrieval.filters retrieval.formats model.graph vectors.index
         retrieval.options retrieval.pack retrieval.plan retrieval.result vectors.sentences
         retrieval.strategies model.spans model.records retrieval.timeorder retrieval.times
         retrieval.walk"""
@@ -162,20 +164,20 @@ LAYERS = {
         """errors model.graph model.records storage._column_checks storage._column_records
         storage._save_checks vectors.sentences model.spans"""
     ),
-    "storage.members": _uses(""),
-    "storage.container": _uses("errors storage.members"),
-    "storage.manifest": _uses(
-        "errors model.facttext storage.container storage.members vectors.index"
+    "storage.members": _uses(
+        """storage.columns storage.container storage.manifest storage.names errors model.graph
+        model.records vectors.index vectors.ivf vectors.sentences"""
     ),
+    "storage.container": _uses("errors"),
+    "storage.manifest": _uses("errors model.facttext storage.container"),
     "storage.names": _uses("errors model.graph"),
     "storage._reading": _uses(
-        """storage.columns storage.container storage.manifest storage.members storage.names
-        errors model.graph vectors.index vectors.ivf model.records vectors.sentences"""
+        """storage.container storage.manifest storage.members errors model.graph model.records
+        vectors.index vectors.sentences"""
     ),
     "storage.bundle": _uses(
-        """storage._reading storage.columns storage.container storage.manifest storage.members
-        storage.names errors model.facttext model.graph vectors.index vectors.ivf
-        model.records vectors.sentences"""
+        """storage._reading storage.container storage.manifest storage.members errors
+        model.facttext model.graph model.records vectors.index vectors.sentences"""
     ),
     "storage.store": _uses(
         """storage.bundle storage.container errors vectors.embed model.facttext model.gcpause model.graph
@@ -200,11 +202,13 @@ LAYERS = {
     ),
     "evaluate": _uses("vectors.embed model.graph vectors.index kb retrieval.options resources"),
     "export": _uses("model.graph"),
+    # imported by the adapters only: it imports pydantic, which they bring
+    "adapters": _uses("compress kb model.graph resources retrieval.options warmup"),
     "warmup": _uses("model.graph kb resources"),
     # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
-    "serve.schemas": _uses(""),
+    "serve.schemas": _uses("retrieval.steps"),
     "serve.names": _uses("model.graph"),
     "serve.tools": _uses(
         "serve ingest.sources kb repairs retrieval.filters retrieval.formats retrieval.options"
@@ -213,15 +217,17 @@ LAYERS = {
     "serve.transport": _uses(""),
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
-    "cli.common": _uses("retrieval.options storage.container"),
+    "cli.common": _uses("resources retrieval.options storage.container"),
     "cli.progress": _uses("kb model.graph vectors.embed"),
     "cli.build": _uses(
         """cli distributed errors ingest.parse ingest.sources kb model.graph resources
         retrieval.options storage.bundle"""
     ),
-    "cli.query": _uses("cli export kb retrieval.filters retrieval.formats retrieval.options"),
+    "cli.query": _uses(
+        "cli export kb retrieval.filters retrieval.formats retrieval.options retrieval.steps"
+    ),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
-    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph resources"),
+    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
     "cli.serving": _uses("cli kb serve warmup"),
     "cli.app": _uses("_version cli"),
 }
@@ -278,10 +284,13 @@ def test_wings_import_only_the_wings_below_them() -> None:
 
 
 def test_adapters_use_only_the_public_api() -> None:
+    # noema.adapters is the one module made for them (their shared pydantic fields)
     for package in ("noema_langchain", "noema_llamaindex"):
         for path in sorted((ROOT / package).glob("*.py")):
             private = {
-                m for m in _imports(path) if m.startswith("noema.") or m.startswith("noema._")
+                m
+                for m in _imports(path)
+                if m.startswith("noema.") and m != "noema.adapters" or m.startswith("noema._")
             }
             assert not private, f"{path} imports {private}"
 

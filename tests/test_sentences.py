@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,11 @@ def _kb_with(make_kb: Callable[..., KnowledgeBase], *docs: Document) -> Knowledg
     kb = make_kb()
     kb.ingest(list(docs))
     return kb
+
+
+def _topics_by_name(kb: KnowledgeBase) -> dict[str, Any]:
+    """The documents each entity is the topic of (:func:`document_topics`), by entity name."""
+    return {kb.graph.entities[e].name: docs for e, docs in document_topics(kb.graph).items()}
 
 
 def test_source_sentences_are_the_spans_of_fact_mentions(
@@ -51,8 +57,7 @@ def test_a_document_is_about_the_entity_its_title_names(
         ),
         Document("Larry Page founded Google in 1998.", id="g"),
     )
-    topics = document_topics(kb.graph)
-    names = {kb.graph.entities[e].name: docs for e, docs in topics.items()}
+    names = _topics_by_name(kb)
     # the title wins over the first name in the text; without a title, the first name does
     assert list(names["Sundar Pichai"]) == ["p"]
     assert list(names["Larry Page"]) == ["g"]
@@ -67,8 +72,7 @@ def test_a_title_with_a_leading_the_names_its_entity(make_kb: Callable[..., Know
             metadata={"title": "The Beatles"},
         ),
     )
-    topics = document_topics(kb.graph)
-    names = {kb.graph.entities[e].name: docs for e, docs in topics.items()}
+    names = _topics_by_name(kb)
     assert names == {"Beatles": ("b",)} or names == {"Beatles": ["b"]}
     assert "Google" not in names
 

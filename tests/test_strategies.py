@@ -3,31 +3,51 @@ keyword-only signature, and ``retrieve`` orders facts exactly as the named strat
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import get_args
+
 import pytest
 
 import noema
 from noema.retrieval.options import SEED_STRATEGIES, RetrieveOptions
-from noema.retrieval.plan import Step
+from noema.retrieval.steps import REASONS, STRATEGY_HELP, Reason, Step, explain_reason
 from noema.retrieval.strategies import STRATEGIES, PlanRequest
 
 
 def test_every_seeds_value_names_a_registered_strategy() -> None:
     assert sorted(STRATEGIES) == sorted(SEED_STRATEGIES)
+    assert sorted(STRATEGY_HELP) == sorted(SEED_STRATEGIES)
+
+
+def test_every_reason_has_its_texts() -> None:
+    assert list(REASONS) == list(get_args(Reason))
+
+
+@pytest.mark.parametrize(
+    ("reason", "line"),
+    [
+        ("seed", "seed, similarity 0.5"),
+        ("sentence", "its sentence is a seed, similarity 0.5"),
+        ("hop", "hop from 'A' to the document about B, similarity 0.5"),
+        ("bridge", "step 2: a search with the bridge B named by 'A', similarity 0.5"),
+        ("expansion", "1 hop(s) from 'A', similarity 0.5"),
+        ("time", "a rival of 'A'"),
+    ],
+    ids=lambda value: str(value)[:12],
+)
+def test_explain_lines(reason: Reason, line: str) -> None:
+    assert explain_reason(reason, seed="'A'", last="B", similarity=0.5, step=2, hops=1) == line
 
 
 @pytest.fixture(scope="module")
-def kb(
-    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
-) -> noema.KnowledgeBase:
-    kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    kb.ingest(
+def kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(
         [
             "Microsoft acquired LinkedIn in 2016.",
             "Bill Gates and Paul Allen founded Microsoft in 1975.",
             "Jeff Bezos founded Amazon in 1994.",
         ]
     )
-    return kb
 
 
 @pytest.mark.parametrize("seeds", SEED_STRATEGIES)

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,18 +145,14 @@ def cases(formats: tuple[str, ...], xfail: Mapping[str, str], *, as_of: bool) ->
 
 
 @pytest.fixture(scope="module")
-def kb(
-    embedder: noema.SentenceTransformerEmbedder, extractor: noema.SpacyExtractor
-) -> noema.KnowledgeBase:
-    base = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
-    base.ingest(
+def kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(
         [
             noema.Document(path.read_text(), id=path.stem)
             for path in sorted(CASES_DIR.iterdir())
             if path.suffix in (".txt", ".md")
         ]
     )
-    return base
 
 
 def is_named(name: str, names: list[str]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from noema.cli.common import (
     Command,
     CommandError,
+    add_models,
     add_paths,
     add_root,
     checked_output,
@@ -27,7 +28,7 @@ from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL, same_spacy_model
+from noema.resources import same_spacy_model
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD
 from noema.storage.bundle import read_manifest
 
@@ -38,8 +39,7 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     add_paths(p, "files or folders (.txt, .md, .jsonl with a 'text' field)")
     p.add_argument("-o", "--output", required=True, help="bundle to write, e.g. kb.noema")
     add_root(p)
-    p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
-    p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
+    add_models(p)
     p.add_argument("--similarity-threshold", type=float, default=DEFAULT_SIMILARITY_THRESHOLD)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes")
     p.add_argument(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import RetrieveOptions, option_help, option_names
 from noema.storage.container import write_target
 
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULTS",
     "Command",
     "CommandError",
+    "add_models",
     "add_paths",
     "add_retrieve_arguments",
     "add_root",
@@ -97,6 +99,12 @@ def warn(message: str) -> None:
 def add_paths(parser: argparse.ArgumentParser, help: str) -> None:
     """The documents a command reads: one or more files or folders."""
     parser.add_argument("paths", nargs="+", metavar="PATH", help=help)
+
+
+def add_models(parser: argparse.ArgumentParser) -> None:
+    """The models a command that reads documents builds its knowledge base with."""
+    parser.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
+    parser.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from noema.cli.common import (
     Command,
     CommandError,
+    add_models,
     add_paths,
     add_retrieve_arguments,
     add_root,
@@ -20,7 +21,6 @@ from noema.evaluate import EvalQuestion, EvalRow, evaluate
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
-from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 
 __all__ = ["EVAL"]
 
@@ -36,8 +36,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
     # the retrieve options' own flags: the format the README recommends can be measured too
     add_retrieve_arguments(p, ("top_k", "hops", "format"))
-    p.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL)
-    p.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
+    add_models(p)
     p.add_argument("--json", action="store_true")
 
 

@@ -20,6 +20,7 @@ from noema.kb import KnowledgeBase
 from noema.retrieval.filters import check_filters
 from noema.retrieval.formats import render_fact
 from noema.retrieval.options import RetrieveOptions
+from noema.retrieval.steps import explain_reason
 
 if TYPE_CHECKING:
     from noema import FactExplanation, SemanticGraph
@@ -90,15 +91,14 @@ def _explanation_line(step: FactExplanation, graph: SemanticGraph) -> str:
 
     last = name(step.path[-1]) if step.path else "?"
     seed = fact(step.seed_id)
-    how = {
-        "seed": f"seed, similarity {step.similarity}",
-        "sentence": f"its sentence is a seed, similarity {step.similarity}",
-        "hop": f"hop from {seed} to the document about {last}, similarity {step.similarity}",
-        "bridge": f"step {step.step}: a search with the bridge {last} named by {seed}, "
-        f"similarity {step.similarity}",
-        "expansion": f"{step.hops} hop(s) from {seed}, similarity {step.similarity}",
-        "time": f"a rival of {seed}",
-    }[step.reason]
+    how = explain_reason(
+        step.reason,
+        seed=seed,
+        last=last,
+        similarity=step.similarity,
+        step=step.step,
+        hops=step.hops,
+    )
     if step.time:
         how = f"{how}; {step.time}"
     return f"# {step.order:>3} {'in ' if step.included else 'cut'} {fact(step.fact_id)}: {how}"

@@ -12,11 +12,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
-from typing import Any, Literal, TypedDict, get_args
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
 from noema.errors import InputTypeError, OptionError
 from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
+from noema.retrieval.steps import STRATEGY_HELP, SeedStrategy
 from noema.retrieval.times import as_of_period
 
 # ``**options: Unpack[RetrieveKwargs]`` is read at run time too (tool wrappers read the type
@@ -40,7 +41,6 @@ __all__ = [
     "option_names",
 ]
 
-SeedStrategy = Literal["graph", "vector"]
 SEED_STRATEGIES: tuple[str, ...] = get_args(SeedStrategy)
 
 # The knowledge base's merge threshold, shared by KnowledgeBase, compress and the adapters.
@@ -103,9 +103,7 @@ class RetrieveOptions:
     format: Format = _option("notation", "how the facts are written")
     token_model: str = _option(DEFAULT_TOKEN_MODEL, "the tiktoken encoding that counts the budget")
     seeds: SeedStrategy = _option(
-        "graph",
-        "'graph': fact and sentence seeds with a hop to the documents about their entities; "
-        "'vector': only the top-k fact vectors (the original design)",
+        "graph", "; ".join(f"{name!r}: {text}" for name, text in STRATEGY_HELP.items())
     )
     min_similarity: float | None = _option(
         None, "return nothing when no fact or sentence is at least this similar to the question"
@@ -140,24 +138,15 @@ class RetrieveOptions:
             raise OptionError(
                 f"token_model must be a tiktoken encoding name, got {self.token_model!r}"
             )
-        floor = self.min_similarity
-        if floor is not None and (
-            isinstance(floor, bool)
-            or not isinstance(floor, (int, float))
-            or not math.isfinite(floor)
-            or not -1.0 <= floor <= 1.0
-        ):
-            raise OptionError(
-                f"min_similarity must be a number from -1 to 1 or None, got {floor!r}"
-            )
-        least = self.min_confidence
-        if least is not None and (
-            isinstance(least, bool)
-            or not isinstance(least, (int, float))
-            or not math.isfinite(least)
-            or not 0.0 <= least <= 1.0
-        ):
-            raise OptionError(f"min_confidence must be a number from 0 to 1 or None, got {least!r}")
+        for name, low in (("min_similarity", -1), ("min_confidence", 0)):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not low <= value <= 1
+            ):
+                raise OptionError(f"{name} must be a number from {low} to 1 or None, got {value!r}")
         if self.as_of is not None:
             as_of_period(self.as_of)  # raises OptionError naming the forms it takes
 
@@ -221,6 +210,26 @@ class RetrieveKwargs(TypedDict, total=False):
     min_similarity: float | None
     min_confidence: float | None
     as_of: str | date | None
+
+
+if TYPE_CHECKING:
+    # pydantic for type checkers only: ``import noema`` does not import it
+    from pydantic import BaseModel
+
+    class RetrieveFieldTypes(BaseModel):
+        """The retrieve options as type checkers see the adapters' pydantic fields (at run time
+        :mod:`noema.adapters` makes those fields from :class:`RetrieveOptions`, which a class
+        body cannot be); a test holds the two to the same names, types and defaults."""
+
+        top_k: int = RetrieveOptions.top_k
+        hops: int = RetrieveOptions.hops
+        max_tokens: int = RetrieveOptions.max_tokens
+        format: Format = RetrieveOptions.format
+        token_model: str = RetrieveOptions.token_model
+        seeds: SeedStrategy = RetrieveOptions.seeds
+        min_similarity: float | None = RetrieveOptions.min_similarity
+        min_confidence: float | None = RetrieveOptions.min_confidence
+        as_of: str | date | None = RetrieveOptions.as_of
 
 
 def option_help(name: str) -> str:

@@ -31,7 +31,6 @@ year or a description shared by unrelated facts would join them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from noema.model.graph import SemanticGraph
@@ -44,14 +43,13 @@ from noema.retrieval.bridges import (
     walkable,
 )
 from noema.retrieval.filters import FactFilter
+from noema.retrieval.steps import Reason, Step
 from noema.retrieval.walk import best_sentences, fact_similarities, mentioned_sentences, walk
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["Reason", "Step", "plan_graph", "plan_vector"]
-
-Reason = Literal["seed", "sentence", "hop", "bridge", "expansion", "time"]
+__all__ = ["Step", "plan_graph", "plan_vector"]
 
 # How many of the best sentences hop to the documents their entities are about, and how many of
 # each such document's sentences come in (measured on HotpotQA and MuSiQue; see the README).
@@ -73,27 +71,6 @@ BRIDGE_STEPS = 3
 # sentences bring ten or more; the facts of a sentence past this many (the least similar to the
 # question) wait until the searches' sentences are in, so the budget reaches more sentences.
 FACTS_PER_SENTENCE = 5
-
-
-@dataclass(frozen=True)
-class Step:
-    """One fact of the packing order and why it is there.
-
-    ``similarity`` is the cosine similarity to the question of what chose the fact: the fact's
-    vector for seeds and walked facts, its sentence's vector for sentence seeds and hops.
-    ``sentence`` is the source sentence shown for it in ``format="sentences"``. ``time`` says
-    how its time placed it (:mod:`noema.retrieval.timeorder`), ``None`` when it did not.
-    """
-
-    fact_id: str
-    reason: Reason
-    similarity: float | None
-    seed_id: str
-    hops: int
-    path: tuple[str, ...]
-    sentence: Sentence | None
-    step: int = 1
-    time: str | None = None
 
 
 def plan_vector(

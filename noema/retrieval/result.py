@@ -23,7 +23,7 @@ from noema.resources import count_tokens
 from noema.retrieval.formats import Format, render_fact
 from noema.retrieval.options import RetrieveOptions
 from noema.retrieval.pack import split_blocks
-from noema.retrieval.plan import Reason
+from noema.retrieval.steps import Reason
 
 __all__ = ["BlockView", "FactExplanation", "FactMatch", "FactView", "RetrievalResult"]
 
@@ -51,13 +51,9 @@ class FactExplanation:
 
     Attributes:
         fact_id: the relation or event.
-        reason: ``"seed"`` (a vector-search hit over the fact vectors), ``"sentence"`` (a fact
-            of a source sentence close to the question), ``"hop"`` (a fact of a sentence of the
-            document about an entity of a better-ranked sentence), ``"bridge"`` (a fact of a
-            sentence found by a further search: the question with the name of a bridge entity
-            of earlier evidence), ``"expansion"`` (reached by the graph walk) or ``"time"`` (an
-            event of the same predicate and end as the fact after it, valid later, so the
-            current one is read before the former: see :mod:`noema.retrieval.timeorder`).
+        reason: why it is there: ``"seed"``, ``"sentence"``, ``"hop"``, ``"bridge"``,
+            ``"expansion"`` or ``"time"``, each explained in
+            :data:`noema.retrieval.steps.REASONS`.
         order: its place in the packing order, from 0.
         included: True when it is stated in the text; False when the budget cut it, or when
             its confidence is under ``min_confidence`` (notation then still lists its entities).

@@ -20,8 +20,8 @@ from noema.retrieval.filters import FactFilter
 from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import RetrieveOptions
 from noema.retrieval.pack import Packed, pack
-from noema.retrieval.plan import Step
 from noema.retrieval.result import FactExplanation, FactMatch, RetrievalResult
+from noema.retrieval.steps import Step
 from noema.retrieval.strategies import STRATEGIES, PlanRequest
 from noema.retrieval.timeorder import order_by_time
 from noema.retrieval.times import as_of_period, read_question_time

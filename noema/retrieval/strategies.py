@@ -4,8 +4,9 @@ A strategy is a function of one :class:`PlanRequest` (everything a retrieval kno
 keywords) that returns the packing order as :class:`~noema.retrieval.plan.Step` records, lazily if it
 likes (packing stops at the budget). :data:`STRATEGIES` maps the names ``RetrieveOptions.seeds``
 accepts to them, so :func:`noema.retrieval.retrieve.retrieve_facts` has no branch per strategy, and a new
-strategy is a function here (its name added to :data:`noema.retrieval.options.SeedStrategy`, which a test
-holds equal to the registry's keys) with its test.
+strategy is a function here, its name and help in :mod:`noema.retrieval.steps` (with the texts of
+any new :data:`~noema.retrieval.steps.Reason` it gives; tests hold both tables to their
+``Literal``), and its test.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from noema.errors import OptionError
 from noema.model.graph import SemanticGraph
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.formats import FORMATS
-from noema.retrieval.options import RetrieveOptions, SeedStrategy
+from noema.retrieval.options import RetrieveOptions
 from noema.retrieval.plan import (
     FACTS_PER_SENTENCE,
     KEEP_FIRST,
     KEEP_FIRST_FACTS,
-    Step,
     plan_graph,
     plan_vector,
 )
+from noema.retrieval.steps import SeedStrategy, Step
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex

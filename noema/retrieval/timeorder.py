@@ -30,7 +30,7 @@ from noema.model.graph import Event, SemanticGraph
 from noema.model.spans import Sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
-from noema.retrieval.plan import Step
+from noema.retrieval.steps import Step
 from noema.retrieval.times import QuestionTime
 
 __all__ = ["TIME_WINDOW", "fact_period", "fact_time", "order_by_time", "rivals"]

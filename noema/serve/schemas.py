@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from noema.retrieval.steps import reason_choices
+
 if TYPE_CHECKING:
     from noema import Citation, RetrievalResult
 
@@ -50,9 +52,7 @@ class RetrieveOut(BaseModel):
 
 class ExplanationOut(BaseModel):
     fact_id: str
-    reason: str = Field(
-        description="seed, sentence, hop, bridge, expansion or time (a rival fact valid later)"
-    )
+    reason: str = Field(description=reason_choices())
     included: bool = Field(description="false when the budget cut it")
     similarity: float | None
     step: int = Field(description="1 for the question's own search, 2-3 for bridge searches")

@@ -3,8 +3,8 @@ checked: documents, entities, relations and events, and the graph holding them."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,8 @@ from noema.model.records import (
 )
 
 __all__ = ["graph_from_arrays", "split_ranges"]
+
+_Record = TypeVar("_Record")
 
 
 class _Arrays:
@@ -54,6 +56,25 @@ class _Arrays:
             )
         ]
         return split_ranges(made, self.arrays[f"{prefix}_range"])
+
+    def records(
+        self,
+        kind: str,
+        make: Callable[..., _Record],
+        ids: Iterable[str],
+        fields: Sequence[Iterable[Any]],
+        doc_ids: list[str],
+    ) -> list[_Record]:
+        """One record of ``kind`` per row: ``make(id, *fields, mentions, confidence)``, as
+        every kind of record ends with its mentions and its confidence."""
+        rows = zip(
+            ids,
+            *fields,
+            self.mentions(kind, doc_ids),
+            self[f"{kind}_confidence"],
+            strict=True,
+        )
+        return [make(*row) for row in rows]
 
 
 def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]) -> SemanticGraph:
@@ -96,35 +117,17 @@ def _entities(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> li
     names = columns.picked("entity_name")
     aliases = split_ranges(columns.picked("entity_alias"), columns.arrays["entity_alias_range"])
     _check_one_line([*names, *(a for group in aliases for a in group)], "entity name or alias")
-    return [
-        Entity(*fields)
-        for fields in zip(
-            entity_ids,
-            names,
-            [ENTITY_TYPES[t] for t in columns["entity_type"]],
-            aliases,
-            columns.mentions("entity", doc_ids),
-            columns["entity_confidence"],
-            strict=True,
-        )
-    ]
+    types = [ENTITY_TYPES[t] for t in columns["entity_type"]]
+    return columns.records("entity", Entity, entity_ids, (names, types, aliases), doc_ids)
 
 
 def _relations(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list[Relation]:
     predicates = columns.picked("relation_predicate")
     _check_snake_case(set(predicates))
-    return [
-        Relation(rid, entity_ids[s], p, entity_ids[o], ms, c)
-        for rid, s, p, o, ms, c in zip(
-            columns.picked("relation_id"),
-            columns["relation_subject"],
-            predicates,
-            columns["relation_object"],
-            columns.mentions("relation", doc_ids),
-            columns["relation_confidence"],
-            strict=True,
-        )
-    ]
+    subjects = map(entity_ids.__getitem__, columns["relation_subject"])
+    objects = map(entity_ids.__getitem__, columns["relation_object"])
+    ids = columns.picked("relation_id")
+    return columns.records("relation", Relation, ids, (subjects, predicates, objects), doc_ids)
 
 
 def _events(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list[Event]:
@@ -136,18 +139,8 @@ def _events(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list
         [entity_ids[p] for p in columns["event_participant"]],
         columns.arrays["event_participant_range"],
     )
-    events = [
-        Event(vid, label, people, time, ms, c)
-        for vid, label, people, time, ms, c in zip(
-            columns.picked("event_id"),
-            labels,
-            participants,
-            times,
-            columns.mentions("event", doc_ids),
-            columns["event_confidence"],
-            strict=True,
-        )
-    ]
+    ids = columns.picked("event_id")
+    events = columns.records("event", Event, ids, (labels, participants, times), doc_ids)
     for event in events:
         if len(set(event.participant_ids)) != len(event.participant_ids):
             raise GraphError(f"event {event.id!r} names a participant twice")

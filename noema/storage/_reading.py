@@ -1,6 +1,7 @@
-"""Reading a bundle's members once the container is open: the graph (from ``graph.columns``, else
-``graph.json``), the fact vectors, and the optional sentence sidecar, name vectors and kept
-approximate indexes, each checked as :mod:`noema.storage.bundle` describes.
+"""Reading a bundle's members once the container is open: the manifest's checks on the zip
+before anything is inflated (the memory budget, members stored as they are), then each member
+of :data:`~noema.storage.members.MEMBERS` in turn, checked as :mod:`noema.storage.bundle`
+describes.
 """
 
 from __future__ import annotations
@@ -14,38 +15,33 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import BundleError, GraphError
+from noema.errors import BundleError
 from noema.model.graph import SemanticGraph
-from noema.model.records import MergeRecord, read_merge_record
-from noema.storage.columns import read_columns
-from noema.storage.container import (
-    Blob,
-    FileIdentity,
-    check_streamed,
-    checked_member,
-    forget_pages,
-    load_json,
-)
+from noema.model.records import MergeRecord
+from noema.storage.container import FileIdentity, forget_pages
 from noema.storage.manifest import (
-    check_budget,
-    check_stored_members,
     checked_settings,
     declared_entry,
+    default_max_memory,
     written_manifest,
 )
 from noema.storage.members import (
     COLUMNS_MEMBER,
-    FACTS_IVF_MEMBER,
-    NAMES_MEMBER,
-    SENTENCES_IVF_MEMBER,
-    SENTENCES_MEMBER,
+    GRAPH_MEMBER,
+    MEMBERS,
+    STORED_MEMBERS,
+    VECTOR_MEMBERS,
+    Opening,
 )
-from noema.storage.names import read_names
-from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import read_ivf
-from noema.vectors.sentences import SENTENCE_RENDERING, SentenceIndex, StoredSentences
+from noema.vectors.index import FLAT_HEADER_BYTES, VectorIndex
+from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["BundleContents", "fact_order", "graph_counts", "read_contents"]
+__all__ = ["BundleContents", "check_budget", "check_stored_members", "read_contents"]
+
+# A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
+# refused under the default budget; real graphs (text and ids) deflate about 5 times.
+GRAPH_RATIO_FROM_BYTES = 64 << 20
+GRAPH_MAX_RATIO = 100
 
 
 @dataclass(frozen=True)
@@ -62,22 +58,6 @@ class BundleContents:
     source: tuple[Path, FileIdentity | None] | None = None
 
 
-def fact_order(graph: SemanticGraph) -> list[str]:
-    """The row order of ``embeddings.bin``: relations, then events, in graph order."""
-    return [*graph.relations, *graph.events]
-
-
-def graph_counts(graph: SemanticGraph) -> dict[str, int]:
-    """What the manifest's ``counts`` declares, and opening checks, for ``graph``."""
-    return {
-        "entities": len(graph.entities),
-        "relations": len(graph.relations),
-        "events": len(graph.events),
-        "documents": len(graph.documents),
-        "facts": len(graph.relations) + len(graph.events),
-    }
-
-
 def read_contents(
     zf: zipfile.ZipFile,
     name: str,
@@ -91,156 +71,85 @@ def read_contents(
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
-    columnar = COLUMNS_MEMBER in declared
-    check_budget(zf, name, max_memory, columnar=columnar)
+    opening = Opening(zf, name, manifest, max_memory, mapped, check)
+    check_budget(zf, name, max_memory, columnar=opening.columnar)
     check_stored_members(zf, manifest, written_schema, name)
-    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
-    if columnar:
-        # graph.json is in every bundle and parsed only where no columns are; it is still
-        # checked against its sha256 (inflated as a stream, never held whole), so a bundle with
-        # a damaged source of truth is refused rather than passed on
-        check_streamed(zf, "graph.json", *declared_entry(declared, "graph.json", name), name)
-    data: dict[str, Blob] = {}
-    for member in (graph_member, "embeddings.bin", "index.faiss"):
-        size, digest = declared_entry(declared, member, name)
-        data[member] = checked_member(zf, member, size, digest, name, mapped)
-    graph, merge_log, stored = _read_graph(
-        data[graph_member], graph_member, manifest, name, max_memory
-    )
-    counts = manifest.get("counts")
-    actual = graph_counts(graph)
-    if counts != actual:
-        raise BundleError(
-            f"{name!r}: manifest counts {counts!r} do not match graph.json {actual!r}"
-        )
-    dimension = checked_settings(manifest, name)
-    index = VectorIndex.from_bytes(
-        fact_order(graph), dimension, data["embeddings.bin"], data["index.faiss"], check=check
-    )
-    _read_ivf(zf, declared, FACTS_IVF_MEMBER, index, name, mapped)
-    sentences = _read_sentences(zf, manifest, graph, dimension, name, stored, (mapped, check))
-    if sentences is not None:
-        _read_ivf(zf, declared, SENTENCES_IVF_MEMBER, sentences.vectors, name, mapped)
-    name_vectors = _read_names(zf, manifest, graph, dimension, name, mapped)
-    for member in (graph_member, "index.faiss"):  # read, checked, and needed no more
-        forget_pages(mapped, data[member])
+    for member in MEMBERS:
+        if member.optional or member.name in declared:
+            member.read(opening)
+        elif written_schema >= member.since_schema:
+            declared_entry(declared, member.name, name)  # refused: a required member is missing
+    for blob in opening.spent:
+        forget_pages(mapped, blob)
+    core = opening.core
     return BundleContents(
-        graph=graph,
-        index=index,
-        merge_log=merge_log,
+        graph=core.graph,
+        index=core.index,
+        merge_log=core.merge_log,
         manifest=manifest,
-        sentences=sentences,
-        name_vectors=name_vectors,
+        sentences=opening.sentences,
+        name_vectors=opening.name_vectors,
     )
 
 
-def _read_graph(
-    blob: Blob, member: str, manifest: dict[str, Any], name: str, max_memory: int | None
-) -> tuple[SemanticGraph, tuple[MergeRecord, ...], StoredSentences | None]:
-    """The graph, its merge log and (from graph.columns) the sidecar's stored sentences."""
-    stored: StoredSentences | None = None
-    try:
-        if member == COLUMNS_MEMBER:
-            try:
-                columns = read_columns(blob, manifest.get("counts"), max_memory=max_memory)
-            except BundleError as exc:
-                raise BundleError(f"{name!r}: {exc}") from None
-            graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
-        else:
-            graph_data = load_json(blob, "graph.json", name)
-            raw_log = graph_data.pop("merge_log", [])
-            graph = SemanticGraph.from_dict(graph_data)
-        merge_log = tuple(read_merge_record(r) for r in raw_log)
-    except (GraphError, KeyError, TypeError, ValueError) as exc:
-        raise BundleError(f"{name!r}: {member} is invalid: {exc}") from exc
-    return graph, merge_log, stored
+def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:
+    """Refuse, before inflating anything, a bundle whose members declare more than opening
+    may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
+    sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
+    graph_size, graph_stored = sizes.get("graph.json", (0, 0))
+    if (
+        max_memory is None
+        and graph_size > GRAPH_RATIO_FROM_BYTES
+        and graph_size > GRAPH_MAX_RATIO * max(graph_stored, 1)
+    ):
+        raise BundleError(
+            f"{name!r}: graph.json declares {graph_size:,} bytes stored in {graph_stored:,} "
+            f"({graph_size / max(graph_stored, 1):,.0f} times; a Noema graph deflates about 5 "
+            "times): it looks like padding, not a graph. If you trust this bundle, open it "
+            "with an explicit max_memory="
+        )
+    # the graph is read from graph.columns where there is one (graph.json is then only hashed)
+    graph_member = COLUMNS_MEMBER if columnar else GRAPH_MEMBER
+    graph_size = sizes.get(graph_member, (0, 0))[0]
+    cost = {member.name: member.memory_per_byte for member in MEMBERS}
+    needed = cost[graph_member] * graph_size + sum(
+        cost[member] * sizes.get(member, (0, 0))[0] for member in sorted(VECTOR_MEMBERS)
+    )
+    budget = default_max_memory() if max_memory is None else max_memory
+    if needed > budget:
+        raise BundleError(
+            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB ({graph_member} "
+            f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
+            "MiB; pass max_memory= (bytes) to allow more"
+        )
 
 
-def _read_ivf(
-    zf: zipfile.ZipFile,
-    declared: dict[str, Any],
-    member: str,
-    index: VectorIndex,
-    name: str,
-    mapped: memoryview | None,
+def check_stored_members(
+    zf: zipfile.ZipFile, manifest: dict[str, Any], written_schema: int, name: str
 ) -> None:
-    """The optional approximate index kept for ``index``'s rows, handed to it to build when
-    one is wanted; :class:`BundleError` when present but damaged."""
-    if member not in declared:
-        return
-    size, digest = declared_entry(declared, member, name)
-    blob = checked_member(zf, member, size, digest, name, mapped)
-    try:
-        index.keep_stored_approximate(read_ivf(blob, len(index), index.dimension))
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {member} {exc}") from None
-
-
-def _read_names(
-    zf: zipfile.ZipFile,
-    manifest: dict[str, Any],
-    graph: SemanticGraph,
-    dimension: int,
-    name: str,
-    mapped: memoryview | None,
-) -> dict[str, npt.NDArray[np.float32]]:
-    """The optional entity-name vectors by entity id; empty when absent, :class:`BundleError`
-    when present but damaged."""
-    info = manifest.get("names")
-    entry = manifest["members"].get(NAMES_MEMBER)
-    if info is None and entry is None:
-        return {}
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {NAMES_MEMBER} only in part")
-    size, digest = declared_entry(manifest["members"], NAMES_MEMBER, name)
-    rows = info.get("rows")
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows * (4 + 4 * dimension) != size:
-        raise BundleError(
-            f"{name!r}: {NAMES_MEMBER} holds {size} bytes, not the {rows!r} positions and rows "
-            f"of {dimension} float32 the manifest declares"
-        )
-    blob = checked_member(zf, NAMES_MEMBER, size, digest, name, mapped)
-    try:
-        vectors = read_names(blob, rows, dimension, list(graph.entities))
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
-    forget_pages(mapped, blob)
-    return vectors
-
-
-def _read_sentences(
-    zf: zipfile.ZipFile,
-    manifest: dict[str, Any],
-    graph: SemanticGraph,
-    dimension: int,
-    name: str,
-    stored: StoredSentences | None,
-    source: tuple[memoryview | None, Callable[[], None] | None],
-) -> SentenceIndex | None:
-    """The optional sentence sidecar; ``None`` when absent or made with another rendering (it is
-    then rebuilt from the graph), :class:`BundleError` when present but damaged. ``stored``:
-    its sentences, facts, keys and topics as graph.columns holds them, else they are worked out
-    from the graph."""
-    info = manifest.get("sentences")
-    entry = manifest["members"].get(SENTENCES_MEMBER)
-    if info is None and entry is None:
-        return None
-    if not isinstance(info, dict) or not isinstance(entry, dict):
-        raise BundleError(f"{name!r}: manifest describes {SENTENCES_MEMBER} only in part")
-    if info.get("rendering") != SENTENCE_RENDERING:
-        return None  # embedded another way: re-embedded on first use, never mixed
-    size, digest = declared_entry(manifest["members"], SENTENCES_MEMBER, name)
-    rows = info.get("rows")  # checked before anything is inflated
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows * dimension * 4 != size:
-        raise BundleError(
-            f"{name!r}: {SENTENCES_MEMBER} holds {size} bytes, not the {rows!r} rows of "
-            f"{dimension} float32 the manifest declares"
-        )
-    mapped, check = source
-    blob = checked_member(zf, SENTENCES_MEMBER, size, digest, name, mapped)
-    try:
-        if stored is not None:
-            return SentenceIndex.from_stored(graph, dimension, blob, stored, check=check)
-        return SentenceIndex.from_bytes(graph, dimension, blob, check=check)
-    except BundleError as exc:
-        raise BundleError(f"{name!r}: {exc}") from exc
+    """Refuse, before anything is inflated, a member the format stores as it is but that is
+    compressed, and fact vectors whose declared size is not the manifest's facts times its
+    dimension. Vectors barely compress, so deflated ones are only ever a bomb (2 GiB of zeros
+    deflate to 2 MB, and the memory budget trusts the declared size); bundles of schema 1
+    deflated them, and there they are inflated only to the size the counts give."""
+    for info in zf.infolist():
+        old_vectors = written_schema == 1 and info.filename in VECTOR_MEMBERS
+        compressed = info.compress_type != zipfile.ZIP_STORED
+        if info.filename in STORED_MEMBERS and compressed and not old_vectors:
+            raise BundleError(
+                f"{name!r}: {info.filename} is compressed; a bundle stores it as it is, to "
+                "be read in place (written by another tool?)"
+            )
+    dimension = checked_settings(manifest, name)
+    counts = manifest.get("counts")
+    facts = counts.get("facts") if isinstance(counts, dict) else None
+    if not isinstance(facts, int) or isinstance(facts, bool) or facts < 0:
+        raise BundleError(f"{name!r}: manifest counts {counts!r:.200} declare no number of facts")
+    vectors = facts * dimension * 4
+    for member, size in (("embeddings.bin", vectors), ("index.faiss", FLAT_HEADER_BYTES + vectors)):
+        declared = declared_entry(manifest.get("members") or {}, member, name)[0]
+        if declared != size:
+            raise BundleError(
+                f"{name!r}: {member} declares {declared:,} bytes; the manifest counts {facts:,} "
+                f"facts of {dimension} float32, which take {size:,}"
+            )

@@ -78,7 +78,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -86,9 +86,8 @@ import numpy.typing as npt
 from noema.errors import BundleError, OptionError
 from noema.model.facttext import FACT_RENDERING
 from noema.model.graph import SemanticGraph
-from noema.model.records import MergeRecord, json_bytes, record_to_dict
-from noema.storage._reading import BundleContents, fact_order, graph_counts, read_contents
-from noema.storage.columns import columns_bytes
+from noema.model.records import MergeRecord, record_to_dict
+from noema.storage._reading import BundleContents, read_contents
 from noema.storage.container import (
     file_identity,
     in_zip,
@@ -104,25 +103,23 @@ from noema.storage.manifest import (
     read_manifest,
 )
 from noema.storage.members import (
-    COLUMNS_MEMBER,
-    FACTS_IVF_MEMBER,
-    NAMES_MEMBER,
-    SENTENCES_IVF_MEMBER,
-    SENTENCES_MEMBER,
+    MEMBERS,
+    STORED_MEMBERS,
+    Saving,
+    encode_json,
+    fact_order,
+    graph_counts,
 )
-from noema.storage.names import names_bytes
 from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import ivf_bytes
-from noema.vectors.sentences import (
-    SENTENCE_RENDERING,
-    SentenceIndex,
-    sentence_key,
-    source_sentences,
-)
+from noema.vectors.sentences import SentenceIndex
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "SCHEMA_VERSION",
     "BundleContents",
+    "BundleParts",
     "BundleSettings",
     "bundle_bytes",
     "default_max_memory",
@@ -146,21 +143,28 @@ class BundleSettings:
     noema_version: str
 
 
+class BundleParts(TypedDict, total=False):
+    """What a bundle holds beside its graph and fact index: the keywords of :func:`write_bundle`
+    and :func:`bundle_bytes` (none by default)."""
+
+    merge_log: tuple[MergeRecord, ...]
+    sentences: SentenceIndex | None
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None
+
+
 def write_bundle(
     path: str | os.PathLike[str],
     graph: SemanticGraph,
     index: VectorIndex,
     *,
     settings: BundleSettings,
-    merge_log: tuple[MergeRecord, ...] = (),
-    sentences: SentenceIndex | None = None,
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
+    **parts: Unpack[BundleParts],
 ) -> dict[str, Any]:
     """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
     place, so the previous bundle survives a failure) and return its manifest."""
     write_target(path)  # a path no save can replace is refused before the members are made
-    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
-    write_atomically(path, lambda handle: zip_members(handle, members))
+    manifest, members = _members(graph, index, settings, **parts)
+    write_atomically(path, lambda handle: zip_members(handle, members, STORED_MEMBERS))
     return manifest
 
 
@@ -169,24 +173,23 @@ def bundle_bytes(
     index: VectorIndex,
     *,
     settings: BundleSettings,
-    merge_log: tuple[MergeRecord, ...] = (),
-    sentences: SentenceIndex | None = None,
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
+    **parts: Unpack[BundleParts],
 ) -> bytes:
     """The bytes :func:`write_bundle` writes, for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
     them back."""
-    manifest, members = _members(graph, index, merge_log, sentences, settings, name_vectors)
+    manifest, members = _members(graph, index, settings, **parts)
     buffer = io.BytesIO()
-    zip_members(buffer, members)
+    zip_members(buffer, members, STORED_MEMBERS)
     return buffer.getvalue()
 
 
 def _members(
     graph: SemanticGraph,
     index: VectorIndex,
-    merge_log: tuple[MergeRecord, ...],
-    sentences: SentenceIndex | None,
     settings: BundleSettings,
+    *,
+    merge_log: tuple[MergeRecord, ...] = (),
+    sentences: SentenceIndex | None = None,
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest, and every member by name with ``manifest.json`` first. ``index`` must hold
@@ -201,22 +204,12 @@ def _members(
         ordered.add(order, _rows(index, order))
     graph_data = graph.to_dict()
     graph_data["merge_log"] = [record_to_dict(r) for r in merge_log]
-    members = {
-        "graph.json": _json_bytes(graph_data),
-        COLUMNS_MEMBER: columns_bytes(graph, graph_data["merge_log"], sentences),
-        "embeddings.bin": ordered.vector_bytes(),
-        "index.faiss": ordered.index_bytes(),
-    }
-    fact_parts = index.approximate_parts(order)
-    if fact_parts is not None:
-        members[FACTS_IVF_MEMBER] = ivf_bytes(fact_parts)
-    described: dict[str, Any] = {}
-    if sentences is not None:
-        described["sentences"] = _sentence_members(graph, sentences, members)
-    names = names_bytes(graph, name_vectors or {})
-    if names is not None:
-        members[NAMES_MEMBER], rows = names
-        described["names"] = {"rows": rows}
+    saving = Saving(graph, graph_data, index, ordered, sentences, name_vectors or {})
+    members: dict[str, bytes] = {}
+    for member in MEMBERS:
+        data = member.write(saving)
+        if data is not None:
+            members[member.name] = data
     # the rows were checked before they were copied; a file written in place while they were
     # being copied is seen here, so no member holds bytes of another bundle
     for vectors in (index, sentences.vectors if sentences is not None else None):
@@ -233,28 +226,14 @@ def _members(
         "similarity_threshold": settings.similarity_threshold,
         "embedding_rows": EMBEDDING_ROWS,
         "fact_rendering": FACT_RENDERING,
-        **described,
+        **saving.described,
         "merges": len(merge_log),
         "members": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             for name, data in members.items()
         },
     }
-    return manifest, {"manifest.json": _json_bytes(manifest), **members}
-
-
-def _sentence_members(
-    graph: SemanticGraph, sentences: SentenceIndex, members: dict[str, bytes]
-) -> dict[str, Any]:
-    """Add the sentence sidecar's members to ``members``; returns its manifest entry."""
-    keys = [sentence_key(graph, s) for s in source_sentences(graph)]
-    if keys != sentences.vectors.ids:
-        raise BundleError("the sentence sidecar was built for another graph")
-    members[SENTENCES_MEMBER] = sentences.vectors.vector_bytes()
-    sentence_parts = sentences.vectors.approximate_parts(keys)
-    if sentence_parts is not None:
-        members[SENTENCES_IVF_MEMBER] = ivf_bytes(sentence_parts)
-    return {"rows": len(keys), "rendering": SENTENCE_RENDERING}
+    return manifest, {"manifest.json": encode_json(manifest), **members}
 
 
 def _rows(index: VectorIndex, order: list[str]) -> Any:
@@ -309,10 +288,3 @@ def _open(
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
     return in_zip(source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check))
-
-
-def _json_bytes(value: Any) -> bytes:
-    try:
-        return json_bytes(value)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise BundleError(f"the knowledge base cannot be written as JSON: {exc}") from exc

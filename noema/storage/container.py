@@ -20,7 +20,7 @@ import time
 import weakref
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -29,7 +29,6 @@ import numpy as np
 import orjson
 
 from noema.errors import BundleError, OptionError
-from noema.storage.members import STORED_MEMBERS
 
 __all__ = [
     "MAX_MEMBER_BYTES",
@@ -123,16 +122,16 @@ def _file_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
-def zip_members(handle: Any, members: dict[str, bytes]) -> None:
+def zip_members(handle: Any, members: dict[str, bytes], stored: Collection[str]) -> None:
     """Write ``members`` (the manifest first) as a zip into ``handle``, with fixed dates and
-    modes so the same members give the same bytes."""
+    modes so the same members give the same bytes; those named in ``stored`` as they are, the
+    rest deflated."""
     with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, data in members.items():
             info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
             # float32 vectors barely compress: stored as they are, they open without
             # inflating a gigabyte and a half at a million facts
-            stored = name in STORED_MEMBERS
-            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             zf.writestr(info, data)
 

@@ -1,6 +1,6 @@
 """The manifest of a bundle: its format name, the schema version and its history, the
-migrations that read an older manifest as this version writes it, and the memory budget judged
-from the sizes it declares before anything is inflated.
+migrations that read an older manifest as this version writes it, the entries it declares for
+each member, and the default memory budget for opening a bundle.
 """
 
 from __future__ import annotations
@@ -14,14 +14,10 @@ from typing import Any
 from noema.errors import BundleError
 from noema.model.facttext import NOTATION_RENDERING
 from noema.storage.container import in_zip, load_json, read_member
-from noema.storage.members import COLUMNS_MEMBER, MEMBERS, STORED_MEMBERS, VECTOR_MEMBERS
-from noema.vectors.index import FLAT_HEADER_BYTES
 
 __all__ = [
     "FORMAT_NAME",
     "SCHEMA_VERSION",
-    "check_budget",
-    "check_stored_members",
     "checked_settings",
     "declared_entry",
     "default_max_memory",
@@ -49,12 +45,6 @@ FORMAT_NAME = "noema-bundle"
 
 # Limits checked against the zip directory before a member is inflated.
 MAX_MANIFEST_BYTES = 1 << 20
-
-
-# A graph.json past this size that inflates more than GRAPH_MAX_RATIO times its stored bytes is
-# refused under the default budget; real graphs (text and ids) deflate about 5 times.
-GRAPH_RATIO_FROM_BYTES = 64 << 20
-GRAPH_MAX_RATIO = 100
 
 
 def default_max_memory() -> int:
@@ -135,69 +125,6 @@ def _migrate(manifest: dict[str, Any], version: int) -> dict[str, Any]:
     for step in range(version, SCHEMA_VERSION):
         manifest = _MIGRATIONS[step](manifest)
     return {**manifest, "schema_version": SCHEMA_VERSION}
-
-
-def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:
-    """Refuse, before inflating anything, a bundle whose members declare more than opening
-    may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
-    sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
-    graph_size, graph_stored = sizes.get("graph.json", (0, 0))
-    if (
-        max_memory is None
-        and graph_size > GRAPH_RATIO_FROM_BYTES
-        and graph_size > GRAPH_MAX_RATIO * max(graph_stored, 1)
-    ):
-        raise BundleError(
-            f"{name!r}: graph.json declares {graph_size:,} bytes stored in {graph_stored:,} "
-            f"({graph_size / max(graph_stored, 1):,.0f} times; a Noema graph deflates about 5 "
-            "times): it looks like padding, not a graph. If you trust this bundle, open it "
-            "with an explicit max_memory="
-        )
-    # the graph is read from graph.columns where there is one (graph.json is then only hashed)
-    graph_member = COLUMNS_MEMBER if columnar else "graph.json"
-    graph_size = sizes.get(graph_member, (0, 0))[0]
-    cost = {member.name: member.memory_per_byte for member in MEMBERS}
-    needed = cost[graph_member] * graph_size + sum(
-        cost[member] * sizes.get(member, (0, 0))[0] for member in sorted(VECTOR_MEMBERS)
-    )
-    budget = default_max_memory() if max_memory is None else max_memory
-    if needed > budget:
-        raise BundleError(
-            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB ({graph_member} "
-            f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
-            "MiB; pass max_memory= (bytes) to allow more"
-        )
-
-
-def check_stored_members(
-    zf: zipfile.ZipFile, manifest: dict[str, Any], written_schema: int, name: str
-) -> None:
-    """Refuse, before anything is inflated, a member the format stores as it is but that is
-    compressed, and fact vectors whose declared size is not the manifest's facts times its
-    dimension. Vectors barely compress, so deflated ones are only ever a bomb (2 GiB of zeros
-    deflate to 2 MB, and the memory budget trusts the declared size); bundles of schema 1
-    deflated them, and there they are inflated only to the size the counts give."""
-    for info in zf.infolist():
-        old_vectors = written_schema == 1 and info.filename in VECTOR_MEMBERS
-        compressed = info.compress_type != zipfile.ZIP_STORED
-        if info.filename in STORED_MEMBERS and compressed and not old_vectors:
-            raise BundleError(
-                f"{name!r}: {info.filename} is compressed; a bundle stores it as it is, to "
-                "be read in place (written by another tool?)"
-            )
-    dimension = checked_settings(manifest, name)
-    counts = manifest.get("counts")
-    facts = counts.get("facts") if isinstance(counts, dict) else None
-    if not isinstance(facts, int) or isinstance(facts, bool) or facts < 0:
-        raise BundleError(f"{name!r}: manifest counts {counts!r:.200} declare no number of facts")
-    vectors = facts * dimension * 4
-    for member, size in (("embeddings.bin", vectors), ("index.faiss", FLAT_HEADER_BYTES + vectors)):
-        declared = declared_entry(manifest.get("members") or {}, member, name)[0]
-        if declared != size:
-            raise BundleError(
-                f"{name!r}: {member} declares {declared:,} bytes; the manifest counts {facts:,} "
-                f"facts of {dimension} float32, which take {size:,}"
-            )
 
 
 def declared_entry(declared: dict[str, Any], member: str, name: str) -> tuple[int, str]:

@@ -1,15 +1,44 @@
-"""The members of a ``.noema`` bundle: each one's name, the schema it appeared in, how it is
-stored, and what it costs in memory to open. The container, the manifest and the bundle read this
-table instead of naming members one by one, so a new member is one row here and its codec.
+"""The members of a ``.noema`` bundle, one row each: its name, the schema it appeared in, how it
+is stored, what it costs in memory to open, and the pair of steps that write and read it. The
+bundle writes and reads by looping over :data:`MEMBERS`, and the container and the manifest's
+checks read the same rows, so a new member is a row here, its codec and its test.
+
+The rows are in the order the members are written, which is also the order they are read in:
+the graph's members and the fact vectors first (``index.faiss``, the last of them, builds the
+graph and the fact index once all of them are checked), then the derived members that need them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from noema.errors import BundleError, GraphError
+from noema.model.graph import SemanticGraph
+from noema.model.records import MergeRecord, json_bytes, read_merge_record
+from noema.storage.columns import columns_bytes, read_columns
+from noema.storage.container import Blob, check_streamed, checked_member, load_json
+from noema.storage.manifest import checked_settings, declared_entry
+from noema.storage.names import names_bytes, read_names
+from noema.vectors.index import VectorIndex
+from noema.vectors.ivf import ivf_bytes, read_ivf
+from noema.vectors.sentences import (
+    SENTENCE_RENDERING,
+    SentenceIndex,
+    StoredSentences,
+    sentence_key,
+    source_sentences,
+)
 
 __all__ = [
     "COLUMNS_MEMBER",
     "FACTS_IVF_MEMBER",
+    "GRAPH_MEMBER",
     "MEMBERS",
     "NAMES_MEMBER",
     "SENTENCES_IVF_MEMBER",
@@ -17,8 +46,14 @@ __all__ = [
     "STORED_MEMBERS",
     "VECTOR_MEMBERS",
     "Member",
+    "Opening",
+    "Saving",
+    "encode_json",
+    "fact_order",
+    "graph_counts",
 ]
 
+GRAPH_MEMBER = "graph.json"
 COLUMNS_MEMBER = "graph.columns"
 FACTS_IVF_MEMBER = "facts.ivf"
 SENTENCES_IVF_MEMBER = "sentences.ivf"
@@ -40,6 +75,303 @@ COLUMNS_MEMORY_PER_BYTE = 8.0
 VECTOR_MEMORY_PER_BYTE = 1.5
 
 
+def fact_order(graph: SemanticGraph) -> list[str]:
+    """The row order of ``embeddings.bin``: relations, then events, in graph order."""
+    return [*graph.relations, *graph.events]
+
+
+def graph_counts(graph: SemanticGraph) -> dict[str, int]:
+    """What the manifest's ``counts`` declares, and opening checks, for ``graph``."""
+    return {
+        "entities": len(graph.entities),
+        "relations": len(graph.relations),
+        "events": len(graph.events),
+        "documents": len(graph.documents),
+        "facts": len(graph.relations) + len(graph.events),
+    }
+
+
+def encode_json(value: Any) -> bytes:
+    """``value`` as a bundle's JSON member, or :class:`BundleError` saying why it cannot be."""
+    try:
+        return json_bytes(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise BundleError(f"the knowledge base cannot be written as JSON: {exc}") from exc
+
+
+@dataclass
+class Saving:
+    """What the members are written from; ``described`` gathers the manifest entries that
+    members add beside their size and sha256 (``sentences``, ``names``)."""
+
+    graph: SemanticGraph
+    graph_data: dict[str, Any]  # graph.to_dict() with its merge_log
+    index: VectorIndex  # the fact index as the knowledge base holds it
+    ordered: VectorIndex  # the same rows in fact_order
+    sentences: SentenceIndex | None
+    name_vectors: Mapping[str, npt.NDArray[np.float32]]
+    described: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Core:
+    """What every other member is read against: the graph and the fact index."""
+
+    graph: SemanticGraph
+    merge_log: tuple[MergeRecord, ...]
+    index: VectorIndex
+    dimension: int
+    stored: StoredSentences | None  # the sidecar's sentences where graph.columns holds them
+
+
+@dataclass
+class Opening:
+    """A bundle being read: where its members come from, and what the members read so far."""
+
+    zf: zipfile.ZipFile
+    name: str  # what error messages call the bundle
+    manifest: dict[str, Any]
+    max_memory: int | None
+    mapped: memoryview | None  # the bundle's bytes, in memory or mapped from its file
+    check: Callable[[], None] | None  # what the indexes call before reading a mapped file again
+    blobs: dict[str, Blob] = field(default_factory=dict)  # the members index.faiss builds from
+    spent: list[Blob] = field(default_factory=list)  # read, checked, and needed no more
+    built: Core | None = None
+    sentences: SentenceIndex | None = None
+    name_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+
+    @property
+    def declared(self) -> dict[str, Any]:
+        members: dict[str, Any] = self.manifest["members"]
+        return members
+
+    @property
+    def columnar(self) -> bool:
+        """The graph is read from graph.columns (graph.json is then only hashed)."""
+        return COLUMNS_MEMBER in self.declared
+
+    @property
+    def core(self) -> Core:
+        assert self.built is not None, "index.faiss builds the core before any later member"
+        return self.built
+
+    def fetch(self, member: str) -> Blob:
+        """The member's bytes, checked against its declared size and sha256."""
+        size, digest = declared_entry(self.declared, member, self.name)
+        return checked_member(self.zf, member, size, digest, self.name, self.mapped)
+
+    def keep(self, member: str) -> None:
+        """Fetch ``member`` and keep it for index.faiss, which builds the graph and the fact
+        index from it."""
+        self.blobs[member] = self.fetch(member)
+
+
+def _write_graph_json(saving: Saving) -> bytes:
+    return encode_json(saving.graph_data)
+
+
+def _read_graph_json(opening: Opening) -> None:
+    if opening.columnar:
+        # graph.json is in every bundle and parsed only where no columns are; it is still
+        # checked against its sha256 (inflated as a stream, never held whole), so a bundle with
+        # a damaged source of truth is refused rather than passed on
+        size, digest = declared_entry(opening.declared, GRAPH_MEMBER, opening.name)
+        check_streamed(opening.zf, GRAPH_MEMBER, size, digest, opening.name)
+    else:
+        opening.keep(GRAPH_MEMBER)
+
+
+def _write_columns(saving: Saving) -> bytes:
+    return columns_bytes(saving.graph, saving.graph_data["merge_log"], saving.sentences)
+
+
+def _read_columns(opening: Opening) -> None:
+    if opening.columnar:  # else the graph is read from graph.json
+        opening.keep(COLUMNS_MEMBER)
+
+
+def _write_embeddings(saving: Saving) -> bytes:
+    return saving.ordered.vector_bytes()
+
+
+def _read_embeddings(opening: Opening) -> None:
+    opening.keep("embeddings.bin")
+
+
+def _write_index(saving: Saving) -> bytes:
+    return saving.ordered.index_bytes()
+
+
+def _read_index(opening: Opening) -> None:
+    """Check index.faiss, then build the graph and the fact index: a damaged vector member is
+    refused before the graph is parsed."""
+    opening.keep("index.faiss")
+    graph_member = COLUMNS_MEMBER if opening.columnar else GRAPH_MEMBER
+    graph, merge_log, stored = _read_graph(opening, graph_member)
+    counts = opening.manifest.get("counts")
+    actual = graph_counts(graph)
+    if counts != actual:
+        raise BundleError(
+            f"{opening.name!r}: manifest counts {counts!r} do not match graph.json {actual!r}"
+        )
+    dimension = checked_settings(opening.manifest, opening.name)
+    blobs = opening.blobs
+    index = VectorIndex.from_bytes(
+        fact_order(graph),
+        dimension,
+        blobs["embeddings.bin"],
+        blobs["index.faiss"],
+        check=opening.check,
+    )
+    opening.built = Core(graph, merge_log, index, dimension, stored)
+    opening.spent += [blobs[graph_member], blobs["index.faiss"]]
+
+
+def _read_graph(
+    opening: Opening, member: str
+) -> tuple[SemanticGraph, tuple[MergeRecord, ...], StoredSentences | None]:
+    """The graph, its merge log and (from graph.columns) the sidecar's stored sentences."""
+    blob, name = opening.blobs[member], opening.name
+    stored: StoredSentences | None = None
+    try:
+        if member == COLUMNS_MEMBER:
+            try:
+                counts = opening.manifest.get("counts")
+                columns = read_columns(blob, counts, max_memory=opening.max_memory)
+            except BundleError as exc:
+                raise BundleError(f"{name!r}: {exc}") from None
+            graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
+        else:
+            graph_data = load_json(blob, GRAPH_MEMBER, name)
+            raw_log = graph_data.pop("merge_log", [])
+            graph = SemanticGraph.from_dict(graph_data)
+        merge_log = tuple(read_merge_record(r) for r in raw_log)
+    except (GraphError, KeyError, TypeError, ValueError) as exc:
+        raise BundleError(f"{name!r}: {member} is invalid: {exc}") from exc
+    return graph, merge_log, stored
+
+
+def _write_facts_ivf(saving: Saving) -> bytes | None:
+    parts = saving.index.approximate_parts(fact_order(saving.graph))
+    return None if parts is None else ivf_bytes(parts)
+
+
+def _read_facts_ivf(opening: Opening) -> None:
+    _read_ivf(opening, FACTS_IVF_MEMBER, opening.core.index)
+
+
+def _write_sentences(saving: Saving) -> bytes | None:
+    sentences = saving.sentences
+    if sentences is None:
+        return None
+    keys = [sentence_key(saving.graph, s) for s in source_sentences(saving.graph)]
+    if keys != sentences.vectors.ids:
+        raise BundleError("the sentence sidecar was built for another graph")
+    saving.described["sentences"] = {"rows": len(keys), "rendering": SENTENCE_RENDERING}
+    return sentences.vectors.vector_bytes()
+
+
+def _read_sentences(opening: Opening) -> None:
+    """The optional sentence sidecar; left out when absent or made with another rendering (it is
+    then rebuilt from the graph), :class:`BundleError` when present but damaged."""
+    name, core = opening.name, opening.core
+    info = _description(opening, "sentences", SENTENCES_MEMBER)
+    if info is None:
+        return
+    if info.get("rendering") != SENTENCE_RENDERING:
+        return  # embedded another way: re-embedded on first use, never mixed
+    _declared_rows(opening, info, SENTENCES_MEMBER, 4 * core.dimension, "rows")
+    blob = opening.fetch(SENTENCES_MEMBER)
+    try:
+        if core.stored is not None:
+            opening.sentences = SentenceIndex.from_stored(
+                core.graph, core.dimension, blob, core.stored, check=opening.check
+            )
+        else:
+            opening.sentences = SentenceIndex.from_bytes(
+                core.graph, core.dimension, blob, check=opening.check
+            )
+    except BundleError as exc:
+        raise BundleError(f"{name!r}: {exc}") from exc
+
+
+def _write_sentences_ivf(saving: Saving) -> bytes | None:
+    if saving.sentences is None:
+        return None
+    vectors = saving.sentences.vectors
+    parts = vectors.approximate_parts(vectors.ids)  # the keys _write_sentences checked
+    return None if parts is None else ivf_bytes(parts)
+
+
+def _read_sentences_ivf(opening: Opening) -> None:
+    if opening.sentences is not None:
+        _read_ivf(opening, SENTENCES_IVF_MEMBER, opening.sentences.vectors)
+
+
+def _read_ivf(opening: Opening, member: str, index: VectorIndex) -> None:
+    """The optional approximate index kept for ``index``'s rows, handed to it to build when
+    one is wanted; :class:`BundleError` when present but damaged."""
+    if member not in opening.declared:
+        return
+    blob = opening.fetch(member)
+    try:
+        index.keep_stored_approximate(read_ivf(blob, len(index), index.dimension))
+    except BundleError as exc:
+        raise BundleError(f"{opening.name!r}: {member} {exc}") from None
+
+
+def _write_names(saving: Saving) -> bytes | None:
+    names = names_bytes(saving.graph, saving.name_vectors)
+    if names is None:
+        return None
+    data, rows = names
+    saving.described["names"] = {"rows": rows}
+    return data
+
+
+def _read_names(opening: Opening) -> None:
+    """The optional entity-name vectors by entity id; none when absent, :class:`BundleError`
+    when present but damaged."""
+    name, core = opening.name, opening.core
+    info = _description(opening, "names", NAMES_MEMBER)
+    if info is None:
+        return
+    rows = _declared_rows(opening, info, NAMES_MEMBER, 4 + 4 * core.dimension, "positions and rows")
+    blob = opening.fetch(NAMES_MEMBER)
+    try:
+        opening.name_vectors = read_names(blob, rows, core.dimension, list(core.graph.entities))
+    except BundleError as exc:
+        raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
+    opening.spent.append(blob)
+
+
+def _description(opening: Opening, key: str, member: str) -> dict[str, Any] | None:
+    """The manifest's ``key`` entry, which describes the optional ``member``: ``None`` when the
+    bundle has neither, :class:`BundleError` when it has one without the other."""
+    info = opening.manifest.get(key)
+    entry = opening.declared.get(member)
+    if info is None and entry is None:
+        return None
+    if not isinstance(info, dict) or not isinstance(entry, dict):
+        raise BundleError(f"{opening.name!r}: manifest describes {member} only in part")
+    return info
+
+
+def _declared_rows(
+    opening: Opening, info: dict[str, Any], member: str, row_bytes: int, rows_are: str
+) -> int:
+    """The ``rows`` of ``info``, checked against the member's declared size before anything is
+    inflated."""
+    size, _ = declared_entry(opening.declared, member, opening.name)
+    rows = info.get("rows")
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows * row_bytes != size:
+        raise BundleError(
+            f"{opening.name!r}: {member} holds {size} bytes, not the {rows!r} {rows_are} of "
+            f"{opening.core.dimension} float32 the manifest declares"
+        )
+    return rows
+
+
 @dataclass(frozen=True)
 class Member:
     """One member of the bundle (``manifest.json`` aside, which describes the others).
@@ -47,53 +379,70 @@ class Member:
     ``stored``: written as it is rather than deflated (vectors barely compress, and the
     columnar graph is read in place from the mapped file). ``memory_per_byte``: what opening
     costs per declared byte, for the memory budget (0 where opening does not hold it).
+    ``write``: the member's bytes, or ``None`` where the knowledge base has nothing for it.
+    ``read``: check and read the member into the opening bundle. ``optional``: a bundle may
+    lack it (its ``read`` then sees it absent); a member that is not is required from
+    ``since_schema`` on.
     """
 
     name: str
     since_schema: int
     stored: bool
     memory_per_byte: float
+    write: Callable[[Saving], bytes | None]
+    read: Callable[[Opening], None]
     optional: bool = False
     vectors: bool = False
 
 
+def _vectors(
+    name: str,
+    since_schema: int,
+    write: Callable[[Saving], bytes | None],
+    read: Callable[[Opening], None],
+    *,
+    optional: bool = False,
+) -> Member:
+    """A member of vectors (or of an index over them): stored as it is, since vectors barely
+    compress, and costing :data:`VECTOR_MEMORY_PER_BYTE` to open."""
+    return Member(
+        name,
+        since_schema,
+        stored=True,
+        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
+        write=write,
+        read=read,
+        optional=optional,
+        vectors=True,
+    )
+
+
 MEMBERS: tuple[Member, ...] = (
-    Member("graph.json", 1, stored=False, memory_per_byte=GRAPH_MEMORY_PER_BYTE),
-    Member("embeddings.bin", 1, stored=True, memory_per_byte=VECTOR_MEMORY_PER_BYTE, vectors=True),
-    Member("index.faiss", 1, stored=True, memory_per_byte=VECTOR_MEMORY_PER_BYTE, vectors=True),
     Member(
-        SENTENCES_MEMBER,
+        GRAPH_MEMBER,
         1,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        optional=True,
-        vectors=True,
+        stored=False,
+        memory_per_byte=GRAPH_MEMORY_PER_BYTE,
+        write=_write_graph_json,
+        read=_read_graph_json,
     ),
+    # in every bundle from schema 4, and optional all the same: the graph is read from
+    # graph.json where it is absent
     Member(
-        NAMES_MEMBER,
-        3,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        optional=True,
-        vectors=True,
-    ),
-    Member(COLUMNS_MEMBER, 4, stored=True, memory_per_byte=COLUMNS_MEMORY_PER_BYTE),
-    Member(
-        FACTS_IVF_MEMBER,
+        COLUMNS_MEMBER,
         4,
         stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
+        memory_per_byte=COLUMNS_MEMORY_PER_BYTE,
+        write=_write_columns,
+        read=_read_columns,
         optional=True,
-        vectors=True,
     ),
-    Member(
-        SENTENCES_IVF_MEMBER,
-        4,
-        stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
-        optional=True,
-        vectors=True,
-    ),
+    _vectors("embeddings.bin", 1, _write_embeddings, _read_embeddings),
+    _vectors("index.faiss", 1, _write_index, _read_index),
+    _vectors(FACTS_IVF_MEMBER, 4, _write_facts_ivf, _read_facts_ivf, optional=True),
+    _vectors(SENTENCES_MEMBER, 1, _write_sentences, _read_sentences, optional=True),
+    _vectors(SENTENCES_IVF_MEMBER, 4, _write_sentences_ivf, _read_sentences_ivf, optional=True),
+    _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True),
 )
 VECTOR_MEMBERS = frozenset(m.name for m in MEMBERS if m.vectors)
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
