@@ -52,6 +52,7 @@ from noema.ingest.extractor import INGEST_BATCH
 from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
 from noema.model.graph import Document
+from noema.resources import install_hint
 
 __all__ = ["DistributedBuild", "FailedDocument", "build_on_ray", "partition"]
 
@@ -258,8 +259,7 @@ def _import_ray() -> Any:
         import ray
     except ImportError as exc:
         raise MissingResourceError(
-            "building on Ray needs ray; install it with: pip install 'noema-graph[ray]'"
-            " (from a checkout: pip install '.[ray]')"
+            f"building on Ray needs ray; install it with: {install_hint('ray')}"
         ) from exc
     return ray
 

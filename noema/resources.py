@@ -33,12 +33,25 @@ __all__ = [
     "count_tokens",
     "embedding_dimension",
     "get_encoding",
+    "install_hint",
     "installed_embedding_model",
     "load_embedding_model",
     "load_spacy_model",
     "resolve_embedding_model",
     "same_spacy_model",
 ]
+
+
+def install_hint(extra: str) -> str:
+    """The commands that install Noema's ``extra``, from PyPI and from a checkout, for the error
+    a feature raises when the extra's packages are missing.
+
+    Example:
+        >>> install_hint("ray")
+        "pip install 'noema-graph[ray]' (from a checkout: pip install '.[ray]')"
+    """
+    return f"pip install 'noema-graph[{extra}]' (from a checkout: pip install '.[{extra}]')"
+
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"

@@ -195,7 +195,7 @@ LAYERS = {
         """errors ingest.canonical ingest.extractor ingest.sources model.graph model.records
         storage.store vectors.embed vectors.index vectors.sentences"""
     ),
-    "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources"),
+    "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources resources"),
     "compress": _uses(
         """vectors.embed ingest.extractor model.graph kb retrieval.options resources
         retrieval.retrieve ingest.sources"""
@@ -228,7 +228,7 @@ LAYERS = {
     ),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
     "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
-    "cli.serving": _uses("cli kb serve warmup"),
+    "cli.serving": _uses("cli kb resources serve warmup"),
     "cli.app": _uses("_version cli"),
 }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from noema.cli.common import Command, CommandError
 from noema.kb import KnowledgeBase
+from noema.resources import install_hint
 from noema.warmup import warm_up
 
 __all__ = ["SERVE"]
@@ -43,10 +44,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from noema import serve
     except ImportError:  # pragma: no cover - without the extra
-        raise CommandError(
-            "noema serve needs the MCP SDK: pip install 'noema-graph[mcp]'"
-            " (from a checkout: pip install '.[mcp]')"
-        ) from None
+        raise CommandError(f"noema serve needs the MCP SDK: {install_hint('mcp')}") from None
     token = args.token or os.environ.get("NOEMA_MCP_TOKEN") or None
     host = port = None
     if args.http is not None:
