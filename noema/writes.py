@@ -47,12 +47,7 @@ def ingest_documents(
         before = store.snapshot
         graph = before.graph.copy()
         fresh = _fresh(graph, documents)
-        # a document stored under the same id with other text was changed: its old facts go
-        changed = [d.id for d in fresh if d.id in graph.documents]
-        incoming = {d.id for d in documents}
-        changed += [d for d in documents_of(replaces, graph.documents) if d not in incoming]
-        if changed:
-            graph.remove_document_support(changed)
+        _drop_replaced(graph, fresh, documents, replaces)
         merges: list[MergeRecord] = []
         counts = [0, 0, 0]
         try:
@@ -87,6 +82,22 @@ def ingest_documents(
         new_events=counts[2],
         merges=tuple(merges),
     )
+
+
+def _drop_replaced(
+    graph: SemanticGraph,
+    fresh: Sequence[Document],
+    documents: Sequence[Document],
+    replaces: Collection[str],
+) -> None:
+    """Take out of ``graph`` what the documents replace: a document stored under the same id
+    with other text was changed, and one stored under a host key of ``replaces`` that is not
+    among ``documents`` is gone from its source."""
+    changed = [d.id for d in fresh if d.id in graph.documents]
+    incoming = {d.id for d in documents}
+    changed += [d for d in documents_of(replaces, graph.documents) if d not in incoming]
+    if changed:
+        graph.remove_document_support(changed)
 
 
 def _fresh(graph: SemanticGraph, documents: Sequence[Document]) -> list[Document]:

@@ -97,12 +97,18 @@ def retrieve_facts(
     )
     if explain:
         steps = list(steps)
+    result = _result(graph, _packed(graph, steps, options), matches, options, question)
+    if explain:
+        result = replace(result, explanation=_explain(list(steps), result))
+    return result
 
+
+def _packed(graph: SemanticGraph, steps: Iterable[Step], options: RetrieveOptions) -> Packed:
     # what becomes of a fact under the confidence floor is the format's (formats.BelowFloor):
     # left out of the order here, or shown only by its entities' lines when packed
     below = FORMATS[options.format].below_floor
     least = options.confidence_floor()
-    packed = pack(
+    return pack(
         graph,
         _stated_in_order(graph, steps, least if below == "left_out" else 0.0),
         options.max_tokens,
@@ -110,10 +116,6 @@ def retrieve_facts(
         options.token_model,
         least if below == "entities_only" else 0.0,
     )
-    result = _result(graph, packed, matches, options, question)
-    if explain:
-        result = replace(result, explanation=_explain(list(steps), result))
-    return result
 
 
 def _timed(
