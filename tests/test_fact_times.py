@@ -190,6 +190,29 @@ def test_a_date_the_event_states_as_written_is_not_stated_again(
     assert restated not in _relations(graph)
 
 
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        # the parser hangs "to 2019" on the verb beside "from 2010": the period still ends
+        (
+            "Mara Voss held the post of chairman of Veltrix Robotics from 2010 to 2019.",
+            ("Mara Voss", "hold", "post", "2010/2019"),
+        ),
+        # a part of the year is not written in ISO 8601: the year stands for it
+        (
+            "In late 1187 Saladin sent Bohemond to Antioch.",
+            ("Saladin", "send", "Bohemond", "1187"),
+        ),
+    ],
+)
+def test_a_time_of_the_clause_reaches_the_fact(
+    extractor: noema.SpacyExtractor, text: str, event: tuple[str, str, str, str]
+) -> None:
+    graph = _graph(extractor, text)
+    assert event in _events(graph)
+    assert event[:3] not in _relations(graph)
+
+
 def test_the_event_keeps_the_sentence_id_and_confidence(extractor: noema.SpacyExtractor) -> None:
     text = "Marta Lindqvist founded Corvane Labs in 2004."
     graph = _graph(extractor, text)

@@ -62,7 +62,11 @@ def clause_time(anchor: Any) -> ClauseTime | None:
     ends: set[str] = set()
     points: set[str] = set()
     tokens: set[int] = set()
-    for prep, words in _time_phrases(anchor):
+    phrases = list(_time_phrases(anchor))
+    opened = any(prep.lower_ == "from" for prep, _ in phrases)
+    for prep, words in phrases:
+        if prep.lower_ == "to" and not opened:
+            continue  # "moved to 2019"? only "from X ... to Y" makes "to" an end
         read = _read_phrase(prep.lower_, words.text)
         if read is None:
             continue
@@ -96,9 +100,11 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[Any, Any]]:
     while stack:
         node, depth = stack.pop()
         for child in node.children:
-            if child.dep_ == "prep" and child.lower_ in _TIME_WORDS:
+            if child.dep_ == "prep" and child.lower_ in _TIME_WORDS | {"to"}:
                 words = _phrase_words(child)
-                if words is not None:
+                # "to" is a time word only before a date ("from 2010 to 2019", the parser
+                # hanging "to 2019" on the verb); "to Antioch" is read on as any phrase
+                if words is not None and (child.lower_ != "to" or iso_date(words.text)):
                     yield child, words
                     continue
             if depth >= _DEPTH:
@@ -140,7 +146,7 @@ def _read_phrase(word: str, text: str) -> tuple[str | None, str | None, str | No
         return None
     if word == "from" or word == "since":
         return first, None, None
-    if word in ("until", "till"):
+    if word in ("until", "till", "to"):
         return None, first, None
     if word == "before":
         return None, _step(first, -1), None

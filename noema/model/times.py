@@ -29,6 +29,7 @@ __all__ = [
     "time_phrase",
 ]
 
+_PART_OF = re.compile(r"^(?:early|late|mid|middle of|end of|beginning of)[\s-]+", re.I)
 # ISO 8601-2's mark for an open end of an interval
 OPEN = ".."
 
@@ -166,12 +167,15 @@ def iso_date(text: str) -> str | None:
     Example:
         >>> iso_date("August 19, 2004"), iso_date("19 Aug 2004"), iso_date("March 2004")
         ('2004-08-19', '2004-08-19', '2004-03')
-        >>> iso_date("2004"), iso_date("last year")
-        ('2004', None)
+        >>> iso_date("2004"), iso_date("last year"), iso_date("late 1187")
+        ('2004', None, '1187')
     """
     text = " ".join(text.replace("\u2009", " ").split()).strip(" ,.")
     if text.lower().startswith("the "):
         text = text[4:]
+    # "late 1187", "early March 2004", "mid-1990": the part of the year or month is not said in
+    # ISO 8601, so the date is the whole of it
+    text = _PART_OF.sub("", text)
     for pattern, form in _DATE_FORMS:
         match = pattern.match(text)
         if match is None:
