@@ -105,8 +105,8 @@ def open_pool(
     cached = args.bundle is not None and args.bundle.is_file()
     if cached:  # a bundle of an earlier run: retrieval figures only, no build time
         kb = noema.KnowledgeBase.load(args.bundle, embedder=embedder)
-    else:
-        kb.ingest(documents)
+        return kb, cached, args.bundle.stat().st_size  # not written again: it holds every index
+    kb.ingest(documents)
     with tempfile.TemporaryDirectory() as tmp:
         # saving builds the fact index and the sentence sidecar
         bundle = kb.save(args.bundle or Path(tmp) / "pool.noema")
