@@ -124,6 +124,14 @@ def _times_of(graph: SemanticGraph, subject: str, label: str) -> set[str | None]
             "Veltrix Robotics",
             "2010/..",
         ),
+        # the role a verb's subject held: the verb's clause states the role's time
+        (
+            "Kim Berg worked as a teacher at Lund School between 2001 and 2004.",
+            "Kim Berg",
+            "teacher_at",
+            "Lund School",
+            "2001/2004",
+        ),
     ],
     ids=[
         "in-year",
@@ -138,6 +146,7 @@ def _times_of(graph: SemanticGraph, subject: str, label: str) -> set[str | None]
         "before",
         "after",
         "become-in",
+        "served-as",
     ],
 )
 def test_a_time_on_the_verb_makes_the_fact_an_event(
@@ -174,6 +183,23 @@ def test_a_date_object_stays_a_relation_as_written(extractor: noema.SpacyExtract
             "Corvane Labs was founded by Marta Lindqvist in 2004.",
             ("Marta Lindqvist", "found", "Corvane Labs", "2004"),
             ("Marta Lindqvist", "found_in", "2004"),
+        ),
+        # a period: the event says "from 1761 to 1798", every word of the date
+        (
+            "King Aldric II ruled Essary from 1761 to 1798.",
+            ("King Aldric II", "rule", "Essary", "1761/1798"),
+            ("King Aldric II", "rule_to", "1761 to 1798"),
+        ),
+        (
+            "Peter Seifert served as mayor of Halden from 1993 until 2006.",
+            ("Peter Seifert", "mayor_of", "Halden", "1993/2006"),
+            ("Peter Seifert", "serve_from", "1993"),
+        ),
+        # the sentence's topic link to the date the event states
+        (
+            "Ruth Adler was mayor of Halden from 1990 to 1994.",
+            ("Ruth Adler", "mayor_of", "Halden", "1990/1994"),
+            ("Ruth Adler", "from", "1990"),
         ),
     ],
 )

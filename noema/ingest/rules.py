@@ -22,7 +22,7 @@ from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import normalize_predicate
 
-__all__ = ["Link", "SentenceReader", "main_kinds"]
+__all__ = ["Link", "SentenceReader"]
 
 # "The paper folded in 1906", "Its head office is in Berlin": the main entity. Not "this snow
 # event", "his sons" or "their album": on the labelled sample those named something else.
@@ -79,31 +79,6 @@ class Link(NamedTuple):
     object: str
     rule: str
     anchor: Any = None
-
-
-def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[str]:
-    """What the document says its main entity is, from its first "X is a ..." sentence."""
-    if main is None:
-        return frozenset()
-    for sent in list(spacy_doc.sents)[:2]:
-        root = sent.root
-        if root.lemma_ != "be":
-            continue
-        subjects = [c for c in root.children if c.dep_ == "nsubj"]
-        if not subjects or not _names_main(subjects[0], main, names):
-            continue
-        return frozenset(lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
-    return frozenset()
-
-
-def _names_main(token: Any, main: str, names: NameTable) -> bool:
-    """Whether ``token`` names the main entity: its name, or (for a title NER missed in the
-    text, "Copper Wren is a band") the words of its compound name."""
-    if token.i in names.by_token:
-        return names.by_token[token.i] == main
-    words = [c for c in token.lefts if c.dep_ in ("compound", "flat")]
-    text = " ".join(t.text for t in sorted([*words, token], key=lambda t: t.i))
-    return text.lower() == main.lower()
 
 
 class SentenceReader:
@@ -412,6 +387,11 @@ class SentenceReader:
             for s in anchors:
                 for o in targets:
                     yield Link(s, f"{predicate}_{word}", o, "prep", verb)
+        # "She served as mayor of Halden": the role her verb's time belongs to
+        for role in (g for c in children if c.lower_ == "as" for g in c.children):
+            if role.dep_ == "pobj" and role.pos_ == "NOUN" and role.i not in self.by_token:
+                for predicate, target in self._role_targets(role):
+                    yield from (Link(s, predicate, target, "role", verb) for s in subjects)
         # "She received her degree from Harvard": the object noun names the relation
         for obj in children:
             if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":

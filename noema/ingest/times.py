@@ -27,7 +27,7 @@ from typing import Any
 from noema.ingest._tokens import lemma, role_phrase
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
 from noema.ingest.rules import Link
-from noema.model.times import OPEN, iso_date, period_text, read_period
+from noema.model.times import OPEN, iso_date, period_text, read_period, time_phrase
 
 __all__ = ["ClauseTime", "clause_time", "close_tenures", "read_sentence_times"]
 
@@ -40,6 +40,7 @@ _DEPTH = 3
 _POINT_WORDS = frozenset({"in", "on", "during"})
 _TIME_WORDS = _POINT_WORDS | {"from", "between", "since", "until", "till", "before", "after"}
 # what joins the two ends of a period written in one phrase
+_JOIN_WORDS = frozenset({"to", "until", "till", "through", "and"})
 _JOINS = re.compile(r"\s+(?:to|until|till|through|and)\s+|\s*[\u2013\u2014-]\s*(?=\d)", re.I)
 # verbs whose subject takes the role of their object from the time on
 _SUCCEEDING = frozenset({"succeed", "replace"})
@@ -219,18 +220,21 @@ def read_sentence_times(
 
 
 def _restated(item: tuple[Link, str | None], timed: Sequence[tuple[Link, str | None]]) -> bool:
-    """Whether ``item`` is a relation to a date that an event of the same verb and end states as
-    its time, written the same ("Nvidia acquired Mellanox in 2020": ``-acquire_in-> 2020`` beside
-    ``*acquire (Nvidia, Mellanox) @2020``). A date written otherwise ("August 19, 2004" against
-    ``@2004-08-19``) stays, as a "when" answer matches the text's own words."""
+    """Whether ``item`` is a relation to a date that an event of the same verb (or any event,
+    for a sentence's topic link) and end states as its time, in the same words ("Nvidia
+    acquired Mellanox in 2020": ``-acquire_in-> 2020`` beside ``*acquire (Nvidia, Mellanox)
+    @2020``; ``-rule_to-> 1761 to 1798`` beside ``@1761/1798``, said "from 1761 to 1798"). A
+    date written otherwise ("August 19, 2004" against ``@2004-08-19``) stays, as a "when"
+    answer matches the text's own words."""
     link, time = item
-    if time is not None or link.anchor is None:
+    if time is not None or (link.anchor is None and link.rule != "sentence"):
         return False
-    return any(
-        when == link.object
-        and other.anchor is not None
-        and other.anchor.i == link.anchor.i
+    words = set(re.findall(r"\w+", link.object.lower())) - _TIME_WORDS - _JOIN_WORDS
+    return bool(words) and any(
+        when is not None
+        and (link.anchor is None or (other.anchor is not None and other.anchor.i == link.anchor.i))
         and link.subject in (other.subject, other.object)
+        and words <= set(re.findall(r"\w+", time_phrase(when).lower()))
         for other, when in timed
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from noema.ingest._tokens import lemma
 from noema.ingest.entities import (
     PERSON_PRONOUNS,
     THING_PRONOUNS,
@@ -17,7 +18,7 @@ from noema.model.graph import VALUE_TYPES, Document
 from noema.model.names import clean_name, strip_disambiguation
 from noema.model.spans import leading_heading
 
-__all__ = ["main_entity", "pronouns_say_person", "title_of"]
+__all__ = ["main_entity", "main_kinds", "pronouns_say_person", "title_of"]
 
 
 def title_of(doc: Document) -> str | None:
@@ -121,3 +122,28 @@ def pronouns_say_person(spacy_doc: Any, labelled_person: bool) -> bool:
     if thing and not person:
         return False
     return labelled_person
+
+
+def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[str]:
+    """What the document says its main entity is, from its first "X is a ..." sentence."""
+    if main is None:
+        return frozenset()
+    for sent in list(spacy_doc.sents)[:2]:
+        root = sent.root
+        if root.lemma_ != "be":
+            continue
+        subjects = [c for c in root.children if c.dep_ == "nsubj"]
+        if not subjects or not _names_main(subjects[0], main, names):
+            continue
+        return frozenset(lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
+    return frozenset()
+
+
+def _names_main(token: Any, main: str, names: NameTable) -> bool:
+    """Whether ``token`` names the main entity: its name, or (for a title NER missed in the
+    text, "Copper Wren is a band") the words of its compound name."""
+    if token.i in names.by_token:
+        return names.by_token[token.i] == main
+    words = [c for c in token.lefts if c.dep_ in ("compound", "flat")]
+    text = " ".join(t.text for t in sorted([*words, token], key=lambda t: t.i))
+    return text.lower() == main.lower()
