@@ -96,16 +96,11 @@ def test_langchain_unknown_constructor_fields_raise(
 def two_language_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
     return ingested(
         [
-            noema.Document(
-                "Larry Page founded Google. Google acquired YouTube.",
-                id="g",
-                metadata={"lang": "en"},
-            ),
-            noema.Document(
-                "Jensen Huang founded Nvidia. Nvidia acquired Mellanox.",
-                id="n",
-                metadata={"lang": "de"},
-            ),
+            noema.Document(text, id=doc_id, metadata={"lang": lang})
+            for doc_id, lang, text in (
+                ("g", "en", "Larry Page founded Google. Google acquired YouTube."),
+                ("n", "de", "Jensen Huang founded Nvidia. Nvidia acquired Mellanox."),
+            )
         ]
     )
 

@@ -3,6 +3,8 @@ must reach the document about an entity of its best sentences (the narrow hop)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -75,10 +77,9 @@ def test_vector_seeds_are_the_three_steps_of_the_spec(
 
 
 def test_graph_seeds_hop_to_the_document_about_a_seed_entity(
-    make_kb,  # type: ignore[no-untyped-def]
+    ingested: Callable[..., KnowledgeBase],
 ) -> None:
-    kb = make_kb()
-    kb.ingest(
+    kb = ingested(
         [
             noema.Document(
                 "Nvidia acquired Mellanox in 2020. Nvidia makes graphics chips.",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from noema.errors import NotationError
 from noema.model.graph import SemanticGraph
 from noema.model.notation import (
-    ParsedNotation,
+    NotationEvent,
+    NotationRelation,
     check_name,
     check_time,
     encode_facts,
@@ -73,8 +75,19 @@ def check_round_trip(
         back = parsed.entities.get(local_id)
         if back is None or (back.name, back.type) != (entity.name, entity.type):
             lost_entities.append(_show_entity(graph, eid))
-    lost_relations = _lost_relations(graph, relation_ids, kept_relations, encoded.local_ids, parsed)
-    lost_events = _lost_events(graph, event_ids, kept_events, encoded.local_ids, parsed)
+    local = encoded.local_ids
+    lost_relations = _lost(
+        relation_ids,
+        {r: _relation_line(graph, r, local) for r in kept_relations},
+        parsed.relations,
+        partial(_show_relation, graph),
+    )
+    lost_events = _lost(
+        event_ids,
+        {v: _event_line(graph, v, local) for v in kept_events},
+        parsed.events,
+        partial(_show_event, graph),
+    )
     return RoundTripReport(
         ok=not (lost_entities or lost_relations or lost_events),
         notation=encoded.text,
@@ -112,51 +125,29 @@ def _unwritable_times(graph: SemanticGraph, event_ids: list[str]) -> set[str]:
     return bad_times
 
 
-def _lost_relations(
-    graph: SemanticGraph,
-    relation_ids: list[str],
-    kept: list[str],
-    local: Mapping[str, int],
-    parsed: ParsedNotation,
+def _lost(
+    fact_ids: list[str],
+    written: Mapping[str, Hashable],
+    read_back: Iterable[Hashable],
+    show: Callable[[str], str],
 ) -> list[str]:
-    """The relations left out, or not read back as written."""
-    back_relations = {(r.subject_id, r.predicate, r.object_id) for r in parsed.relations}
-    return [
-        _show_relation(graph, rid)
-        for rid in relation_ids
-        if rid not in kept
-        or (
-            local[graph.relations[rid].subject_id],
-            graph.relations[rid].predicate,
-            local[graph.relations[rid].object_id],
-        )
-        not in back_relations
-    ]
+    """The facts left out (not in ``written``), or not read back as written, each shown."""
+    back = set(read_back)
+    return [show(f) for f in fact_ids if f not in written or written[f] not in back]
 
 
-def _lost_events(
-    graph: SemanticGraph,
-    event_ids: list[str],
-    kept: list[str],
-    local: Mapping[str, int],
-    parsed: ParsedNotation,
-) -> list[str]:
-    """The events left out, or not read back as written."""
-    back_events = {(v.label, v.participant_ids, v.time) for v in parsed.events}
-    lost_events = []
-    for vid in event_ids:
-        ev = graph.events[vid]
-        if (
-            vid not in kept
-            or (
-                ev.label,
-                tuple(local[p] for p in ev.participant_ids),
-                ev.time,
-            )
-            not in back_events
-        ):
-            lost_events.append(_show_event(graph, vid))
-    return lost_events
+def _relation_line(
+    graph: SemanticGraph, relation_id: str, local: Mapping[str, int]
+) -> NotationRelation:
+    """The relation as its notation line should read back, by the entities' local ids."""
+    rel = graph.relations[relation_id]
+    return NotationRelation(local[rel.subject_id], rel.predicate, local[rel.object_id])
+
+
+def _event_line(graph: SemanticGraph, event_id: str, local: Mapping[str, int]) -> NotationEvent:
+    """The event as its notation line should read back, by the entities' local ids."""
+    ev = graph.events[event_id]
+    return NotationEvent(ev.label, tuple(local[p] for p in ev.participant_ids), ev.time)
 
 
 def _ends(graph: SemanticGraph, relation_id: str) -> tuple[str, str]:

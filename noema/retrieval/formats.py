@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Literal
 
@@ -58,6 +59,9 @@ NOTATION_MIN_CONFIDENCE = 0.3
 Chosen = Sequence[tuple[str, Sentence | None]]
 """Facts in packing order, each with the sentence that chose it (``None``: none did)."""
 
+Render = Callable[[SemanticGraph, Chosen, float], str]
+"""A format's text of facts in packing order, given the floor."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class OutputFormat:
@@ -80,7 +84,7 @@ class OutputFormat:
     states_facts: bool
     default_floor: float
     below_floor: BelowFloor
-    render: Callable[[SemanticGraph, Chosen, float], str]
+    render: Render
     render_fact: Callable[[SemanticGraph, str], str]
 
 
@@ -189,51 +193,52 @@ def _sentences(graph: SemanticGraph, chosen: Chosen, floor: float) -> str:
     return "\n".join(parts)
 
 
-def _notation_fact(graph: SemanticGraph, fact_id: str) -> str:
-    return _notation(graph, [(fact_id, None)], 0.0)
-
-
-def _natural_language_fact(graph: SemanticGraph, fact_id: str) -> str:
-    return _natural_language(graph, [(fact_id, None)], 0.0)
+def _render_alone(render: Render, graph: SemanticGraph, fact_id: str) -> str:
+    """One fact as ``render`` shows it packed alone, with no floor."""
+    return render(graph, [(fact_id, None)], 0.0)
 
 
 def _sentence_fact(graph: SemanticGraph, fact_id: str) -> str:
     """The fact's first sentence alone, without the ``# title`` line; decoded without one."""
     sentence = first_sentence(graph, fact_id)
     if sentence is None:
-        return _natural_language_fact(graph, fact_id)
+        return _render_alone(_natural_language, graph, fact_id)
     return sentence_text(graph, sentence)
+
+
+def _fact_format(name: Format, description: str, render: Render) -> OutputFormat:
+    """A format whose text states the facts: under the floor (by default
+    :data:`NOTATION_MIN_CONFIDENCE`) a fact is shown only by its entities' names, and a fact on
+    its own is rendered as the only one packed."""
+    return OutputFormat(
+        name=name,
+        description=description,
+        states_facts=True,
+        default_floor=NOTATION_MIN_CONFIDENCE,
+        below_floor="entities_only",
+        render=render,
+        render_fact=partial(_render_alone, render),
+    )
 
 
 FORMATS: Mapping[str, OutputFormat] = MappingProxyType(
     {
-        "notation": OutputFormat(
-            name="notation",
-            description="compact lines #n Name :TYPE and #1 -predicate-> #2",
-            states_facts=True,
-            default_floor=NOTATION_MIN_CONFIDENCE,
-            below_floor="entities_only",
-            render=_notation,
-            render_fact=_notation_fact,
-        ),
-        "natural_language": OutputFormat(
-            name="natural_language",
-            description="each fact as a short sentence",
-            states_facts=True,
-            default_floor=NOTATION_MIN_CONFIDENCE,
-            below_floor="entities_only",
-            render=_natural_language,
-            render_fact=_natural_language_fact,
-        ),
-        "sentences": OutputFormat(
-            name="sentences",
-            description="the facts' source sentences by document (best recall)",
-            states_facts=False,
-            default_floor=0.0,
-            below_floor="shown",
-            render=_sentences,
-            render_fact=_sentence_fact,
-        ),
+        entry.name: entry
+        for entry in (
+            _fact_format(
+                "notation", "compact lines #n Name :TYPE and #1 -predicate-> #2", _notation
+            ),
+            _fact_format("natural_language", "each fact as a short sentence", _natural_language),
+            OutputFormat(
+                name="sentences",
+                description="the facts' source sentences by document (best recall)",
+                states_facts=False,
+                default_floor=0.0,
+                below_floor="shown",
+                render=_sentences,
+                render_fact=_sentence_fact,
+            ),
+        )
     }
 )
 """The output formats by name, in the order help texts list them."""

@@ -10,7 +10,8 @@ and packed under the budget in :mod:`noema.retrieval.pack`; what it returns is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any
 
 from noema.errors import InputTypeError, OptionError
 from noema.model.graph import SemanticGraph
@@ -29,6 +30,9 @@ from noema.retrieval.walk import best_sentences
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
 from noema.vectors.sentences import SentenceIndex
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # RetrievalResult is named here too for the modules that import it with retrieve_facts
 __all__ = ["RetrievalResult", "check_question", "retrieve_facts"]
@@ -144,14 +148,7 @@ def _result(
     question: str,
 ) -> RetrievalResult:
     return RetrievalResult(
-        text=packed.text,
-        notation=packed.notation,
-        entity_ids=packed.entity_ids,
-        relation_ids=packed.relation_ids,
-        event_ids=packed.event_ids,
-        fact_ids=packed.fact_ids,
-        token_count=packed.token_count,
-        truncated=packed.truncated,
+        **_fields_of(packed),
         fact_matches=matches,
         citations={f: graph.citations(f) for f in packed.fact_ids},
         format=options.format,
@@ -193,16 +190,15 @@ def _explain(steps: list[Step], result: RetrievalResult) -> tuple[FactExplanatio
     included = set(result.fact_ids)
     return tuple(
         FactExplanation(
-            fact_id=step.fact_id,
-            reason=step.reason,
+            **_fields_of(step, leaving_out="sentence"),
             order=order,
             included=step.fact_id in included,
-            similarity=step.similarity,
-            seed_id=step.seed_id,
-            hops=step.hops,
-            path=step.path,
-            step=step.step,
-            time=step.time,
         )
         for order, step in enumerate(steps)
     )
+
+
+def _fields_of(item: DataclassInstance, *, leaving_out: str = "") -> dict[str, Any]:
+    """The dataclass's fields by name, but ``leaving_out``, for a dataclass that holds the same
+    fields and more (shallow: :func:`dataclasses.asdict` would copy every tuple inside)."""
+    return {f.name: getattr(item, f.name) for f in fields(item) if f.name != leaving_out}
