@@ -105,7 +105,8 @@ def read_contents(
 
 def _unhashed(opening: Opening) -> UnhashedMembers | None:
     """What checks the members opened without their sha256 later, from the bytes they were
-    read from (:meth:`Opening.hashes` hashes every member of a bundle not in memory or mapped)."""
+    read from (:meth:`Opening.hash_now` hashes every member of a bundle not in memory or
+    mapped)."""
     if not opening.unhashed or opening.mapped is None:
         return None
     entries = tuple(
