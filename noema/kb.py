@@ -220,12 +220,18 @@ class KnowledgeBase(EntityRepairs):
 
         Raises:
             ModelMismatchError: the two were built with different embedding models.
+            BundleError: ``other`` was loaded from a bundle, and a member that opening did not
+                hash (see :meth:`load`) does not match its sha256.
         """
         if other.embedding_model != self.embedding_model:
             raise ModelMismatchError(
                 f"cannot merge a knowledge base built with {other.embedding_model!r} into one "
                 f"built with {self.embedding_model!r}"
             )
+        other._store.check_hashes(
+            "nothing was merged, so the damage is not carried into this knowledge base. "
+            "Restore the bundle from a copy, or build it again"
+        )
         return merge_snapshot(self._store, self._canonicalizer, other._snapshot)
 
     # -- index ---------------------------------------------------------------------------------
@@ -373,7 +379,9 @@ class KnowledgeBase(EntityRepairs):
 
         Raises:
             BundleError: ``path`` is the bundle this was loaded from or last saved to, and
-                another program has replaced or written it since (its save would be lost).
+                another program has replaced or written it since (its save would be lost); or
+                a member of the bundle this was loaded from that opening did not hash (see
+                :meth:`load`) does not match its sha256: nothing is written.
         """
         return self._store.save(
             path,
@@ -410,6 +418,7 @@ class KnowledgeBase(EntityRepairs):
         search: SearchMode = "auto",
         allow_download: bool = False,
         max_memory: int | None = None,
+        verify: bool = False,
     ) -> KnowledgeBase:
         """Open a bundle written by :meth:`save`, reusing its vectors and index (``search`` as
         for the constructor; an approximate index the bundle kept is built from its parts,
@@ -421,20 +430,40 @@ class KnowledgeBase(EntityRepairs):
         machine's memory, and a ``graph.json`` that inflates implausibly (a decompression bomb)
         is refused.
 
+        Opening checks the structure of every member it reads (sizes, offsets, counts, ranges,
+        finite unit vectors, every reference), and the sha256 the manifest declares for the
+        small members only (up to 1 MiB each); the large ones, the vectors and columns read in
+        place, are hashed before their contents go into another bundle (:meth:`save`,
+        :meth:`to_bytes`, :meth:`merge` into another base), so damage is never carried on.
+        ``verify=True`` checks the sha256 of every member while opening, as ``noema validate``
+        does: it reads the whole bundle, about a second per gigabyte.
+
         Raises:
-            BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema.
+            BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema; with
+                ``verify=True``, also a member that does not match its sha256 (named).
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> kb = KnowledgeBase()
+            >>> _ = kb.ingest(["Larry Page founded Google."])
+            >>> path = kb.save(pathlib.Path(tempfile.mkdtemp()) / "kb.noema")
+            >>> len(KnowledgeBase.load(path, verify=True).graph.relations)
+            1
         """
         models = (embedding_model, embedder, extractor, spacy_model)
-        options = _LoadOptions(*models, similarity_threshold, search, allow_download, max_memory)
-        return cls._from_contents(read(path, max_memory=max_memory), str(path), options)
+        options = _LoadOptions(
+            *models, similarity_threshold, search, allow_download, max_memory, verify
+        )
+        contents = read(path, max_memory=max_memory, verify=verify)
+        return cls._from_contents(contents, str(path), options)
 
     @classmethod
     def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
         """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
         checked = _LoadOptions(**options)
-        contents = read(data, max_memory=checked.max_memory)
+        contents = read(data, max_memory=checked.max_memory, verify=checked.verify)
         return cls._from_contents(contents, "<bytes>", checked)
 
     @classmethod
@@ -487,6 +516,7 @@ class _LoadOptions:
     search: SearchMode = "auto"
     allow_download: bool = False
     max_memory: int | None = None
+    verify: bool = False
 
 
 def _unpickle(

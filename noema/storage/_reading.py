@@ -18,7 +18,7 @@ import numpy.typing as npt
 from noema.errors import BundleError
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord
-from noema.storage.container import FileIdentity, forget_pages
+from noema.storage.container import FileIdentity, UnhashedMembers, check_hash, forget_pages
 from noema.storage.manifest import (
     checked_settings,
     declared_entry,
@@ -56,6 +56,8 @@ class BundleContents:
     name_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
     # the file it was read from and that file's identity before it was read (None: from bytes)
     source: tuple[Path, FileIdentity | None] | None = None
+    # the members opened without their sha256 checked, to check before they go elsewhere
+    unhashed: UnhashedMembers | None = None
 
 
 def read_contents(
@@ -64,16 +66,24 @@ def read_contents(
     max_memory: int | None,
     mapped: memoryview | None,
     check: Callable[[], None] | None = None,
+    *,
+    verify: bool = False,
 ) -> BundleContents:
     """The bundle's checked contents; ``mapped`` is its bytes where they are in memory or mapped
-    from its file, ``check`` what the indexes call before reading a mapped file again."""
+    from its file, ``check`` what the indexes call before reading a mapped file again;
+    ``verify``: every member hashed, not only the small ones."""
     manifest, written_schema = written_manifest(zf, name)
     declared = manifest.get("members")
     if not isinstance(declared, dict):
         raise BundleError(f"{name!r}: manifest has no members table")
-    opening = Opening(zf, name, manifest, max_memory, mapped, check)
+    opening = Opening(zf, name, manifest, max_memory, mapped, check, verified=verify)
     check_budget(zf, name, max_memory, columnar=opening.columnar)
     check_stored_members(zf, manifest, written_schema, name)
+    if verify:  # first, so the damaged member is named before any check of what it holds
+        for member in MEMBERS:
+            if member.name in declared:
+                size, digest = declared_entry(declared, member.name, name)
+                check_hash(zf, member.name, size, digest, name, mapped)
     for member in MEMBERS:
         if member.optional or member.name in declared:
             member.read(opening)
@@ -89,7 +99,21 @@ def read_contents(
         manifest=manifest,
         sentences=opening.sentences,
         name_vectors=opening.name_vectors,
+        unhashed=_unhashed(opening),
     )
+
+
+def _unhashed(opening: Opening) -> UnhashedMembers | None:
+    """What checks the members opened without their sha256 later, from the bytes they were
+    read from (:meth:`Opening.hash_now` hashes every member of a bundle not in memory or
+    mapped)."""
+    if not opening.unhashed or opening.mapped is None:
+        return None
+    entries = tuple(
+        (member, *declared_entry(opening.declared, member, opening.name))
+        for member in opening.unhashed
+    )
+    return UnhashedMembers(opening.name, opening.mapped, opening.check, entries)
 
 
 def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:

@@ -48,8 +48,8 @@ Members (read by name; anything else in the zip is ignored):
     search builds the index from them rather than training it again, and it searches as it did
     before the save. Derived; without them the index is trained on opening.
 
-Where a bundle holds ``graph.columns``, ``graph.json`` is not parsed on opening, only checked
-against its size and sha256 as a stream (never held whole). Members stored as they are (the
+Where a bundle holds ``graph.columns``, ``graph.json`` is not read on opening, only its size in
+the zip directory checked (and its sha256 as a stream, never held whole, when it is small). Members stored as they are (the
 vectors, the columns) are read in place: the file is mapped into memory and they are views of
 it, so nothing is copied (not on Windows, where a mapped file could not be replaced by a save).
 A bundle under 64 MiB is read whole instead, so another program writing its file in place
@@ -63,9 +63,13 @@ Loading checks, before anything is trusted: the zip structure, member sizes agai
 never fills memory), what the declared sizes would cost to open against a memory budget (the
 caller's ``max_memory``, by default half the machine's memory) and, with the default budget, a
 ``graph.json`` that claims to inflate over 64 MiB at more than 100 times its stored size (the
-graphs Noema writes deflate about 5 times: such a member is padding, not a graph), every sha256, the schema version (newer ones are
-refused), counts against the contents, the dimension, and every id the graph references. Each
-failure raises :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
+graphs Noema writes deflate about 5 times: such a member is padding, not a graph), the schema
+version (newer ones are refused), counts against the contents, the dimension, and every id the
+graph references. It checks the sha256 of the members up to
+:data:`~noema.storage.members.HASHED_ON_OPENING_BYTES` (and of every member of a bundle it cannot
+map); the larger ones with ``verify=True``, and before their contents go into another bundle
+(:class:`~noema.storage.container.UnhashedMembers`, kept with the contents). Each failure raises
+:class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the
 previous bundle untouched. The same knowledge base gives the same bytes.
 """
@@ -240,12 +244,15 @@ def _rows(index: VectorIndex, order: list[str]) -> Any:
     return index.vectors.take(index.rows_of(order), axis=0)
 
 
-def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) -> BundleContents:
+def read_bundle(
+    path: str | os.PathLike[str], *, max_memory: int | None = None, verify: bool = False
+) -> BundleContents:
     """Open and check a bundle; see the module docstring for what is checked.
 
     ``max_memory`` bounds the bytes that opening may take, judged from the sizes the bundle
     declares before anything is inflated (default: :func:`default_max_memory`, with the
-    compression-ratio check on ``graph.json``; an explicit budget replaces both).
+    compression-ratio check on ``graph.json``; an explicit budget replaces both). ``verify``:
+    every member is checked against its sha256, not only the small ones.
 
     Raises:
         BundleError: the file is missing, not a zip, truncated, tampered with, inconsistent,
@@ -259,21 +266,21 @@ def read_bundle(path: str | os.PathLike[str], *, max_memory: int | None = None) 
     identity = file_identity(source)
     opened = mapped_file(source)
     if opened is None:
-        contents = _open(source, str(source), max_memory, None)
+        contents = _open(source, str(source), max_memory, None, verify=verify)
     else:
         view, check = opened
         # read whole: the zip directory is read from the same bytes as the members, not the file
         zip_source = source if check else io.BytesIO(view)
-        contents = _open(zip_source, str(source), max_memory, view, check)
+        contents = _open(zip_source, str(source), max_memory, view, check, verify=verify)
     return replace(contents, source=(source, identity))
 
 
 def read_bundle_bytes(
-    data: bytes, name: str = "<bytes>", *, max_memory: int | None = None
+    data: bytes, name: str = "<bytes>", *, max_memory: int | None = None, verify: bool = False
 ) -> BundleContents:
     """:func:`read_bundle` for the bytes of a bundle (:func:`bundle_bytes`); ``name`` is what
     error messages call it."""
-    return _open(io.BytesIO(data), name, max_memory, memoryview(data))
+    return _open(io.BytesIO(data), name, max_memory, memoryview(data), verify=verify)
 
 
 def _open(
@@ -282,9 +289,13 @@ def _open(
     max_memory: int | None,
     mapped: memoryview | None,
     check: Callable[[], None] | None = None,
+    *,
+    verify: bool = False,
 ) -> BundleContents:
     if max_memory is not None and (
         isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
     ):
         raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
-    return in_zip(source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check))
+    return in_zip(
+        source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check, verify=verify)
+    )

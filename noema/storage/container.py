@@ -1,5 +1,6 @@
 """The container of a bundle: a zip file written atomically, mapped into memory when read, its
-members read in place or inflated as a stream within their declared size, and hashed.
+members read in place or inflated as a stream within their declared size, and hashed (as they
+are read, or later from the same bytes: :class:`UnhashedMembers`).
 
 Nothing here knows what a member holds (:mod:`noema.storage.bundle` does); every failure is a
 :class:`~noema.errors.BundleError` naming the bundle and the member.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import lzma
 import mmap
 import os
@@ -22,6 +24,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -36,6 +39,8 @@ __all__ = [
     "Blob",
     "FileCheck",
     "FileIdentity",
+    "UnhashedMembers",
+    "check_hash",
     "check_streamed",
     "checked_member",
     "file_identity",
@@ -262,13 +267,38 @@ def checked_member(
     return blob
 
 
+def check_hash(
+    zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str, mapped: memoryview | None
+) -> None:
+    """``member`` against its declared size and sha256, nothing kept: hashed in place where it
+    is stored in ``mapped`` (its pages released as they are hashed), else inflated a mebibyte at
+    a time."""
+    info = member_info(zf, member, name)
+    if mapped is None or info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+        check_streamed(zf, member, size, digest, name)
+        return
+    _check_declared_size(info, size, name)
+    view = _stored_view(mapped, info, name)
+    hasher = hashlib.sha256()
+    for start in range(0, len(view), _HASH_STEP):
+        block = view[start : start + _HASH_STEP]
+        hasher.update(block)
+        forget_pages(mapped, block)
+    if len(view) != size or hasher.hexdigest() != digest:
+        raise BundleError(
+            f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+
+
+# Hashed a block at a time, each block's pages released before the next: hashing the members a
+# million-fact bundle maps would otherwise hold its 6 GB resident.
+_HASH_STEP = 64 << 20
+
+
 def check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, name: str) -> None:
     """``member`` against its declared size and sha256, inflated a mebibyte at a time."""
     info = member_info(zf, member, name)
-    if info.file_size != size:
-        raise BundleError(
-            f"{name!r}: {member} holds {info.file_size} bytes, the manifest declares {size}"
-        )
+    _check_declared_size(info, size, name)
     hasher, seen = hashlib.sha256(), 0
     with _inflating(member, name), zf.open(info) as handle:
         while chunk := handle.read(1 << 20):
@@ -279,6 +309,13 @@ def check_streamed(zf: zipfile.ZipFile, member: str, size: int, digest: str, nam
     if seen != size or hasher.hexdigest() != digest:
         raise BundleError(
             f"{name!r}: {member} does not match its sha256 in the manifest (corrupt or altered)"
+        )
+
+
+def _check_declared_size(info: zipfile.ZipInfo, size: int, name: str) -> None:
+    if info.file_size != size:
+        raise BundleError(
+            f"{name!r}: {info.filename} holds {info.file_size} bytes, the manifest declares {size}"
         )
 
 
@@ -365,3 +402,68 @@ def load_json(blob: Blob, member: str, name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BundleError(f"{name!r}: {member} must hold a JSON object, not {type(value).__name__}")
     return value
+
+
+@dataclass(frozen=True)
+class UnhashedMembers:
+    """Members a bundle was opened without hashing, and the bytes it was opened from, to hash
+    them later: ``mapped`` (the bundle in memory, or mapped from its file and then ``check`` says
+    whether the file was written in place since) is what the knowledge base reads, whatever
+    file its path names now. ``members``: each member's name, declared size and sha256."""
+
+    name: str  # what error messages call the bundle
+    mapped: memoryview
+    check: Callable[[], None] | None
+    members: tuple[tuple[str, int, str], ...]
+
+    def verify(self, consequence: str) -> None:
+        """Hash every member, each against what the manifest declares.
+
+        Raises:
+            BundleError: naming the first member whose bytes do not match, with
+                ``consequence`` (what was not done) after the reason; or the file was written
+                in place since it was opened.
+        """
+        if self.check is not None:
+            self.check()
+
+        def hash_all(zf: zipfile.ZipFile) -> None:
+            for member, size, digest in self.members:
+                check_hash(zf, member, size, digest, self.name, self.mapped)
+
+        try:
+            in_zip(_ViewFile(self.mapped), self.name, hash_all)
+        except BundleError as exc:
+            raise BundleError(f"{exc}; {consequence}") from None
+
+
+class _ViewFile(io.RawIOBase):
+    """Bytes already in memory or mapped, read as a file (zipfile reads the directory and
+    inflates members from it) without copying them, as ``io.BytesIO`` would."""
+
+    def __init__(self, view: memoryview) -> None:
+        super().__init__()
+        self._view = view
+        self._at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: len(self._view)}[whence]
+        if base + offset < 0:
+            raise OSError(f"cannot seek to {base + offset}")
+        self._at = base + offset
+        return self._at
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self._view[self._at : self._at + len(buffer)]
+        memoryview(buffer).cast("B")[: len(chunk)] = chunk
+        self._at += len(chunk)
+        return len(chunk)

@@ -36,7 +36,7 @@ from noema.storage.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
-from noema.storage.container import FileIdentity, file_identity
+from noema.storage.container import FileIdentity, UnhashedMembers, file_identity
 from noema.vectors.embed import Embedder, embedding_stage
 from noema.vectors.index import SearchMode, VectorIndex
 from noema.vectors.sentences import SentenceIndex
@@ -132,6 +132,8 @@ class Store:
         # each bundle file this store was opened from or saved to, and what it was then: a save
         # over one that has changed since would drop another program's save
         self._files: dict[Path, FileIdentity | None] = {}
+        # the members of the bundle it was opened from that opening did not hash
+        self._unhashed: UnhashedMembers | None = None
 
     def publish(
         self,
@@ -168,6 +170,19 @@ class Store:
                     self.publish(self.snapshot.graph)
         return self.snapshot
 
+    def check_hashes(self, consequence: str) -> None:
+        """Check the members of the bundle this store was opened from that opening left
+        unhashed (large ones, read in place), once: a save or a merge then never carries a
+        damaged member's contents into another bundle under a new, matching sha256.
+
+        Raises:
+            BundleError: naming the member that does not match, then ``consequence``.
+        """
+        unhashed = self._unhashed
+        if unhashed is not None:
+            unhashed.verify(consequence)
+            self._unhashed = None
+
     def save(
         self,
         path: str | os.PathLike[str],
@@ -182,7 +197,9 @@ class Store:
         Raises:
             BundleError: ``path`` is a bundle this store was opened from or saved to, and
                 another program (another process saving the same knowledge base) has
-                replaced or written it since: saving would drop what that program saved.
+                replaced or written it since: saving would drop what that program saved. Or
+                a member of the bundle this store was opened from does not match its sha256
+                (:meth:`check_hashes`).
         """
         target = Path(os.path.realpath(path))
         known, found = self._files.get(target), file_identity(target)
@@ -215,6 +232,10 @@ class Store:
         name_vectors: Callable[[SemanticGraph], NameVectors],
     ) -> _T:
         """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
+        self.check_hashes(
+            "nothing was written, so the damage is not carried into another bundle. Restore "
+            "the bundle from a copy, or build it again"
+        )
         snapshot = self.complete()
         assert snapshot.index is not None
         return write(
@@ -234,6 +255,7 @@ class Store:
         if contents.source is not None:
             path, identity = contents.source
             self._files[Path(os.path.realpath(path))] = identity
+        self._unhashed = contents.unhashed
         current = contents.manifest.get("fact_rendering", NOTATION_RENDERING) == FACT_RENDERING
         if current and contents.sentences is not None:
             snapshot = Snapshot(
@@ -247,10 +269,11 @@ class Store:
 
 
 def read(
-    source: str | os.PathLike[str] | bytes, *, max_memory: int | None = None
+    source: str | os.PathLike[str] | bytes, *, max_memory: int | None = None, verify: bool = False
 ) -> BundleContents:
-    """A bundle's checked contents, from its path or its bytes."""
+    """A bundle's checked contents, from its path or its bytes; ``verify``: every member
+    hashed, not only the small ones."""
     with paused_gc():
         if isinstance(source, bytes):
-            return read_bundle_bytes(source, max_memory=max_memory)
-        return read_bundle(source, max_memory=max_memory)
+            return read_bundle_bytes(source, max_memory=max_memory, verify=verify)
+        return read_bundle(source, max_memory=max_memory, verify=verify)

@@ -1,0 +1,202 @@
+"""Which sha256 checks opening a bundle makes, and which wait: small members and the manifest on
+every opening; the large members (the vectors and columns read in place) on ``load(verify=True)``,
+``noema validate``, and before their contents go into another bundle (a save, a merge). The
+damage here is on disk (one bit of a member's stored bytes), with the manifest and the zip
+directory left as they were."""
+
+from __future__ import annotations
+
+import re
+import struct
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noema import BundleError, KnowledgeBase
+from noema.cli import main
+from noema.storage import container, members
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -> Path:
+    path = tmp_path_factory.mktemp("hashes") / "kb.noema"
+    company_kb.save(path)
+    return path
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    import json
+
+    with zipfile.ZipFile(path) as zf:
+        manifest: dict[str, Any] = json.loads(zf.read("manifest.json"))
+    return manifest
+
+
+def _flipped(source: Path, target: Path, member: str, at: int) -> Path:
+    """A copy of ``source`` with the lowest bit of byte ``at`` of ``member``'s stored bytes
+    flipped (counted from its end when negative)."""
+    data = bytearray(source.read_bytes())
+    with zipfile.ZipFile(source) as zf:
+        info = zf.getinfo(member)
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    start = info.header_offset + 30 + name_length + extra_length
+    data[start + at % info.compress_size] ^= 0x01
+    target.write_bytes(bytes(data))
+    return target
+
+
+# Where one flipped bit leaves a member readable: the lowest bit of a float32 (little-endian, so
+# its first byte) keeps a unit vector within the unit-length check; graph.json is not read on
+# opening beside graph.columns
+_STILL_READABLE: dict[str, Callable[[dict[str, Any]], int]] = {
+    "sentences.bin": lambda manifest: 4 * 100,
+    "names.bin": lambda manifest: 4 * manifest["names"]["rows"] + 4 * 100,
+    "graph.json": lambda manifest: 200,
+}
+
+
+def _damage_named(member: str) -> str:
+    """What an error about damage to ``member`` says: its sha256 differs, or (graph.json and
+    the manifest are deflated) its stream no longer inflates."""
+    return f"{re.escape(member)} (does not match its sha256|cannot be read)"
+
+
+def _damaged_large_member(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, member: str, *, mapped: bool
+) -> Path:
+    """A copy of ``saved`` whose ``member`` has a flipped bit that leaves it readable, opened
+    with every member counted as a large one (read whole, or mapped as a bundle past 64 MiB is)."""
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    if mapped:
+        monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    at = _STILL_READABLE[member](_manifest(saved))
+    return _flipped(saved, tmp_path / "bad.noema", member, at)
+
+
+_MAPPED = pytest.mark.parametrize("mapped", [False, True], ids=["read-whole", "mapped"])
+_MEMBER = pytest.mark.parametrize("member", sorted(_STILL_READABLE))
+
+
+@_MAPPED
+@_MEMBER
+def test_damage_in_a_large_member_opens_and_verify_and_validate_name_it(
+    saved: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    company_kb: KnowledgeBase,
+    member: str,
+    mapped: bool,
+) -> None:
+    bad = _damaged_large_member(saved, tmp_path, monkeypatch, member, mapped=mapped)
+    assert KnowledgeBase.load(bad).graph == company_kb.graph  # its structure is intact
+    with pytest.raises(BundleError, match=_damage_named(member)):
+        KnowledgeBase.load(bad, verify=True)
+    with pytest.raises(BundleError, match=_damage_named(member)):
+        KnowledgeBase.from_bytes(bad.read_bytes(), verify=True)
+    assert main(["validate", str(bad)]) == 1
+    assert re.search(f"^Error: .*{_damage_named(member)}", capsys.readouterr().err)
+
+
+@_MAPPED
+@_MEMBER
+def test_a_save_of_a_base_opened_from_a_damaged_bundle_refuses_and_keeps_the_old_file(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, member: str, mapped: bool
+) -> None:
+    bad = _damaged_large_member(saved, tmp_path, monkeypatch, member, mapped=mapped)
+    damaged = KnowledgeBase.load(bad)
+    damaged.ingest(["Sundar Pichai was born in Madurai."])  # a write keeps the stored vectors
+    before = bad.read_bytes()
+    other = tmp_path / "other.noema"
+    other.write_bytes(saved.read_bytes())
+    for target in (bad, other, tmp_path / "new.noema"):
+        with pytest.raises(BundleError, match=f"{_damage_named(member)}.*nothing was written"):
+            damaged.save(target)
+    with pytest.raises(BundleError, match=_damage_named(member)):
+        damaged.to_bytes()
+    assert bad.read_bytes() == before and other.read_bytes() == saved.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.noema", "other.noema"]
+
+
+@_MEMBER
+def test_a_base_opened_from_a_damaged_bundle_is_not_merged(
+    saved: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    company_kb: KnowledgeBase,
+    member: str,
+) -> None:
+    bad = _damaged_large_member(saved, tmp_path, monkeypatch, member, mapped=False)
+    base = KnowledgeBase(embedder=company_kb.embedder, extractor=company_kb.extractor)
+    base.ingest(["Marie Curie was born in Warsaw."])
+    graph = base.graph
+    with pytest.raises(BundleError, match=f"{_damage_named(member)}.*nothing was merged"):
+        base.merge(KnowledgeBase.load(bad))
+    assert base.graph is graph
+
+
+def test_an_intact_large_member_is_hashed_once_before_the_first_save(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    kb = KnowledgeBase.load(saved)
+    hashed: list[str] = []
+    real = container.check_hash
+
+    def recorded(zf: zipfile.ZipFile, member: str, *args: Any) -> None:
+        hashed.append(member)
+        real(zf, member, *args)
+
+    monkeypatch.setattr(container, "check_hash", recorded)
+    kb.save(tmp_path / "a.noema")
+    kb.save(tmp_path / "b.noema")
+    assert sorted(hashed) == sorted(_manifest(saved)["members"])  # every member, once
+    assert (tmp_path / "a.noema").read_bytes() == saved.read_bytes()
+
+
+def test_a_member_up_to_the_limit_is_hashed_on_every_opening(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = _flipped(saved, tmp_path / "bad.noema", "sentences.bin", 4 * 100)
+    size = _manifest(saved)["members"]["sentences.bin"]["size"]
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", size)
+    with pytest.raises(BundleError, match="sentences.bin does not match its sha256"):
+        KnowledgeBase.load(bad)
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", size - 1)
+    KnowledgeBase.load(bad)  # a byte larger: its sha256 waits for verify=True or a save
+
+
+def test_a_damaged_manifest_fails_every_opening(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    bad = _flipped(saved, tmp_path / "bad.noema", "manifest.json", 100)
+    with pytest.raises(BundleError, match="manifest.json"):
+        KnowledgeBase.load(bad)
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        "embeddings.bin",
+        "graph.columns",
+        "graph.json",
+        "index.faiss",
+        "manifest.json",
+        "names.bin",
+        "sentences.bin",
+    ],
+)
+def test_validate_names_a_flipped_bit_in_every_member(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], member: str
+) -> None:
+    with zipfile.ZipFile(saved) as zf:
+        assert member in zf.namelist()
+        middle = zf.getinfo(member).compress_size // 2
+    bad = _flipped(saved, tmp_path / "bad.noema", member, middle)
+    assert main(["validate", str(bad)]) == 1
+    assert re.search(f"^Error: .*{_damage_named(member)}", capsys.readouterr().err)
