@@ -1,4 +1,4 @@
-"""Reading a bundle's members once the container is open: the manifest's checks on the zip
+"""Reading a bundle's members from its zip container: the manifest's checks on the zip
 before anything is inflated (the memory budget, members stored as they are), then each member
 of :data:`~noema.storage.members.MEMBERS` in turn, checked as :mod:`noema.storage.bundle`
 describes.
@@ -15,10 +15,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import BundleError
+from noema.errors import BundleError, OptionError
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord
-from noema.storage.container import FileIdentity, UnhashedMembers, check_hash, forget_pages
+from noema.storage.container import (
+    FileIdentity,
+    UnhashedMembers,
+    check_hash,
+    forget_pages,
+    in_zip,
+)
 from noema.storage.manifest import (
     checked_settings,
     declared_entry,
@@ -61,7 +67,7 @@ class BundleContents:
 
 
 def read_contents(
-    zf: zipfile.ZipFile,
+    source: Any,
     name: str,
     max_memory: int | None,
     mapped: memoryview | None,
@@ -69,38 +75,47 @@ def read_contents(
     *,
     verify: bool = False,
 ) -> BundleContents:
-    """The bundle's checked contents; ``mapped`` is its bytes where they are in memory or mapped
-    from its file, ``check`` what the indexes call before reading a mapped file again;
-    ``verify``: every member hashed, not only the small ones."""
-    manifest, written_schema = written_manifest(zf, name)
-    declared = manifest.get("members")
-    if not isinstance(declared, dict):
-        raise BundleError(f"{name!r}: manifest has no members table")
-    opening = Opening(zf, name, manifest, max_memory, mapped, check, verified=verify)
-    check_budget(zf, name, max_memory, columnar=opening.columnar)
-    check_stored_members(zf, manifest, written_schema, name)
-    if verify:  # first, so the damaged member is named before any check of what it holds
+    """The checked contents of the bundle in ``source`` (a path or a binary file); ``name`` is
+    what error messages call it, ``mapped`` its bytes where they are in memory or mapped from its
+    file, ``check`` what the indexes call before reading a mapped file again; ``verify``: every
+    member hashed, not only the small ones."""
+    if max_memory is not None and (
+        isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
+    ):
+        raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
+
+    def read(zf: zipfile.ZipFile) -> BundleContents:
+        manifest, written_schema = written_manifest(zf, name)
+        declared = manifest.get("members")
+        if not isinstance(declared, dict):
+            raise BundleError(f"{name!r}: manifest has no members table")
+        opening = Opening(zf, name, manifest, max_memory, mapped, check, verified=verify)
+        check_budget(zf, name, max_memory, columnar=opening.columnar)
+        check_stored_members(zf, manifest, written_schema, name)
+        if verify:  # first, so the damaged member is named before any check of what it holds
+            for member in MEMBERS:
+                if member.name in declared:
+                    size, digest = declared_entry(declared, member.name, name)
+                    check_hash(zf, member.name, size, digest, name, mapped)
         for member in MEMBERS:
-            if member.name in declared:
-                size, digest = declared_entry(declared, member.name, name)
-                check_hash(zf, member.name, size, digest, name, mapped)
-    for member in MEMBERS:
-        if member.optional or member.name in declared:
-            member.read(opening)
-        elif written_schema >= member.since_schema:
-            declared_entry(declared, member.name, name)  # refused: a required member is missing
-    for blob in opening.spent:
-        forget_pages(mapped, blob)
-    core = opening.core
-    return BundleContents(
-        graph=core.graph,
-        index=core.index,
-        merge_log=core.merge_log,
-        manifest=manifest,
-        sentences=opening.sentences,
-        name_vectors=opening.name_vectors,
-        unhashed=_unhashed(opening),
-    )
+            if member.optional or member.name in declared:
+                member.read(opening)
+            elif written_schema >= member.since_schema:
+                declared_entry(declared, member.name, name)  # refused: a required member is missing
+        for blob in opening.spent:
+            forget_pages(mapped, blob)
+        core = opening.core
+        return BundleContents(
+            graph=core.graph,
+            index=core.index,
+            merge_log=core.merge_log,
+            manifest=manifest,
+            sentences=opening.sentences,
+            name_vectors=opening.name_vectors,
+            unhashed=_unhashed(opening),
+        )
+
+    return in_zip(source, name, read)
 
 
 def _unhashed(opening: Opening) -> UnhashedMembers | None:

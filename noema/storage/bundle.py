@@ -79,7 +79,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -87,14 +87,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import BundleError, OptionError
+from noema.errors import BundleError
 from noema.model.facttext import FACT_RENDERING
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord, record_to_dict
 from noema.storage._reading import BundleContents, read_contents
 from noema.storage.container import (
     file_identity,
-    in_zip,
     mapped_file,
     write_atomically,
     write_target,
@@ -266,12 +265,12 @@ def read_bundle(
     identity = file_identity(source)
     opened = mapped_file(source)
     if opened is None:
-        contents = _open(source, str(source), max_memory, None, verify=verify)
+        contents = read_contents(source, str(source), max_memory, None, verify=verify)
     else:
         view, check = opened
         # read whole: the zip directory is read from the same bytes as the members, not the file
         zip_source = source if check else io.BytesIO(view)
-        contents = _open(zip_source, str(source), max_memory, view, check, verify=verify)
+        contents = read_contents(zip_source, str(source), max_memory, view, check, verify=verify)
     return replace(contents, source=(source, identity))
 
 
@@ -280,22 +279,4 @@ def read_bundle_bytes(
 ) -> BundleContents:
     """:func:`read_bundle` for the bytes of a bundle (:func:`bundle_bytes`); ``name`` is what
     error messages call it."""
-    return _open(io.BytesIO(data), name, max_memory, memoryview(data), verify=verify)
-
-
-def _open(
-    source: Any,
-    name: str,
-    max_memory: int | None,
-    mapped: memoryview | None,
-    check: Callable[[], None] | None = None,
-    *,
-    verify: bool = False,
-) -> BundleContents:
-    if max_memory is not None and (
-        isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
-    ):
-        raise OptionError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
-    return in_zip(
-        source, name, lambda zf: read_contents(zf, name, max_memory, mapped, check, verify=verify)
-    )
+    return read_contents(io.BytesIO(data), name, max_memory, memoryview(data), verify=verify)
