@@ -171,36 +171,27 @@ def test_a_date_object_stays_a_relation_as_written(extractor: noema.SpacyExtract
     assert ("Marta Lindqvist", "found", "Corvane Labs", "2004-08-19") in _events(graph)
 
 
+def _restated(row: str) -> tuple[str, tuple[str, str, str, str], tuple[str, str, str]]:
+    """``text = subject | label | object | time | predicate | value``: the sentence, the event
+    it gives, and the relation from the same subject that would state the event's date again."""
+    text, facts = row.split(" = ")
+    subject, label, target, time, predicate, value = facts.split(" | ")
+    return text, (subject, label, target, time), (subject, predicate, value)
+
+
 @pytest.mark.parametrize(
     ("text", "event", "restated"),
     [
-        (
-            "Nvidia acquired Mellanox in 2020.",
-            ("Nvidia", "acquire", "Mellanox", "2020"),
-            ("Nvidia", "acquire_in", "2020"),
-        ),
-        (
-            "Corvane Labs was founded by Marta Lindqvist in 2004.",
-            ("Marta Lindqvist", "found", "Corvane Labs", "2004"),
-            ("Marta Lindqvist", "found_in", "2004"),
-        ),
-        # a period: the event says "from 1761 to 1798", every word of the date
-        (
-            "King Aldric II ruled Essary from 1761 to 1798.",
-            ("King Aldric II", "rule", "Essary", "1761/1798"),
-            ("King Aldric II", "rule_to", "1761 to 1798"),
-        ),
-        (
-            "Peter Seifert served as mayor of Halden from 1993 until 2006.",
-            ("Peter Seifert", "mayor_of", "Halden", "1993/2006"),
-            ("Peter Seifert", "serve_from", "1993"),
-        ),
-        # the sentence's topic link to the date the event states
-        (
-            "Ruth Adler was mayor of Halden from 1990 to 1994.",
-            ("Ruth Adler", "mayor_of", "Halden", "1990/1994"),
-            ("Ruth Adler", "from", "1990"),
-        ),
+        _restated(row)
+        for row in (
+            "Nvidia acquired Mellanox in 2020. = Nvidia | acquire | Mellanox | 2020 | acquire_in | 2020",
+            "Corvane Labs was founded by Marta Lindqvist in 2004. = Marta Lindqvist | found | Corvane Labs | 2004 | found_in | 2004",
+            # a period: the event says "from 1761 to 1798", every word of the date
+            "King Aldric II ruled Essary from 1761 to 1798. = King Aldric II | rule | Essary | 1761/1798 | rule_to | 1761 to 1798",
+            "Peter Seifert served as mayor of Halden from 1993 until 2006. = Peter Seifert | mayor_of | Halden | 1993/2006 | serve_from | 1993",
+            # the sentence's topic link to the date the event states
+            "Ruth Adler was mayor of Halden from 1990 to 1994. = Ruth Adler | mayor_of | Halden | 1990/1994 | from | 1990",
+        )
     ],
 )
 def test_a_date_the_event_states_as_written_is_not_stated_again(
