@@ -122,6 +122,19 @@ def company_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeB
     return ingested(COMPANY_DOCS)
 
 
+# The members a save of company_kb writes, sorted: the layout test_bundle pins and
+# test_bundle_hashes damages one by one.
+BUNDLE_MEMBERS = [
+    "embeddings.bin",
+    "graph.columns",
+    "graph.json",
+    "index.faiss",
+    "manifest.json",
+    "names.bin",
+    "sentences.bin",
+]
+
+
 def record_normalized_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every name the sentence sidecar works out a compared form of from now on (the real
     ``normalize_name``, each call recorded)."""

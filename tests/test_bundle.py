@@ -19,7 +19,7 @@ import pytest
 import noema
 from noema import BundleError, KnowledgeBase, ModelMismatchError
 from noema.storage.bundle import SCHEMA_VERSION
-from tests.conftest import is_bridge_query
+from tests.conftest import BUNDLE_MEMBERS, is_bridge_query
 
 QUESTION = "Who founded the company that acquired YouTube?"
 
@@ -33,15 +33,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -
 
 def test_layout_and_manifest(saved: Path, company_kb: KnowledgeBase) -> None:
     with zipfile.ZipFile(saved) as zf:
-        assert sorted(zf.namelist()) == [
-            "embeddings.bin",
-            "graph.columns",
-            "graph.json",
-            "index.faiss",
-            "manifest.json",
-            "names.bin",
-            "sentences.bin",
-        ]
+        assert sorted(zf.namelist()) == BUNDLE_MEMBERS
         manifest = json.loads(zf.read("manifest.json"))
         for name, entry in manifest["members"].items():
             data = zf.read(name)

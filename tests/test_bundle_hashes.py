@@ -18,6 +18,7 @@ import pytest
 from noema import BundleError, KnowledgeBase
 from noema.cli import main
 from noema.storage import container, members
+from tests.conftest import BUNDLE_MEMBERS
 
 
 @pytest.fixture(scope="module")
@@ -179,18 +180,7 @@ def test_a_damaged_manifest_fails_every_opening(
         KnowledgeBase.load(bad)
 
 
-@pytest.mark.parametrize(
-    "member",
-    [
-        "embeddings.bin",
-        "graph.columns",
-        "graph.json",
-        "index.faiss",
-        "manifest.json",
-        "names.bin",
-        "sentences.bin",
-    ],
-)
+@pytest.mark.parametrize("member", BUNDLE_MEMBERS)
 def test_validate_names_a_flipped_bit_in_every_member(
     saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], member: str
 ) -> None:
