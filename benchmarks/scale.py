@@ -145,7 +145,7 @@ def name_vectors(graph: noema.SemanticGraph) -> dict[str, np.ndarray]:
     which no base Noema builds asks for. Every name here, where an ingest keeps those that met
     a candidate: at this size nearly all of them."""
     import noema
-    from noema.model.graph import VALUE_TYPES
+    from noema.model.records import VALUE_TYPES
 
     wanted = {e.id: e.name for e in graph.entities.values() if e.type not in VALUE_TYPES}
     distinct = sorted(set(wanted.values()))

@@ -26,17 +26,7 @@ from noema.errors import (
 from noema.ingest.extractor import BatchExtractor, Extractor
 from noema.ingest.parse import RelationPattern, SpacyExtractor
 from noema.kb import IngestReport, KnowledgeBase
-from noema.model.graph import (
-    ENTITY_TYPES,
-    Citation,
-    Document,
-    Entity,
-    Event,
-    Mention,
-    Relation,
-    SemanticGraph,
-    normalize_predicate,
-)
+from noema.model.graph import SemanticGraph
 from noema.model.names import normalize_name
 from noema.model.notation import (
     NotationEntity,
@@ -47,7 +37,17 @@ from noema.model.notation import (
     encode_graph,
     parse_notation,
 )
-from noema.model.records import MergeRecord
+from noema.model.records import (
+    ENTITY_TYPES,
+    Citation,
+    Document,
+    Entity,
+    Event,
+    Mention,
+    MergeRecord,
+    Relation,
+    normalize_predicate,
+)
 from noema.model.roundtrip import RoundTripReport, check_round_trip
 from noema.resources import (
     DEFAULT_EMBEDDING_MODEL,

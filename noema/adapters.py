@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from noema.compress import compression_base
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
 from noema.warmup import load_models

@@ -20,7 +20,7 @@ from typing import Any
 from noema.ingest.extractor import Extractor
 from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_SPACY_MODEL,

@@ -51,7 +51,7 @@ from noema.errors import MissingResourceError, OptionError
 from noema.ingest.extractor import INGEST_BATCH
 from noema.ingest.sources import Source, as_documents
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import install_hint
 
 __all__ = ["DistributedBuild", "FailedDocument", "build_on_ray", "partition"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
 from noema.retrieval.options import Format, RetrieveOptions
 from noema.vectors.embed import Embedder

@@ -17,9 +17,9 @@ from dataclasses import replace
 
 from noema.errors import OptionError, UnknownIdError
 from noema.ingest.canonical import Canonicalizer
-from noema.model.graph import ENTITY_TYPES, Entity, SemanticGraph
+from noema.model.graph import SemanticGraph
 from noema.model.names import normalize_name
-from noema.model.records import MergeRecord
+from noema.model.records import ENTITY_TYPES, Entity, MergeRecord
 from noema.storage.store import Store
 
 __all__ = [

@@ -4,7 +4,7 @@ that the first question costs what its parsing and embedding cost, not the model
 from __future__ import annotations
 
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 
 __all__ = ["load_models", "warm_up"]

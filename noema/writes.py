@@ -14,8 +14,8 @@ from noema.errors import UnknownIdError
 from noema.ingest.canonical import Canonicalizer, IngestReport
 from noema.ingest.extractor import Extractor, extract_in_batches
 from noema.ingest.sources import documents_of
-from noema.model.graph import Document, SemanticGraph
-from noema.model.records import MergeRecord
+from noema.model.graph import SemanticGraph
+from noema.model.records import Document, MergeRecord
 from noema.storage.store import Snapshot, Store, with_reused_vectors
 from noema.vectors.embed import embedding_progress, embedding_stage
 from noema.vectors.index import VectorIndex

@@ -9,8 +9,8 @@ import pytest
 
 import noema
 from noema import BundleError, KnowledgeBase
-from noema.model.graph import Document, SemanticGraph
-from noema.model.records import record_to_dict
+from noema.model.graph import SemanticGraph
+from noema.model.records import Document, record_to_dict
 from noema.storage.columns import columns_bytes, read_columns
 from tests.conftest import record_normalized_names
 from tests.test_bundle import _without_columns, rewrite

@@ -10,7 +10,8 @@ import pytest
 
 import noema
 from noema.ingest.confidence import CONFIDENCE
-from noema.model.graph import SemanticGraph, make_event_id
+from noema.model.graph import SemanticGraph
+from noema.model.records import make_event_id
 
 
 def _graph(extractor: noema.SpacyExtractor, *texts: str) -> SemanticGraph:

@@ -10,7 +10,7 @@ import pytest
 
 import noema
 from noema import KnowledgeBase, count_tokens
-from noema.model.graph import VALUE_TYPES
+from noema.model.records import VALUE_TYPES
 
 QUESTIONS = [
     "Who founded the company that acquired Mellanox?",

@@ -95,7 +95,7 @@ LAYERS = {
     "model.graph": _uses("errors model.gcpause model.graphjson model.records"),
     "model.spans": _uses("model.graph"),
     "model.names": _uses(""),
-    "model.notation": _uses("errors model.graph model.times"),
+    "model.notation": _uses("errors model.graph model.records model.times"),
     "model.roundtrip": _uses("errors model.graph model.notation"),
     "model.facttext": _uses("model.graph model.notation"),
     "model.view": _uses("model.notation"),
@@ -106,19 +106,19 @@ LAYERS = {
     "vectors._flat": _uses("errors vectors.embed"),
     "vectors.index": _uses("vectors._approximate vectors._flat vectors.embed errors vectors.ivf"),
     "vectors.sentences": _uses(
-        "vectors.embed errors model.gcpause model.graph vectors.index model.names model.spans"
+        "vectors.embed errors model.gcpause model.graph model.records vectors.index model.names model.spans"
     ),
-    "ingest.sources": _uses("errors model.graph model.records"),
-    "ingest.extractor": _uses("model.graph"),
+    "ingest.sources": _uses("errors model.records"),
+    "ingest.extractor": _uses("model.graph model.records"),
     "ingest.kinds": _uses(""),
     "ingest.evidence": _uses("ingest._tokens"),
     "ingest.confidence": _uses(""),
-    "ingest.entities": _uses("ingest.evidence model.graph model.names model.spans"),
-    "ingest._tokens": _uses("model.graph"),
-    "ingest.topic": _uses("ingest.entities model.graph model.names model.spans"),
-    "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.graph"),
+    "ingest.entities": _uses("ingest.evidence model.graph model.records model.names model.spans"),
+    "ingest._tokens": _uses("model.records"),
+    "ingest.topic": _uses("ingest._tokens ingest.entities model.records model.names model.spans"),
+    "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.records"),
     "ingest.parse": _uses(
-        "ingest.confidence ingest.entities ingest.extractor model.graph model.spans ingest.kinds "
+        "ingest.confidence ingest.entities ingest.extractor model.graph model.records model.spans ingest.kinds "
         "resources ingest.rules ingest.times ingest.topic"
     ),
     "ingest.times": _uses("ingest._tokens ingest.entities ingest.rules model.times"),
@@ -128,7 +128,7 @@ LAYERS = {
     "retrieval.formats": _uses("model.graph model.notation model.spans"),
     "retrieval.steps": _uses("model.spans"),
     "retrieval.options": _uses("resources retrieval.formats retrieval.steps retrieval.times"),
-    "retrieval.filters": _uses("model.graph model.times"),
+    "retrieval.filters": _uses("model.graph model.records model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
         "retrieval.steps model.graph model.spans model.times retrieval.bridges retrieval.times"
@@ -144,7 +144,7 @@ LAYERS = {
     ),
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
     "retrieval.result": _uses(
-        """retrieval.steps model.graph model.notation model.view resources retrieval.formats retrieval.pack
+        """retrieval.steps model.graph model.records model.notation model.view resources retrieval.formats retrieval.pack
         retrieval.options"""
     ),
     "retrieval.strategies": _uses(
@@ -195,16 +195,16 @@ LAYERS = {
         """errors ingest.canonical ingest.extractor ingest.sources model.graph model.records
         storage.store vectors.embed vectors.index vectors.sentences"""
     ),
-    "distributed": _uses("errors ingest.extractor model.graph kb ingest.sources resources"),
+    "distributed": _uses("errors ingest.extractor model.records kb ingest.sources resources"),
     "compress": _uses(
-        """vectors.embed ingest.extractor model.graph kb retrieval.options resources
+        """vectors.embed ingest.extractor model.records kb retrieval.options resources
         retrieval.retrieve ingest.sources"""
     ),
-    "evaluate": _uses("vectors.embed model.graph vectors.index kb retrieval.options resources"),
+    "evaluate": _uses("vectors.embed model.records vectors.index kb retrieval.options resources"),
     "export": _uses("model.graph"),
     # imported by the adapters only: it imports pydantic, which they bring
-    "adapters": _uses("compress kb model.graph resources retrieval.options warmup"),
-    "warmup": _uses("model.graph kb resources"),
+    "adapters": _uses("compress kb model.records resources retrieval.options warmup"),
+    "warmup": _uses("model.records kb resources"),
     # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
@@ -218,16 +218,16 @@ LAYERS = {
     # The `noema` command: one module per group of commands over what they share (common,
     # progress); app builds the parser from their table.
     "cli.common": _uses("resources retrieval.options storage.container"),
-    "cli.progress": _uses("kb model.graph vectors.embed"),
+    "cli.progress": _uses("kb model.records vectors.embed"),
     "cli.build": _uses(
-        """cli distributed errors ingest.parse ingest.sources kb model.graph resources
+        """cli distributed errors ingest.parse ingest.sources kb model.records resources
         retrieval.options storage.bundle"""
     ),
     "cli.query": _uses(
         "cli export kb retrieval.filters retrieval.formats retrieval.options retrieval.steps"
     ),
     "cli.bundles": _uses("cli kb model.notation model.roundtrip repairs storage.bundle"),
-    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.graph"),
+    "cli.evaluation": _uses("cli evaluate ingest.sources kb model.records"),
     "cli.serving": _uses("cli kb resources serve warmup"),
     "cli.app": _uses("_version cli"),
 }

@@ -27,7 +27,7 @@ from noema.errors import BundleError
 from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.resources import same_spacy_model
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD
 from noema.storage.bundle import read_manifest

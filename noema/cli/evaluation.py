@@ -20,7 +20,7 @@ from noema.cli.progress import Progress, ingest_with_progress
 from noema.evaluate import EvalQuestion, EvalRow, evaluate
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 
 __all__ = ["EVAL"]
 

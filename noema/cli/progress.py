@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from noema.kb import IngestReport, KnowledgeBase
-from noema.model.graph import Document
+from noema.model.records import Document
 from noema.vectors.embed import current_embedding_stage
 
 __all__ = ["EmbeddingProgress", "Progress", "ingest_with_progress"]

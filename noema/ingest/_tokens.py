@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from noema.model.graph import normalize_predicate
+from noema.model.records import normalize_predicate
 
 __all__ = [
     "describing_nouns",

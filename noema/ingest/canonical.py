@@ -39,9 +39,9 @@ import numpy as np
 
 from noema.errors import OptionError
 from noema.model.gcpause import paused_gc
-from noema.model.graph import VALUE_TYPES, SemanticGraph
+from noema.model.graph import SemanticGraph
 from noema.model.names import initials, key_words, names_compatible, normalize_name
-from noema.model.records import MergeRecord
+from noema.model.records import VALUE_TYPES, MergeRecord
 from noema.vectors.embed import Embedder, Vectors
 
 __all__ = ["Canonicalizer", "IngestReport", "MergeRecord", "MergeResult", "normalize_name"]

@@ -21,8 +21,9 @@ from noema.ingest.evidence import (
     form_type,
     given_name,
 )
-from noema.model.graph import VALUE_TYPES, Document, Mention, SemanticGraph
+from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix
+from noema.model.records import VALUE_TYPES, Document, Mention
 
 __all__ = [
     "PERSON_PRONOUNS",

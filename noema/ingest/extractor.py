@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
-from noema.model.graph import Document, SemanticGraph
+from noema.model.graph import SemanticGraph
+from noema.model.records import Document
 
 __all__ = ["INGEST_BATCH", "BatchExtractor", "Extractor", "Progress", "extract_in_batches"]
 

@@ -56,7 +56,8 @@ from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
-from noema.model.graph import Document, SemanticGraph, normalize_predicate
+from noema.model.graph import SemanticGraph
+from noema.model.records import Document, normalize_predicate
 from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 

@@ -20,7 +20,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.ingest.kinds import KIND_TYPES
-from noema.model.graph import normalize_predicate
+from noema.model.records import normalize_predicate
 
 __all__ = ["Link", "SentenceReader"]
 

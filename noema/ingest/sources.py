@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 
 from noema.errors import InputTypeError, NoemaError, OptionError
-from noema.model.graph import Document
-from noema.model.records import JSON_INTEGERS, METADATA_DEPTH, json_bytes
+from noema.model.records import JSON_INTEGERS, METADATA_DEPTH, Document, json_bytes
 
 __all__ = [
     "JSONL_SUFFIXES",

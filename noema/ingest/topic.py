@@ -14,8 +14,8 @@ from noema.ingest.entities import (
     FoundDocument,
     NameTable,
 )
-from noema.model.graph import VALUE_TYPES, Document
 from noema.model.names import clean_name, strip_disambiguation
+from noema.model.records import VALUE_TYPES, Document
 from noema.model.spans import leading_heading
 
 __all__ = ["main_entity", "main_kinds", "pronouns_say_person", "title_of"]

@@ -18,7 +18,6 @@ from noema.model.gcpause import paused_gc
 from noema.model.graphjson import GraphRecords
 from noema.model.records import (
     ENTITY_TYPES,
-    LINE_BREAKS,
     VALUE_TYPES,
     Citation,
     Document,
@@ -39,23 +38,9 @@ from noema.model.records import (
     updated_mentions,
 )
 
-__all__ = [
-    "ENTITY_TYPES",
-    "LINE_BREAKS",
-    "VALUE_TYPES",
-    "Citation",
-    "Document",
-    "Entity",
-    "EntityType",
-    "Event",
-    "Fact",
-    "Mention",
-    "Relation",
-    "SemanticGraph",
-    "make_event_id",
-    "make_relation_id",
-    "normalize_predicate",
-]
+# The items are imported from noema.model.records; retrieval's time order and bridges still
+# take Event and VALUE_TYPES from here.
+__all__ = ["VALUE_TYPES", "Event", "SemanticGraph"]
 
 
 def _label(text: str, what: str) -> str:

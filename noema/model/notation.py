@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from noema.errors import InputTypeError, NotationError
-from noema.model.graph import ENTITY_TYPES, LINE_BREAKS, SemanticGraph, normalize_predicate
+from noema.model.graph import SemanticGraph
+from noema.model.records import ENTITY_TYPES, LINE_BREAKS, normalize_predicate
 from noema.model.times import read_period, time_phrase
 
 __all__ = [

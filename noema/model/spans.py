@@ -97,7 +97,7 @@ def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:
     sentence ("# Nvidia" above "Nvidia acquired Mellanox.") is left out: the title says it.
 
     Example:
-        >>> from noema.model.graph import Document
+        >>> from noema.model.records import Document
         >>> g = SemanticGraph()
         >>> _ = g.add_document(Document("# Nvidia\\n\\nNvidia acquired Mellanox.", id="n"))
         >>> sentence_text(g, Sentence("n", 0, 35))

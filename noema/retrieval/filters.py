@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from noema.errors import OptionError
-from noema.model.graph import ENTITY_TYPES, SemanticGraph
+from noema.model.graph import SemanticGraph
+from noema.model.records import ENTITY_TYPES
 from noema.model.times import Period, standing_period
 
 __all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]

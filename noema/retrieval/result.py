@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from noema.model.graph import Citation, SemanticGraph
+from noema.model.graph import SemanticGraph
 from noema.model.notation import parse_notation
+from noema.model.records import Citation
 from noema.resources import count_tokens
 from noema.retrieval.formats import Format, render_fact
 from noema.retrieval.options import RetrieveOptions

@@ -23,7 +23,7 @@ class DocumentNames:
     """The shown name of every document of one graph, and the way back.
 
     Example:
-        >>> from noema.model.graph import Document
+        >>> from noema.model.records import Document
         >>> graph = SemanticGraph()
         >>> _ = graph.add_document(Document("A.", id="file:/home/ann/docs/a.md"))
         >>> _ = graph.add_document(Document("B.", id="file:/home/ann/docs/sub/b.md"))

@@ -26,8 +26,8 @@ import numpy.typing as npt
 from noema.errors import BundleError
 from noema.model.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.model.gcpause import paused_gc
-from noema.model.graph import Relation, SemanticGraph, make_event_id, make_relation_id
-from noema.model.records import MergeRecord
+from noema.model.graph import SemanticGraph
+from noema.model.records import MergeRecord, Relation, make_event_id, make_relation_id
 from noema.storage.bundle import (
     BundleContents,
     BundleSettings,

@@ -24,8 +24,9 @@ import numpy as np
 
 from noema.errors import BundleError, OptionError
 from noema.model.gcpause import paused_gc
-from noema.model.graph import VALUE_TYPES, Document, Fact, SemanticGraph
+from noema.model.graph import SemanticGraph
 from noema.model.names import normalize_name, strip_disambiguation
+from noema.model.records import VALUE_TYPES, Document, Fact
 from noema.model.spans import Sentence, document_title, sentence_text
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import SourceCheck, VectorIndex
