@@ -18,10 +18,9 @@ from noema.vectors.sentences import (
 from tests.conftest import CountingEmbedder, record_normalized_names
 
 
-def _kb_with(make_kb: Callable[..., KnowledgeBase], *docs: Document) -> KnowledgeBase:
-    kb = make_kb()
-    kb.ingest(list(docs))
-    return kb
+def _titled(text: str, doc_id: str, title: str) -> Document:
+    """A document whose metadata names its title (what a document's topic is read from first)."""
+    return Document(text, id=doc_id, metadata={"title": title})
 
 
 def _topics_by_name(kb: KnowledgeBase) -> dict[str, Any]:
@@ -30,10 +29,10 @@ def _topics_by_name(kb: KnowledgeBase) -> dict[str, Any]:
 
 
 def test_source_sentences_are_the_spans_of_fact_mentions(
-    make_kb: Callable[..., KnowledgeBase],
+    ingested: Callable[..., KnowledgeBase],
 ) -> None:
     text = "Larry Page founded Google. The weather was fine. Sundar Pichai is the CEO of Google."
-    kb = _kb_with(make_kb, Document(text, id="g"))
+    kb = ingested([Document(text, id="g")])
     found = source_sentences(kb.graph)
     spans = [text[s.start : s.end] for s in found]
     assert spans == ["Larry Page founded Google.", "Sundar Pichai is the CEO of Google."]
@@ -46,16 +45,15 @@ def test_source_sentences_are_the_spans_of_fact_mentions(
 
 
 def test_a_document_is_about_the_entity_its_title_names(
-    make_kb: Callable[..., KnowledgeBase],
+    ingested: Callable[..., KnowledgeBase],
 ) -> None:
-    kb = _kb_with(
-        make_kb,
-        Document(
-            "Google hired Sundar Pichai in 2004. He was born in Madurai.",
-            id="p",
-            metadata={"title": "Sundar Pichai"},
-        ),
-        Document("Larry Page founded Google in 1998.", id="g"),
+    kb = ingested(
+        [
+            _titled(
+                "Google hired Sundar Pichai in 2004. He was born in Madurai.", "p", "Sundar Pichai"
+            ),
+            Document("Larry Page founded Google in 1998.", id="g"),
+        ]
     )
     names = _topics_by_name(kb)
     # the title wins over the first name in the text; without a title, the first name does
@@ -63,15 +61,11 @@ def test_a_document_is_about_the_entity_its_title_names(
     assert list(names["Larry Page"]) == ["g"]
 
 
-def test_a_title_with_a_leading_the_names_its_entity(make_kb: Callable[..., KnowledgeBase]) -> None:
-    kb = _kb_with(
-        make_kb,
-        Document(
-            "Paul McCartney joined The Beatles in 1957. The Beatles formed in Liverpool.",
-            id="b",
-            metadata={"title": "The Beatles"},
-        ),
-    )
+def test_a_title_with_a_leading_the_names_its_entity(
+    ingested: Callable[..., KnowledgeBase],
+) -> None:
+    text = "Paul McCartney joined The Beatles in 1957. The Beatles formed in Liverpool."
+    kb = ingested([_titled(text, "b", "The Beatles")])
     names = _topics_by_name(kb)
     assert names == {"Beatles": ("b",)} or names == {"Beatles": ["b"]}
     assert "Google" not in names
@@ -109,12 +103,12 @@ def test_changed_document_text_is_embedded_again(
 
 
 def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
-    make_kb: Callable[..., KnowledgeBase], tmp_path, embedder
+    ingested: Callable[..., KnowledgeBase], tmp_path, embedder
 ) -> None:  # type: ignore[no-untyped-def]
     import json
     import zipfile
 
-    kb = _kb_with(make_kb, Document("Larry Page founded Google.", id="a"))
+    kb = ingested([Document("Larry Page founded Google.", id="a")])
     path = kb.save(tmp_path / "kb.noema")
     with zipfile.ZipFile(path) as zf:
         assert "sentences.bin" in zf.namelist()
@@ -145,14 +139,9 @@ def test_bundle_keeps_the_sidecar_and_an_old_bundle_rebuilds_it(
 
 
 def test_a_markdown_heading_is_not_part_of_the_first_sentence(
-    make_kb: Callable[..., KnowledgeBase],
+    ingested: Callable[..., KnowledgeBase],
 ) -> None:
-    kb = _kb_with(
-        make_kb,
-        Document(
-            "# Nvidia\n\nNvidia acquired Mellanox in 2020.", id="n", metadata={"title": "Nvidia"}
-        ),
-    )
+    kb = ingested([_titled("# Nvidia\n\nNvidia acquired Mellanox in 2020.", "n", "Nvidia")])
     result = kb.retrieve("Who acquired Mellanox?", format="sentences")
     assert result.text == "# Nvidia\nNvidia acquired Mellanox in 2020."
 
