@@ -75,11 +75,17 @@ _IRREGULAR = {
     "drawn": "draw",
     "taught": "teach",
     "met": "meet",
+    "born": "born",
+    "successor": "succeed",
     "paid": "pay",
     "gave": "give",
     "given": "give",
 }
 _SUFFIXES = ("ings", "ing", "ers", "er", "ors", "or", "ied", "ies", "ed", "es", "s", "e")
+# The endings of a question word that names a relation: a verb's past or -ing form, an agent
+# noun ("founder", "director"). A bare noun ("the town of Halloran", "the company") names what a
+# thing is, and would match predicates such as ``town_on``.
+_RELATION_ENDINGS = ("ed", "ing", "er", "ers", "or", "ors")
 
 
 def walkable(graph: SemanticGraph, entity_id: str) -> bool:
@@ -183,6 +189,10 @@ def _stem(word: str) -> str:
     return word
 
 
+def _names_relation(word: str) -> bool:
+    return word in _IRREGULAR or word.endswith(_RELATION_ENDINGS)
+
+
 def _predicate_stems(predicate: str) -> set[str]:
     return {
         _stem(part)
@@ -200,7 +210,7 @@ def relation_words(question: str, predicate: str) -> list[str]:
         ['founder']
     """
     stems = _predicate_stems(predicate)
-    return [w for w in normalize_name(question).split() if _stem(w) in stems]
+    return [w for w in normalize_name(question).split() if _names_relation(w) and _stem(w) in stems]
 
 
 def _name_position(words: Sequence[str], names: Sequence[str]) -> tuple[int, int] | None:
@@ -222,9 +232,10 @@ def relation_bridge(
     allowed: Callable[[str], bool] = lambda _: True,
 ) -> tuple[str, str] | None:
     """The relation bridge: ``(entity id, fact id)`` of the fact of an entity of ``named``
-    that the question names (the others are passed over) whose predicate shares a stem with a word of the question
-    (``question`` as :func:`question_words` gives it): nearest that entity's name first, then
-    as :func:`bridge_entity` ranks; ``None`` when no fact's predicate does."""
+    that the question names (the others are passed over) whose predicate shares a stem with
+    a word of the question (``question`` as :func:`question_words` gives it): nearest that
+    entity's name first, then as :func:`bridge_entity` ranks; ``None`` when no fact's
+    predicate does."""
     words = question.split()
     best: tuple[int, int, int, str, str] | None = None  # distance, topic, facts, ids
     for named_id in named:
@@ -235,7 +246,7 @@ def relation_bridge(
         stems = {
             _stem(w): min(abs(i - at[0]), abs(i - at[1] + 1))
             for i, w in enumerate(words)
-            if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS
+            if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _names_relation(w)
         }
         for fact_id in graph.facts_of(named_id):
             if not allowed(fact_id):
@@ -248,7 +259,9 @@ def relation_bridge(
             for other in entities_of(graph, fact_id):
                 if other == named_id or other in used or not walkable(graph, other):
                     continue
-                if _named_in(question, (graph.entities[other].name,)):
+                # the name itself, not a near spelling: "the studio founded by Tobias Crane"
+                # means Crane Studios without naming it
+                if _name_position(words, (graph.entities[other].name,)) is not None:
                     continue
                 topic = 0 if other in topics else 1
                 rank = (min(distances), topic, len(graph.facts_of(other)), other, fact_id)
