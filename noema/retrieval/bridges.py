@@ -81,6 +81,8 @@ _IRREGULAR = {
     "gave": "give",
     "given": "give",
 }
+# A relation of the named entity leads on when it reaches at most this many entities.
+RELATION_BRIDGE_ENDS = 3
 _SUFFIXES = ("ings", "ing", "ers", "er", "ors", "or", "ied", "ies", "ed", "es", "s", "e")
 # The endings of a question word that names a relation: a verb's past or -ing form, an agent
 # noun ("founder", "director"). A bare noun ("the town of Halloran", "the company") names what a
@@ -248,6 +250,7 @@ def relation_bridge(
             for i, w in enumerate(words)
             if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _names_relation(w)
         }
+        ranks = []
         for fact_id in graph.facts_of(named_id):
             if not allowed(fact_id):
                 continue
@@ -264,9 +267,11 @@ def relation_bridge(
                 if _name_position(words, (graph.entities[other].name,)) is not None:
                     continue
                 topic = 0 if other in topics else 1
-                rank = (min(distances), topic, len(graph.facts_of(other)), other, fact_id)
-                if best is None or rank < best:
-                    best = rank
+                ranks.append((min(distances), topic, len(graph.facts_of(other)), other, fact_id))
+        # "located" in the United States, "held" in many a country: the relation does not say
+        # which thing the question means
+        if 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
+            best = min([*ranks, *([best] if best else [])])
     return None if best is None else (best[3], best[4])
 
 
