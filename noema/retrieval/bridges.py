@@ -15,17 +15,27 @@ evidence already says ("acquired", "LinkedIn") are what the first search answere
 they pull the search back to the same sentences. The query is what remains of the question, then
 the bridge's name ("Who founded the company that Microsoft"), an approximation of the next
 sub-question without an LLM. Along a chain of steps the evidence of every earlier step counts.
+
+The question's own words can also say which fact leads on. In "Where was the founder of Kestrel
+Mills born?" the sentence most like the question may be about the company's later chief
+executive ("... taking over from its founder"), whose entity a bridge from that sentence would
+follow. "founder" is the founding: of the facts of an entity the question names, one whose
+predicate shares a word stem with the question (the word nearest the name first: in a nested
+question the innermost relation stands next to the name) gives a *relation bridge*, the other
+end of that fact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from noema.model.graph import VALUE_TYPES, SemanticGraph
 from noema.model.names import is_description, normalize_name
 
 __all__ = [
     "bridge_entity",
+    "relation_bridge",
+    "relation_words",
     "bridge_query",
     "entities_of",
     "question_words",
@@ -40,6 +50,44 @@ _FORM_WORD_LIST = (
     "when where which who whom whose why with"
 )
 _FORM_WORDS = frozenset(_FORM_WORD_LIST.split())
+# Predicate words that name no relation of their own ("is", "has"): they match any question.
+_VERB_WORDS = frozenset({"be", "have", "do", "get", "make", "become"})
+# Past forms a suffix rule cannot undo, of verbs predicates are made of (predicates are lemmas).
+_IRREGULAR = {
+    "bought": "buy",
+    "led": "lead",
+    "ran": "run",
+    "took": "take",
+    "sold": "sell",
+    "won": "win",
+    "wrote": "write",
+    "written": "write",
+    "held": "hold",
+    "built": "build",
+    "began": "begin",
+    "begun": "begin",
+    "left": "leave",
+    "grew": "grow",
+    "grown": "grow",
+    "sang": "sing",
+    "sung": "sing",
+    "drew": "draw",
+    "drawn": "draw",
+    "taught": "teach",
+    "met": "meet",
+    "born": "born",
+    "successor": "succeed",
+    "paid": "pay",
+    "gave": "give",
+    "given": "give",
+}
+# A relation of the named entity leads on when it reaches at most this many entities.
+RELATION_BRIDGE_ENDS = 3
+_SUFFIXES = ("ings", "ing", "ers", "er", "ors", "or", "ied", "ies", "ed", "es", "s", "e")
+# The endings of a question word that names a relation: a verb's past or -ing form, an agent
+# noun ("founder", "director"). A bare noun ("the town of Halloran", "the company") names what a
+# thing is, and would match predicates such as ``town_on``.
+_RELATION_ENDINGS = ("ed", "ing", "er", "ers", "or", "ors")
 
 
 def walkable(graph: SemanticGraph, entity_id: str) -> bool:
@@ -125,6 +173,106 @@ def bridge_entity(
         return None
     best = min(candidates, key=lambda e: candidates[e])
     return best, candidates[best][3]
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to join "founder", "founded" and "founds" to the predicate
+    "found", "acquired" to "acquire", "studied" to "study".
+
+    Example:
+        >>> [_stem(w) for w in ("founder", "found", "acquired", "acquire", "bought", "studied")]
+        ['found', 'found', 'acquir', 'acquir', 'buy', 'study']
+    """
+    word = _IRREGULAR.get(word, word)
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            return stem + "y" if suffix in ("ied", "ies") else stem
+    return word
+
+
+def _names_relation(word: str) -> bool:
+    return word in _IRREGULAR or word.endswith(_RELATION_ENDINGS)
+
+
+def _predicate_stems(predicate: str) -> set[str]:
+    return {
+        _stem(part)
+        for part in predicate.split("_")
+        if part and part not in _FORM_WORDS and part not in _VERB_WORDS
+    }
+
+
+def relation_words(question: str, predicate: str) -> list[str]:
+    """The words of ``question`` that share a stem with ``predicate``: what a fact of that
+    predicate says of the question.
+
+    Example:
+        >>> relation_words("Where was the founder of Kestrel Mills born?", "found")
+        ['founder']
+    """
+    stems = _predicate_stems(predicate)
+    return [w for w in normalize_name(question).split() if _names_relation(w) and _stem(w) in stems]
+
+
+def _name_position(words: Sequence[str], names: Sequence[str]) -> tuple[int, int] | None:
+    """Where in ``words`` (the question normalized, split) one of ``names`` stands."""
+    for name in names:
+        key = normalize_name(name).split()
+        for start in range(len(words) - len(key) + 1):
+            if key and words[start : start + len(key)] == key:
+                return start, start + len(key)
+    return None
+
+
+def relation_bridge(
+    graph: SemanticGraph,
+    named: Sequence[str],
+    question: str,
+    used: Collection[str],
+    topics: Mapping[str, Sequence[str]],
+    allowed: Callable[[str], bool] = lambda _: True,
+) -> tuple[str, str] | None:
+    """The relation bridge: ``(entity id, fact id)`` of the fact of an entity of ``named``
+    that the question names (the others are passed over) whose predicate shares a stem with
+    a word of the question (``question`` as :func:`question_words` gives it): nearest that
+    entity's name first, then as :func:`bridge_entity` ranks; ``None`` when no fact's
+    predicate does."""
+    words = question.split()
+    best: tuple[int, int, int, str, str] | None = None  # distance, topic, facts, ids
+    for named_id in named:
+        entity = graph.entities[named_id]
+        at = _name_position(words, (entity.name, *entity.aliases))
+        if at is None:
+            continue
+        stems = {
+            _stem(w): min(abs(i - at[0]), abs(i - at[1] + 1))
+            for i, w in enumerate(words)
+            if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _names_relation(w)
+        }
+        ranks = []
+        for fact_id in graph.facts_of(named_id):
+            if not allowed(fact_id):
+                continue
+            rel = graph.relations.get(fact_id)
+            predicate = rel.predicate if rel is not None else graph.events[fact_id].label
+            distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
+            if not distances:
+                continue
+            for other in entities_of(graph, fact_id):
+                if other == named_id or other in used or not walkable(graph, other):
+                    continue
+                # the name itself, not a near spelling: "the studio founded by Tobias Crane"
+                # means Crane Studios without naming it
+                if _name_position(words, (graph.entities[other].name,)) is not None:
+                    continue
+                topic = 0 if other in topics else 1
+                ranks.append((min(distances), topic, len(graph.facts_of(other)), other, fact_id))
+        # "located" in the United States, "held" in many a country: the relation does not say
+        # which thing the question means
+        if 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
+            best = min([*ranks, *([best] if best else [])])
+    return None if best is None else (best[3], best[4])
 
 
 def remaining_question(question: str, evidence: str) -> str:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
+from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
 from noema.model.spans import Sentence, sentence_text
 from noema.retrieval.bridges import (
@@ -40,6 +41,8 @@ from noema.retrieval.bridges import (
     bridge_query,
     entities_of,
     question_words,
+    relation_bridge,
+    relation_words,
     walkable,
 )
 from noema.retrieval.filters import FactFilter
@@ -256,7 +259,11 @@ def plan_graph(
             (s, [f for f in planner.sentences.facts[s] if planner.allowed(f)]) for s, _ in hits
         ]
         opening = [(s, facts) for s, facts in opening if facts]
-        rotation += bridges.search([(s, facts, q) for s, facts in opening[:BRIDGE_FROM]], step=2)
+        rotation += bridges.search(
+            [(s, facts, q) for s, facts in opening[:BRIDGE_FROM]],
+            step=2,
+            first=bridges.by_relation([f for _, facts in opening for f in facts], q),
+        )
     yield from _in_turn(planner, rotation, bridges, steps)
     planner.steps.extend(planner.deferred)  # chosen already: the walk does not bring them
     # the walk starts from the fact seeds and the facts of as many of the best sentences
@@ -339,6 +346,11 @@ class _Ranking:
         return False
 
 
+# A bridge taken: its entity, the fact it came from, the evidence that led to it, and the vector
+# of the search that found that evidence.
+_Chosen = tuple[str, str, str, Vectors]
+
+
 class _Bridges:
     """Further searches from the question with the bridge entity of earlier evidence."""
 
@@ -355,14 +367,44 @@ class _Bridges:
         # a bridge search's sentence -> the evidence that led to that search
         self.evidence: dict[Sentence, str] = {}
 
+    def by_relation(self, facts: Sequence[str], vector: Vectors) -> list[_Chosen]:
+        """The relation bridge (see :func:`relation_bridge`) among the entities of ``facts``,
+        with the text of the fact's sentence as its evidence: none, or one."""
+        graph = self.planner.graph
+        named = list(dict.fromkeys(e for f in facts for e in entities_of(graph, f)))
+        sentences = self.planner.sentences
+        found = relation_bridge(
+            graph, named, self.words, self.used, sentences.topics, self.planner.allowed
+        )
+        if found is None:
+            return []
+        self.used.add(found[0])
+        # what the fact says of the question, so the next search asks what is left: the
+        # sentence, the fact in words (both names) and the question's words of its predicate
+        rel = graph.relations.get(found[1])
+        predicate = rel.predicate if rel is not None else graph.events[found[1]].label
+        said = mentioned_sentences(graph, sentences, found[1])
+        evidence = " ".join(
+            [
+                *(sentence_text(graph, s) for s in said[:1]),
+                fact_text(graph, found[1]),
+                *relation_words(self.question, predicate),
+            ]
+        )
+        return [(*found, evidence, vector)]
+
     def search(
-        self, units: Sequence[tuple[Sentence, list[str], Vectors]], step: int
+        self,
+        units: Sequence[tuple[Sentence, list[str], Vectors]],
+        step: int,
+        first: Sequence[_Chosen] = (),
     ) -> list[_Ranking]:
         """One ranking per unit (a sentence, its facts and the vector of the search that found
-        it) that names a bridge. Step 2 embeds its queries in one batch and searches with them
-        in one pass; later steps go through the graph (see :meth:`_through_graph`)."""
+        it) that names a bridge, after one per bridge of ``first``. Step 2 embeds its queries in
+        one batch and searches with them in one pass; later steps go through the graph (see
+        :meth:`_through_graph`)."""
         graph, sentences = self.planner.graph, self.planner.sentences
-        chosen: list[tuple[str, str, str, Vectors]] = []
+        chosen: list[_Chosen] = list(first)
         for sentence, facts, vector in units:
             found = bridge_entity(graph, facts, self.words, sentences.topics, self.used)
             if found is not None:
