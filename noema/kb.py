@@ -21,7 +21,6 @@ from noema.model.notation import encode_graph, parse_notation
 from noema.model.view import render_html
 from noema.repairs import EntityRepairs
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
-from noema.retrieval.filters import FactFilter
 from noema.retrieval.formats import render_fact, render_facts
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
@@ -32,11 +31,11 @@ from noema.retrieval.options import (
 )
 from noema.retrieval.pack import split_blocks
 from noema.retrieval.result import RetrievalResult
-from noema.retrieval.retrieve import check_question, retrieve_facts
+from noema.retrieval.retrieve import retrieve_question
 from noema.storage.bundle import BundleContents, BundleSettings
 from noema.storage.store import Snapshot, Store, read
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
-from noema.vectors.index import SearchMode, check_search_mode, one_blas_thread
+from noema.vectors.index import SearchMode, check_search_mode
 from noema.writes import delete_documents, ingest_documents, merge_snapshot
 
 __all__ = ["IngestReport", "KnowledgeBase", "Source"]
@@ -340,28 +339,15 @@ class KnowledgeBase(EntityRepairs):
             >>> kb.retrieve_with("Who runs Google?", RetrieveOptions(max_tokens=20)).token_count <= 20
             True
         """
-        check_question(question)
-        fact_filter = FactFilter.parse(filters)
         snapshot = self._snapshot
-        graph, index = snapshot.graph, snapshot.index
-        if index is None or snapshot.sentences is None or not len(index):
-            return RetrievalResult.empty(question, options, explain=explain)
-        # A query's searches are short matrix-vector products; BLAS threads that spin after
-        # each one take the cores the embedding model needs for the next query (measured: the
-        # embeddings of a retrieval took 2 to 3 times as long beside them)
-        with one_blas_thread():
-            query = self.embedder.embed([question])[0]
-            return retrieve_facts(
-                graph,
-                index,
-                snapshot.sentences,
-                query,
-                options,
-                question=question,
-                fact_filter=fact_filter,
-                explain=explain,
-                embed=self.embedder.embed,
-            )
+        return retrieve_question(
+            (snapshot.graph, snapshot.index, snapshot.sentences),
+            self.embedder.embed,
+            question,
+            options,
+            filters=filters,
+            explain=explain,
+        )
 
     async def aretrieve(self, question: str, **options: Any) -> RetrievalResult:
         """:meth:`retrieve` in a worker thread, so the event loop is not blocked."""
@@ -430,27 +416,15 @@ class KnowledgeBase(EntityRepairs):
         machine's memory, and a ``graph.json`` that inflates implausibly (a decompression bomb)
         is refused.
 
-        Opening checks the structure of every member it reads (sizes, offsets, counts, ranges,
-        finite unit vectors, every reference), and the sha256 the manifest declares for the
-        small members only (up to 1 MiB each); the large ones, the vectors and columns read in
-        place, are hashed before their contents go into another bundle (:meth:`save`,
-        :meth:`to_bytes`, :meth:`merge` into another base), so damage is never carried on.
-        ``verify=True`` checks the sha256 of every member while opening, as ``noema validate``
-        does: it reads the whole bundle, about a second per gigabyte.
+        Opening checks every member's structure and the sha256 of the small ones; the large
+        ones are hashed before they go into another bundle (save, merge). ``verify=True`` hashes
+        every member first, as ``noema validate`` does (docs/bundle-format.md).
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema; with
                 ``verify=True``, also a member that does not match its sha256 (named).
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
-
-        Example:
-            >>> import pathlib, tempfile
-            >>> kb = KnowledgeBase()
-            >>> _ = kb.ingest(["Larry Page founded Google."])
-            >>> path = kb.save(pathlib.Path(tempfile.mkdtemp()) / "kb.noema")
-            >>> len(KnowledgeBase.load(path, verify=True).graph.relations)
-            1
         """
         models = (embedding_model, embedder, extractor, spacy_model)
         options = _LoadOptions(

@@ -387,11 +387,17 @@ class SentenceReader:
             for s in anchors:
                 for o in targets:
                     yield Link(s, f"{predicate}_{word}", o, "prep", verb)
+        yield from self._noun_links(verb, children, predicate, subjects)
+
+    def _noun_links(
+        self, verb: Any, children: list[Any], predicate: str, subjects: list[str]
+    ) -> Iterator[Link]:
+        """Facts a noun under the verb names, anchored at the verb (whose clause has the time)."""
         # "She served as mayor of Halden": the role her verb's time belongs to
         for role in (g for c in children if c.lower_ == "as" for g in c.children):
             if role.dep_ == "pobj" and role.pos_ == "NOUN" and role.i not in self.by_token:
-                for predicate, target in self._role_targets(role):
-                    yield from (Link(s, predicate, target, "role", verb) for s in subjects)
+                for role_predicate, target in self._role_targets(role):
+                    yield from (Link(s, role_predicate, target, "role", verb) for s in subjects)
         # "She received her degree from Harvard": the object noun names the relation
         for obj in children:
             if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":

@@ -9,7 +9,7 @@ and packed under the budget in :mod:`noema.retrieval.pack`; what it returns is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -28,14 +28,14 @@ from noema.retrieval.timeorder import order_by_time
 from noema.retrieval.times import as_of_period, read_question_time
 from noema.retrieval.walk import best_sentences
 from noema.vectors.embed import Vectors
-from noema.vectors.index import VectorIndex
+from noema.vectors.index import VectorIndex, one_blas_thread
 from noema.vectors.sentences import SentenceIndex
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 # RetrievalResult is named here too for the modules that import it with retrieve_facts
-__all__ = ["RetrievalResult", "check_question", "retrieve_facts"]
+__all__ = ["RetrievalResult", "check_question", "retrieve_facts", "retrieve_question"]
 
 
 def check_question(question: object) -> None:
@@ -202,3 +202,37 @@ def _fields_of(item: DataclassInstance, *, leaving_out: str = "") -> dict[str, A
     """The dataclass's fields by name, but ``leaving_out``, for a dataclass that holds the same
     fields and more (shallow: :func:`dataclasses.asdict` would copy every tuple inside)."""
     return {f.name: getattr(item, f.name) for f in fields(item) if f.name != leaving_out}
+
+
+def retrieve_question(
+    parts: tuple[SemanticGraph, VectorIndex | None, SentenceIndex | None],
+    embed: Callable[[Sequence[str]], Vectors],
+    question: str,
+    options: RetrieveOptions,
+    *,
+    filters: Mapping[str, Any] | None = None,
+    explain: bool = False,
+) -> RetrievalResult:
+    """:func:`retrieve_facts` for a question not yet embedded, over a knowledge base's graph,
+    fact index and sentence sidecar (an empty result when it holds no facts)."""
+    check_question(question)
+    fact_filter = FactFilter.parse(filters)
+    graph, index, sentences = parts
+    if index is None or sentences is None or not len(index):
+        return RetrievalResult.empty(question, options, explain=explain)
+    # A query's searches are short matrix-vector products; BLAS threads that spin after each one
+    # take the cores the embedding model needs for the next query (measured: the embeddings of a
+    # retrieval took 2 to 3 times as long beside them)
+    with one_blas_thread():
+        query = embed([question])[0]
+        return retrieve_facts(
+            graph,
+            index,
+            sentences,
+            query,
+            options,
+            question=question,
+            fact_filter=fact_filter,
+            explain=explain,
+            embed=embed,
+        )
