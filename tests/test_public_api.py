@@ -139,7 +139,7 @@ LAYERS = {
         model.spans vectors.sentences"""
     ),
     "retrieval.plan": _uses(
-        """retrieval.steps retrieval.bridges vectors.embed retrieval.filters model.graph vectors.index
+        """retrieval.steps retrieval.bridges model.facttext vectors.embed retrieval.filters model.graph vectors.index
         model.spans vectors.sentences retrieval.walk"""
     ),
     "retrieval.pack": _uses("model.spans model.graph resources retrieval.formats"),
