@@ -6,17 +6,23 @@ a question without a time over a graph without timed facts is ordered exactly as
 
 * **The question's time.** Of the first :data:`TIME_WINDOW` steps, those whose fact's time
   matches the question's (:mod:`noema.retrieval.times`) and that join an entity of the first
-  :data:`ANCHOR_STEPS` steps (what the question is about) move to the front, in the order they
-  had; the rest follow unchanged. Only the window is reordered: a fact far down the order
-  that merely shares the year is no more relevant for it.
+  :data:`ANCHOR_STEPS` steps (what the question is about) move to the front; the rest follow
+  unchanged. Only the window is reordered: a fact far down the order that merely shares the
+  year is no more relevant for it. A fact without a time of its own matches a written period
+  of the question by the time its source sentence writes nearest its other end ("she taught
+  at Halden College (1990-1995)", "played in Old GSP Stadium from 1953 to 1978"): evidence for
+  the order only, as the fact is still stated without a time (an extractor that tied the
+  time to it would have made it an event). Of the facts that move, those whose time shares
+  more of its days with the question's come first, the rest in the order they had.
 * **Rivals.** Facts of one predicate that share an end at the same place (two people
   ``ceo_of`` one company; one player's teams) disagree when their times differ. Before such a
   fact, its rivals valid later come first (latest first), each keeping its own time, so the
   model reads the current one before the former. With a time in the question, only rivals that
   match it are brought forward.
 
-A fact's time is read with :func:`noema.model.times.read_period`: relations and events with a
-time that is no ISO period take part in neither rule.
+A fact's time is read with :func:`noema.model.times.read_period`, a sentence's with
+:func:`noema.retrieval.times.written_periods`: relations and events with a time that is no ISO
+period take part in the first rule only by their sentence, and in the second not at all.
 """
 
 from __future__ import annotations
@@ -31,13 +37,14 @@ from noema.model.spans import Sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
 from noema.retrieval.steps import Step
-from noema.retrieval.times import QuestionTime
+from noema.retrieval.times import QuestionTime, written_periods
 
 __all__ = ["TIME_WINDOW", "fact_period", "fact_time", "order_by_time", "rivals"]
 
-# How many steps of the strategy's order the question's time reorders: a few budgets' worth of
-# facts at the default 200 tokens, all of them close to the question already.
-TIME_WINDOW = 40
+# How many steps of the strategy's order the question's time reorders: enough to reach the facts
+# of the question's subject past the first searches (on TimeQA the fact of the period asked stood
+# at step 8-418, median 42), few enough that the subject's facts are still what is reached.
+TIME_WINDOW = 400
 # How many of the first steps say what the question is about (see _anchors).
 ANCHOR_STEPS = 5
 
@@ -114,6 +121,73 @@ class _TimeMatch:
     def words(self, fact_id: str) -> str:
         return f"matches {self.asked.phrase!r} of the question ({fact_time(self.graph, fact_id)})"
 
+    def place(self, step: Step) -> tuple[float, str] | None:
+        """Whether the step's fact matches the question's time, by its own time or (a fact
+        without one, and a written period asked) by its sentence's: how close (1.0: the same
+        days) and the words an explanation gives; ``None`` when it does not match."""
+        asked, fact_id = self.asked, step.fact_id
+        own = fact_period(self.graph, fact_id)
+        if own is not None:
+            if not self(fact_id):
+                return None
+            close = _closeness(own, asked.period) if asked.period is not None else 1.0
+            return close, self.words(fact_id)
+        if asked.period is None:
+            return None
+        written = _sentence_time(self.graph, step)
+        if written is None or not written[1].overlaps(asked.period):
+            return None
+        words = f"its sentence's {written[0]!r} matches {asked.phrase!r} of the question"
+        return _closeness(written[1], asked.period), words
+
+
+def _closeness(period: Period, asked: Period) -> float:
+    """The share of their days a fact's period and the question's have in common: 1.0 for the
+    same days, less the more either reaches beyond the other ("from 1953 to 1978": 1953/1978
+    before 1978/1999). A question open at one end ("after 1820") says no more than whether
+    they overlap: every fact that does is 1.0. An open end of the fact's period reaches as far
+    as the question's."""
+    if asked.start is None or asked.end is None:
+        return 1.0
+    start = asked.start if period.start is None else period.start
+    end = asked.end if period.end is None else period.end
+    common = (min(end, asked.end) - max(start, asked.start)).days + 1
+    either = (max(end, asked.end) - min(start, asked.start)).days + 1
+    return max(common, 0) / either
+
+
+def _sentence_time(graph: SemanticGraph, step: Step) -> tuple[str, Period] | None:
+    """The period the step's source sentence writes nearest a name of the fact (its last end
+    first: "taught at Lisle (1985-1990), Halden College (1990-1995)"), with its words; a
+    sentence that names neither end gives its period only when it writes one."""
+    sentence = step.sentence or _first_sentence(graph, step.fact_id)
+    document = graph.documents.get(sentence.document_id) if sentence is not None else None
+    if sentence is None or document is None:
+        return None
+    text = document.text[sentence.start : sentence.end]
+    written = written_periods(text)
+    if not written:
+        return None
+    for entity_id in reversed(graph.fact(step.fact_id).entity_ids):
+        names = [
+            (m.start - sentence.start, m.end - sentence.start)
+            for m in graph.entities[entity_id].mentions
+            if m.document_id == sentence.document_id and sentence.start <= m.start < sentence.end
+        ]
+        if names:
+            start, end, period = min(
+                written, key=lambda w: min(max(w[0] - e, s - w[1], 0) for s, e in names)
+            )
+            return text[start:end], period
+    return (text[written[0][0] : written[0][1]], written[0][2]) if len(written) == 1 else None
+
+
+def _first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
+    for mention in graph.fact(fact_id).mentions:
+        if mention.document_id in graph.documents:
+            return Sentence(mention.document_id, mention.start, mention.end)
+    return None
+
 
 def order_by_time(
     graph: SemanticGraph,
@@ -137,12 +211,16 @@ def order_by_time(
     if match is not None:
         window = list(islice(stream, TIME_WINDOW))
         about = _anchors(graph, window[:ANCHOR_STEPS])
-        first = [
-            replace(s, time=match.words(s.fact_id))
+        placed = [
+            (placing, s)
             for s in window
-            if match(s.fact_id) and about.intersection(entities_of(graph, s.fact_id))
+            if about.intersection(entities_of(graph, s.fact_id))
+            and (placing := match.place(s)) is not None
         ]
-        rest = [s for s in window if s.fact_id not in {f.fact_id for f in first}]
+        placed.sort(key=lambda p: -p[0][0])  # stable: the strategy's order among equals
+        first = [replace(s, time=words) for (_, words), s in placed]
+        moved = {s.fact_id for s in first}
+        rest = [s for s in window if s.fact_id not in moved]
         stream = chain(first, rest, stream)
     return _latest_first(graph, stream, match, allowed, sentence_of)
 

@@ -21,7 +21,7 @@ from typing import Literal
 from noema.errors import OptionError
 from noema.model.times import Period, iso_date, read_period
 
-__all__ = ["QuestionTime", "TimeKind", "as_of_period", "read_question_time"]
+__all__ = ["QuestionTime", "TimeKind", "as_of_period", "read_question_time", "written_periods"]
 
 TimeKind = Literal["period", "current", "former", "first", "last"]
 
@@ -42,6 +42,11 @@ _SINGLE = re.compile(
     rf"\s+(?:the\s+year\s+)?(?P<a>{_DATE})",
     re.I,
 )
+# a period a sentence writes without a preposition: "(1995-1997)", "September 2005 – March 2006"
+_BARE_RANGE = re.compile(
+    rf"(?P<a>{_DATE})\s*(?:[\u2013\u2014-]|\s(?:to|until|till|through)\s)\s*(?P<b>{_DATE})", re.I
+)
+_BARE_DATE = re.compile(rf"(?P<a>{_DATE})", re.I)
 _WORDS: tuple[tuple[TimeKind, re.Pattern[str]], ...] = (
     ("current", re.compile(r"\b(current|currently|now|today|present|still)\b", re.I)),
     ("former", re.compile(r"\b(former|formerly|previous|previously)\b", re.I)),
@@ -101,6 +106,45 @@ def read_question_time(question: str) -> QuestionTime | None:
         if word is not None:
             return QuestionTime(kind, word.group(0))
     return None
+
+
+def written_periods(text: str) -> list[tuple[int, int, Period]]:
+    """Every period ``text`` writes, read as a question's is, with where it stands in ``text``
+    (start and end offsets): a written range, a date with its preposition, a range or a date
+    standing alone ("Halden College (1990-1995)"). Where two readings overlap, the one that
+    starts first and then the longer is kept ("from 1953 to 1978", not "1953").
+
+    Example:
+        >>> [(a, b, p.start.year, p.end.year) for a, b, p in written_periods(
+        ...     "She taught at Lisle (1985-1990) and in Halden from 1990 to 1995.")]
+        [(21, 30, 1985, 1990), (46, 63, 1990, 1995)]
+        >>> written_periods("It ran until 2019.")[0][2].end
+        datetime.date(2019, 12, 31)
+    """
+    found: list[tuple[int, int, Period]] = []
+    for pattern in (*_RANGES, _BARE_RANGE, _SINGLE, _BARE_DATE):
+        for match in pattern.finditer(text):
+            if pattern is _SINGLE:
+                period = _single(match.group("how").lower(), match.group("a"))
+            elif pattern is _BARE_DATE:
+                period = _day_bounds(match.group("a"))
+            else:
+                period = _range(match.group("a"), match.group("b"))
+            if period is not None:
+                found.append((match.start(), match.end(), period))
+    kept: list[tuple[int, int, Period]] = []
+    for start, end, period in sorted(found, key=lambda f: (f[0], -f[1])):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end, period))
+    return kept
+
+
+def _range(first_text: str, last_text: str) -> Period | None:
+    """The days from the first date to the last, or ``None`` when it ends before it starts."""
+    first, last = _day_bounds(first_text), _day_bounds(last_text)
+    if first is None or last is None or first.start is None or last.end is None:
+        return None
+    return Period(first.start, last.end) if first.start <= last.end else None
 
 
 def _single(how: str, text: str) -> Period | None:
