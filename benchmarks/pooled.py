@@ -38,9 +38,11 @@ from _recall import Question  # noqa: E402
 
 import noema  # noqa: E402
 from noema.evaluate import ChunkRetriever, answer_in_context  # noqa: E402
-from noema.model.spans import document_title  # noqa: E402
+from noema.model.spans import (
+    document_title,  # noqa: E402
+    first_sentence,  # noqa: E402
+)
 from noema.resources import DEFAULT_SPACY_MODEL, load_embedding_model, load_spacy_model  # noqa: E402
-from noema.retrieval.formats import first_sentence  # noqa: E402
 from noema.vectors.embed import _bfloat16_autocast, _with_bfloat16_linears  # noqa: E402
 
 VARIANTS = ("embedded", "sentences", "sentences+title", "facts", "facts+names1", "facts+names2")

@@ -107,8 +107,8 @@ def load(n: int) -> tuple[list[Question], list[noema.Document]]:
 
 def check_times(args: argparse.Namespace, count: int) -> int:
     """Print ``count`` stated facts whose source sentence holds a year, for the hand check."""
-    from noema.model.spans import sentence_text
-    from noema.retrieval.formats import NOTATION_MIN_CONFIDENCE, first_sentence, render_fact
+    from noema.model.spans import first_sentence, sentence_text
+    from noema.retrieval.formats import NOTATION_MIN_CONFIDENCE, render_fact
 
     _, documents = load(0)
     embedder, _ = embedder_from(args)

@@ -18,6 +18,7 @@ __all__ = [
     "blank_headings",
     "document_heading",
     "document_title",
+    "first_sentence",
     "leading_heading",
     "sentence_text",
 ]
@@ -90,6 +91,15 @@ def leading_heading(text: str) -> str:
     if not _HEADING_LINE.fullmatch(first) or not re.match(r" {0,3}#[ \t]", first):
         return ""
     return " ".join(first.strip().strip("#").split())
+
+
+def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
+    """The first sentence the fact was read from, or ``None`` (a fact added by hand)."""
+    fact = graph.relations.get(fact_id) or graph.events[fact_id]
+    for m in fact.mentions:
+        if m.document_id in graph.documents:
+            return Sentence(m.document_id, m.start, m.end)
+    return None
 
 
 def sentence_text(graph: SemanticGraph, sentence: Sentence) -> str:

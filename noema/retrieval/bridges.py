@@ -271,7 +271,7 @@ def relation_bridge(
         # "located" in the United States, "held" in many a country: the relation does not say
         # which thing the question means
         if 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
-            best = min([*ranks, *([best] if best else [])])
+            best = min(ranks) if best is None else min(best, *ranks)
     return None if best is None else (best[3], best[4])
 
 

@@ -26,7 +26,7 @@ from typing import Literal
 from noema.errors import OptionError
 from noema.model.graph import SemanticGraph
 from noema.model.notation import decode_facts, encode_facts
-from noema.model.spans import Sentence, document_heading, sentence_text
+from noema.model.spans import Sentence, document_heading, first_sentence, sentence_text
 
 __all__ = [
     "FORMATS",
@@ -34,7 +34,6 @@ __all__ = [
     "BelowFloor",
     "Format",
     "OutputFormat",
-    "first_sentence",
     "get_format",
     "is_stated",
     "render_fact",
@@ -92,15 +91,6 @@ def is_stated(graph: SemanticGraph, fact_id: str, floor: float) -> bool:
     """Whether the fact itself is written out: a relation or an event at or over ``floor`` (an
     extractor gives events the confidence of the pattern that read them, as relations)."""
     return graph.fact(fact_id).confidence >= floor
-
-
-def first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
-    """The first sentence the fact was read from, or ``None`` (a fact added by hand)."""
-    fact = graph.relations.get(fact_id) or graph.events[fact_id]
-    for m in fact.mentions:
-        if m.document_id in graph.documents:
-            return Sentence(m.document_id, m.start, m.end)
-    return None
 
 
 def render_notation(

@@ -33,7 +33,7 @@ from datetime import date
 from itertools import chain, islice
 
 from noema.model.graph import Event, SemanticGraph
-from noema.model.spans import Sentence
+from noema.model.spans import Sentence, first_sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
 from noema.retrieval.steps import Step
@@ -160,7 +160,7 @@ def _sentence_time(graph: SemanticGraph, step: Step) -> tuple[str, Period] | Non
     """The period the step's source sentence writes nearest a name of the fact (its last end
     first: "taught at Lisle (1985-1990), Halden College (1990-1995)"), with its words; a
     sentence that names neither end gives its period only when it writes one."""
-    sentence = step.sentence or _first_sentence(graph, step.fact_id)
+    sentence = step.sentence or first_sentence(graph, step.fact_id)
     document = graph.documents.get(sentence.document_id) if sentence is not None else None
     if sentence is None or document is None:
         return None
@@ -180,13 +180,6 @@ def _sentence_time(graph: SemanticGraph, step: Step) -> tuple[str, Period] | Non
             )
             return text[start:end], period
     return (text[written[0][0] : written[0][1]], written[0][2]) if len(written) == 1 else None
-
-
-def _first_sentence(graph: SemanticGraph, fact_id: str) -> Sentence | None:
-    for mention in graph.fact(fact_id).mentions:
-        if mention.document_id in graph.documents:
-            return Sentence(mention.document_id, mention.start, mention.end)
-    return None
 
 
 def order_by_time(

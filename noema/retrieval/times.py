@@ -16,6 +16,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from noema.errors import OptionError
@@ -108,7 +109,8 @@ def read_question_time(question: str) -> QuestionTime | None:
     return None
 
 
-def written_periods(text: str) -> list[tuple[int, int, Period]]:
+@lru_cache(maxsize=4096)  # the sentence of every untimed fact of the window, often the same one
+def written_periods(text: str) -> tuple[tuple[int, int, Period], ...]:
     """Every period ``text`` writes, read as a question's is, with where it stands in ``text``
     (start and end offsets): a written range, a date with its preposition, a range or a date
     standing alone ("Halden College (1990-1995)"). Where two readings overlap, the one that
@@ -136,7 +138,7 @@ def written_periods(text: str) -> list[tuple[int, int, Period]]:
     for start, end, period in sorted(found, key=lambda f: (f[0], -f[1])):
         if not kept or start >= kept[-1][1]:
             kept.append((start, end, period))
-    return kept
+    return tuple(kept)
 
 
 def _range(first_text: str, last_text: str) -> Period | None:
