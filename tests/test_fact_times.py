@@ -361,3 +361,80 @@ def test_a_former_role_says_so_without_a_year(extractor: noema.SpacyExtractor, t
     assert ("Mara Voss", "former_ceo_of", "Veltrix Robotics") in _relations(graph)
     assert ("Mara Voss", "ceo_of", "Veltrix Robotics") not in _relations(graph)
     assert not any(lab == "ceo_of" for _, lab, _, _ in _events(graph))
+
+
+ILSE = ("Ilse Marr", "chief_executive_of", "Brenner Instruments")
+
+
+@pytest.mark.parametrize(
+    ("text", "time"),
+    [
+        pytest.param(
+            "Ilse Marr worked at Corvo Savings Bank from 2004 to 2011. The following year she "
+            "became chief executive of Brenner Instruments.",
+            "2012/..",
+            id="the-following-year-after-a-year-the-parser-left-untagged",
+        ),
+        pytest.param(
+            "Ilse Marr joined Corvo Savings Bank in 2009. Two years later she became chief "
+            "executive of Brenner Instruments.",
+            "2011/..",
+            id="two-years-later",
+        ),
+        pytest.param(
+            "Ilse Marr joined Corvo Savings Bank in 2009. In the same year she became chief "
+            "executive of Brenner Instruments.",
+            "2009/..",
+            id="in-the-same-year",
+        ),
+    ],
+)
+def test_a_date_written_relative_to_the_year_before_it_is_that_year(
+    extractor: noema.SpacyExtractor, text: str, time: str
+) -> None:
+    graph = _graph(extractor, text)
+    assert (*ILSE, time) in _events(graph)
+    assert ILSE not in _relations(graph)
+
+
+def test_a_relative_date_is_never_a_node_of_its_own(extractor: noema.SpacyExtractor) -> None:
+    # one node "following year" would join every document that says it
+    graph = _graph(
+        extractor,
+        "Ilse Marr joined Corvo Savings Bank in 2009. The following year she founded Brenner "
+        "Instruments.",
+        "The following year the band released Glass Harbour.",
+    )
+    names = {e.name.lower() for e in graph.entities.values()}
+    assert not any("following" in name for name in names)
+    assert "2010" in names
+
+
+@pytest.mark.parametrize(
+    ("text", "present", "absent"),
+    [
+        pytest.param(
+            "Ilse Marr became chief executive of Brenner Instruments in 2012. Ilse Marr left "
+            "Brenner Instruments in 2020.",
+            (*ILSE, "2012/2020"),
+            (*ILSE, "2012/.."),
+            id="leaving-the-company-ends-the-role-held-there",
+        ),
+        pytest.param(
+            "Ilse Marr founded Brenner Instruments in 2012. Ilse Marr left Brenner Instruments "
+            "in 2020.",
+            ("Ilse Marr", "found", "Brenner Instruments", "2012"),
+            ("Ilse Marr", "found", "Brenner Instruments", "2012/2020"),
+            id="what-was-done-there-is-not-ended",
+        ),
+    ],
+)
+def test_leaving_ends_the_roles_held_there(
+    extractor: noema.SpacyExtractor,
+    text: str,
+    present: tuple[str, ...],
+    absent: tuple[str, ...],
+) -> None:
+    events = _events(_graph(extractor, text))
+    assert present in events
+    assert absent not in events

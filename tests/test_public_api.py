@@ -113,7 +113,9 @@ LAYERS = {
     "ingest.kinds": _uses(""),
     "ingest.evidence": _uses("ingest._tokens"),
     "ingest.confidence": _uses(""),
-    "ingest.entities": _uses("ingest.evidence model.graph model.records model.names model.spans"),
+    "ingest.entities": _uses(
+        "ingest.dates ingest.evidence model.graph model.records model.names model.spans"
+    ),
     "ingest._tokens": _uses("model.records"),
     "ingest.topic": _uses("ingest._tokens ingest.entities model.records model.names model.spans"),
     "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.records"),
@@ -121,7 +123,8 @@ LAYERS = {
         "ingest.confidence ingest.entities ingest.extractor model.graph model.records model.spans ingest.kinds "
         "resources ingest.rules ingest.times ingest.topic"
     ),
-    "ingest.times": _uses("ingest._tokens ingest.entities ingest.rules model.times"),
+    "ingest.dates": _uses(""),
+    "ingest.times": _uses("ingest._tokens ingest.dates ingest.entities ingest.rules model.times"),
     "ingest.canonical": _uses(
         "vectors.embed model.gcpause model.graph vectors.index model.names model.records"
     ),
@@ -131,7 +134,7 @@ LAYERS = {
     "retrieval.filters": _uses("model.graph model.records model.times"),
     "retrieval.times": _uses("model.times"),
     "retrieval.timeorder": _uses(
-        "retrieval.steps model.graph model.spans model.times retrieval.bridges retrieval.times"
+        "retrieval.steps model.graph model.records model.spans model.times retrieval.bridges retrieval.times"
     ),
     "retrieval.bridges": _uses("model.graph model.names"),
     "retrieval.walk": _uses(

@@ -94,6 +94,7 @@ STATED_TIMELESS = (
     "quillon-in-2015",
     "quillon-current",
     "gazette-former",
+    "brenner-in-2016",
 )
 STATED_WITH_TIME_NOW = {
     "calloway-current-notation",

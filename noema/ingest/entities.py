@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     CUE_VOTE,
     NER_VOTE,
@@ -86,11 +87,12 @@ class ExtractedFact(NamedTuple):
 
 
 class FactEnd(NamedTuple):
-    """A succession read in a sentence: ``holder``'s open fact of ``predicate`` (with ``object``,
-    or any object when ``None``) ended at ``at``."""
+    """A succession or departure read in a sentence: ``holder``'s open fact of ``predicate``
+    (with ``object``, or any object when ``None``; any role held at ``object`` when
+    ``predicate`` is ``None``) ended at ``at``."""
 
     holder: str
-    predicate: str
+    predicate: str | None
     object: str | None
     at: str
 
@@ -265,6 +267,11 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             continue
         if ent.label_ in ("CARDINAL", "ORDINAL") and not any(c.isdigit() for c in name):
             continue  # "two", "one": spelled-out counts join unrelated documents into one node
+        if type_ == "DATE" and relative_year(name) is not None:
+            # "the following year" is a year only after the one written before it
+            name = relative_years(spacy_doc).get(ent.start, "")
+            if not name:
+                continue
         if is_business_suffix(name) and previous is not None and ent.start - previous[0].end <= 1:
             # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
             names.claim(spacy_doc[previous[0].end : ent.end], previous[1])

@@ -25,6 +25,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from noema.ingest._tokens import lemma, role_phrase
+from noema.ingest.dates import relative_years
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
 from noema.ingest.rules import Link
 from noema.model.times import OPEN, iso_date, period_text, read_period, time_phrase
@@ -44,6 +45,12 @@ _JOIN_WORDS = frozenset({"to", "until", "till", "through", "and"})
 _JOINS = re.compile(r"\s+(?:to|until|till|through|and)\s+|\s*[\u2013\u2014-]\s*(?=\d)", re.I)
 # verbs whose subject takes the role of their object from the time on
 _SUCCEEDING = frozenset({"succeed", "replace"})
+# verbs whose subject's roles at their object end at their time: "left Acme in 2021"
+_LEAVING = frozenset({"leave", "quit", "resign", "retire", "depart"})
+# what a departure ends when it does not name the role: the roles held, not what was done
+# ("founded", "bought") or what a founder stays
+_HELD = frozenset({"lead", "run", "head", "manage", "direct", "chair", "coach", "captain"})
+_KEPT = ("founder", "co_founder", "cofounder", "creator")
 # a state that begins at its time rather than holding only then: "became the CEO in 2010"
 _BEGINNING = frozenset({"become"})
 
@@ -64,11 +71,14 @@ def clause_time(anchor: Any) -> ClauseTime | None:
     points: set[str] = set()
     tokens: set[int] = set()
     phrases = list(_time_phrases(anchor))
-    opened = any(prep.lower_ == "from" for prep, _ in phrases)
-    for prep, words in phrases:
-        if prep.lower_ == "to" and not opened:
+    opened = any(word == "from" for word, _ in phrases)
+    relative = relative_years(anchor.doc)
+    for word, words in phrases:
+        if word == "to" and not opened:
             continue  # "moved to 2019"? only "from X ... to Y" makes "to" an end
-        read = _read_phrase(prep.lower_, words.text)
+        # "the following year": the year it stands for after the one written before it
+        text = relative.get(words[-1].i, words.text)
+        read = _read_phrase(word, text)
         if read is None:
             continue
         start, end, point = read
@@ -94,9 +104,10 @@ def _begins(anchor: Any) -> bool:
     return anchor.pos_ in ("VERB", "AUX") and lemma(anchor) in _BEGINNING
 
 
-def _time_phrases(anchor: Any) -> Iterable[tuple[Any, Any]]:
+def _time_phrases(anchor: Any) -> Iterable[tuple[str, Any]]:
     """Each time preposition of the clause with the words of its phrase (the preposition's own
-    subtree without the clauses hanging from it: "until 2019, when Z took over")."""
+    subtree without the clauses hanging from it: "until 2019, when Z took over"), and each date
+    said without one ("The following year he became ...", "two years later"), as "in"."""
     stack = [(anchor, 0)]
     while stack:
         node, depth = stack.pop()
@@ -106,7 +117,16 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[Any, Any]]:
                 # "to" is a time word only before a date ("from 2010 to 2019", the parser
                 # hanging "to 2019" on the verb); "to Antioch" is read on as any phrase
                 if words is not None and (child.lower_ != "to" or iso_date(words.text)):
-                    yield child, words
+                    yield child.lower_, words
+                    continue
+            if (
+                node is anchor
+                and child.dep_ in ("npadvmod", "advmod")
+                and child.ent_type_ == "DATE"
+            ):
+                bare = _date_around(child)
+                if bare is not None:
+                    yield "in", bare
                     continue
             if depth >= _DEPTH:
                 continue
@@ -114,6 +134,14 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[Any, Any]]:
                 stack.extend((g, depth + 1) for g in child.children if g.dep_ == "pobj")
             elif child.dep_ in ("dobj", "obj", "attr"):
                 stack.append((child, depth + 1))
+
+
+def _date_around(token: Any) -> Any:
+    """The DATE entity ``token`` belongs to, when ``token`` is its head word; else ``None``."""
+    for ent in token.doc.ents:
+        if ent.start <= token.i < ent.end:
+            return ent if ent.label_ == "DATE" and ent.root.i == token.i else None
+    return None
 
 
 def _phrase_words(prep: Any) -> Any:
@@ -206,6 +234,13 @@ def read_sentence_times(
                 if held.subject == link.object and until and until.endswith(f"/{time}"):
                     successor = held._replace(subject=link.subject, rule="succession")
                     extra.append((successor, f"{time}/{OPEN}"))
+        elif link.rule == "svo" and lemma(link.anchor) in _LEAVING:
+            # "X left Y in 2021": X's roles at Y end then ("resigned as CEO of Y": that one)
+            role = _role_taken(link.anchor, by_token)
+            if role is None:
+                ends.append(FactEnd(link.subject, None, link.object, time))
+            else:
+                ends.append(FactEnd(link.subject, role[0], role[1] or link.object, time))
         elif link.rule == "svo" and lemma(link.anchor) in _SUCCEEDING:
             role = _role_taken(link.anchor, by_token)
             if role is None:
@@ -319,11 +354,20 @@ def close_tenures(found: Sequence[FoundDocument]) -> Sequence[FoundDocument]:
     return found
 
 
+def _ends(end: FactEnd, predicate: str) -> bool:
+    """Whether ``end`` ends a fact of ``predicate``: its own role, or, for a departure that names
+    none, any role held there."""
+    if end.predicate is not None:
+        return predicate == end.predicate
+    held = predicate.endswith(("_of", "_at", "_for")) and not predicate.startswith(_KEPT)
+    return held or predicate in _HELD
+
+
 def _closed(fact: ExtractedFact, ends: Sequence[FactEnd]) -> ExtractedFact:
     for end in ends:
         if (
             fact.subject != end.holder
-            or fact.predicate != end.predicate
+            or not _ends(end, fact.predicate)
             or end.object not in (None, fact.object)
         ):
             continue

@@ -33,13 +33,21 @@ from datetime import date
 from itertools import chain, islice
 
 from noema.model.graph import Event, SemanticGraph
+from noema.model.records import Relation
 from noema.model.spans import Sentence, first_sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
 from noema.retrieval.steps import Step
 from noema.retrieval.times import QuestionTime, written_periods
 
-__all__ = ["TIME_WINDOW", "fact_period", "fact_time", "order_by_time", "rivals"]
+__all__ = [
+    "TIME_WINDOW",
+    "fact_period",
+    "fact_time",
+    "order_by_time",
+    "rivals",
+    "standing_rivals",
+]
 
 # How many steps of the strategy's order the question's time reorders: enough to reach the facts
 # of the question's subject past the first searches (on TimeQA the fact of the period asked stood
@@ -105,9 +113,14 @@ class _TimeMatch:
         asked = self.asked
         if asked.period is not None:
             return period.overlaps(asked.period)
-        others = [p for r in rivals(self.graph, fact_id) if (p := fact_period(self.graph, r))]
+        found = [(r, p) for r in rivals(self.graph, fact_id) if (p := fact_period(self.graph, r))]
+        others = [p for _, p in found]
         if asked.kind == "current":
-            latest = bool(others) and all(_valid_until(period) >= _valid_until(p) for p in others)
+            # latest of its holders, not of its own restatements: a tenure that ended is not
+            # current because another sentence gave the same one a different start
+            held = self.graph.fact(fact_id).entity_ids
+            holders = [p for r, p in found if self.graph.fact(r).entity_ids != held]
+            latest = bool(holders) and all(_valid_until(period) >= _valid_until(p) for p in holders)
             return period.end is None or period.contains(self.today) or latest
         if asked.kind == "former":
             superseded = any(_valid_until(p) > _valid_until(period) for p in others)
@@ -247,6 +260,17 @@ def _latest_first(
                 and allowed(r)
                 and (match is None or match(r))
             ]
+            if match is not None and match.asked.kind == "current" and _ended(period, match):
+                # "the current CEO": a holder nothing says has left comes before one who has
+                standing = [
+                    r
+                    for r in standing_rivals(graph, step.fact_id)
+                    if r not in emitted and allowed(r)
+                ]
+                for rival in standing:
+                    emitted.add(rival)
+                    words = f"no end stated, where {step.fact_id} ended ({period.end})"
+                    yield _rival_step(graph, rival, step, sentence_of(rival), words)
             for _, rival in sorted(later, reverse=True):
                 emitted.add(rival)
                 yield _rival_step(graph, rival, step, sentence_of(rival))
@@ -254,11 +278,42 @@ def _latest_first(
         yield step
 
 
-def _rival_step(graph: SemanticGraph, rival: str, before: Step, sentence: Sentence | None) -> Step:
+def _ended(period: Period, match: _TimeMatch) -> bool:
+    return period.end is not None and period.end < match.today
+
+
+def standing_rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
+    """Relations of an event's label from another holder to the same end: facts with no time,
+    so nothing says they ended ("Priya Castellane is the chief executive of Harrow Avionics"
+    beside Oskar Bellweather's tenure of 2015/2021), in graph order."""
+    fact = graph.fact(fact_id)
+    if not isinstance(fact, Event) or len(fact.participant_ids) != 2:
+        return []
+    holder, end = fact.participant_ids
+    found = []
+    for other_id in graph.facts_of(end):
+        other = graph.fact(other_id)
+        if (
+            isinstance(other, Relation)
+            and other.predicate == fact.label
+            and other.object_id == end
+            and other.subject_id != holder
+        ):
+            found.append(other_id)
+    return found
+
+
+def _rival_step(
+    graph: SemanticGraph,
+    rival: str,
+    before: Step,
+    sentence: Sentence | None,
+    words: str | None = None,
+) -> Step:
     """The step of a rival brought before ``before``: reached through the participant they
     share, with the words an explanation gives."""
     shared = [e for e in graph.fact(rival).entity_ids if e in graph.fact(before.fact_id).entity_ids]
-    words = (
+    words = words or (
         f"valid later ({fact_time(graph, rival)}) than {before.fact_id} "
         f"({fact_time(graph, before.fact_id)}), of the same predicate and end"
     )

@@ -1,0 +1,94 @@
+"""Dates a document writes relative to the one before them: "the following year", "two years
+later", "that same year".
+
+Read alone such a date names no time, and as a name it is the same words in every document, so
+one node "following year" would join unrelated facts. Read in order through the document it is a
+year: the last year written before it, moved by what it says ("from 2006 to 2014. The following
+year he became ..." is 2015). One with no year before it in its piece names nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["RELATIVE_KEY", "relative_year", "relative_years"]
+
+# where a parsed piece keeps its reading, so every reader of the piece shares one pass
+RELATIVE_KEY = "noema.relative_years"
+
+_COUNTS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_NEIGHBOURS = {"following": 1, "next": 1, "same": 0, "previous": -1, "preceding": -1, "prior": -1}
+_NEIGHBOUR = re.compile(
+    r"^(?:the|that|this)?\s*(?:very\s+)?(following|next|same|previous|preceding|prior)\s+year$"
+)
+_THAT_YEAR = re.compile(r"^that\s+year$")
+_APART = re.compile(
+    r"^(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+years?\s+"
+    r"(later|afterwards|after|earlier|before)$"
+)
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+
+
+def relative_year(text: str) -> int | None:
+    """How many years after the last written year ``text`` says (negative: before), or
+    ``None`` when it is not a relative year.
+
+    Example:
+        >>> relative_year("The following year"), relative_year("two years later")
+        (1, 2)
+        >>> relative_year("that same year"), relative_year("2014"), relative_year("last year")
+        (0, None, None)
+    """
+    words = " ".join(text.lower().replace("that same", "the same").split()).strip(" ,.")
+    if _THAT_YEAR.match(words):
+        return 0
+    near = _NEIGHBOUR.match(words)
+    if near is not None:
+        return _NEIGHBOURS[near.group(1)]
+    apart = _APART.match(words)
+    if apart is None:
+        return None
+    count = int(apart.group(1)) if apart.group(1).isdigit() else _COUNTS[apart.group(1)]
+    return count if apart.group(2) in ("later", "afterwards", "after") else -count
+
+
+def relative_years(doc: Any) -> Mapping[int, str]:
+    """The year each token of a relative DATE entity of parsed piece ``doc`` stands for, read
+    once per piece (kept in ``doc.user_data``)."""
+    cached: Mapping[int, str] | None = doc.user_data.get(RELATIVE_KEY)
+    if cached is not None:
+        return cached
+    years: dict[int, str] = {}
+    last: int | None = None
+    relative = {ent.start: ent for ent in doc.ents if ent.label_ == "DATE"}
+    skip = -1  # the end of the relative date just read
+    for token in doc:
+        if token.i < skip:
+            continue
+        ent = relative.get(token.i)
+        moved = relative_year(ent.text) if ent is not None else None
+        if ent is not None and moved is not None:
+            skip = ent.end
+            if last is not None:
+                last += moved
+                years.update((t.i, f"{last:04d}") for t in ent)
+        elif _YEAR.match(token.text) and token.ent_type_ in ("", "DATE"):
+            # a year NER left untagged counts too ("from 2006 to 2014": "2014" often is)
+            last = int(token.text)
+    doc.user_data[RELATIVE_KEY] = years
+    return years
