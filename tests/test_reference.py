@@ -106,6 +106,30 @@ def test_a_surname_the_tagger_read_as_a_noun_is_the_person(extractor: SpacyExtra
     assert "Crane" not in _types(graph)
 
 
+def test_a_surname_tagged_before_the_full_name_was_read_is_the_person(
+    extractor: SpacyExtractor,
+) -> None:
+    # NER tags "Marr" a person but misses "Ilse Marr", which the rules read as a noun phrase
+    # after the entities: the surname is completed once the document is read
+    graph = _graph(
+        extractor,
+        "Ilse Marr became chief executive of Brenner Instruments in 2012. Marr left Brenner "
+        "Instruments in 2020.",
+    )
+    assert ("Ilse Marr", "leave", "Brenner Instruments") in _facts(graph)
+    assert "Marr" not in _types(graph)
+
+
+def test_a_surname_of_two_people_of_the_document_stays_unjoined(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Marcus Crane runs Bellamy Robotics. Crane is no relation of Tobias Crane, who founded "
+        "Crane Studios.",
+    )
+    assert {"Marcus Crane", "Tobias Crane"} <= set(_types(graph))
+    assert ("Marcus Crane", "found", "Crane Studios") not in _facts(graph)
+
+
 def test_a_surname_never_joins_the_company_named_after_the_person(
     extractor: SpacyExtractor,
 ) -> None:

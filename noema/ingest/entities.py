@@ -34,6 +34,7 @@ __all__ = [
     "FoundDocument",
     "NameTable",
     "batch_graph",
+    "fold_short_names",
     "map_spacy_label",
     "read_entities",
 ]
@@ -409,6 +410,36 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     for item in found:
         _add_to_graph(graph, item, batch_votes)
     return graph
+
+
+def fold_short_names(found: FoundDocument) -> None:
+    """Join a one-word name to the one longer name of its document it ends ("Marr" tagged a
+    person before "Ilse Marr", which NER missed, was read as a noun phrase): the completion of
+    :func:`read_entities` for a longer name read after the short one. A person's surname joins
+    only a person ("Crane" never joins "Crane Studios"), an organisation's short name only an
+    organisation, and a place's never."""
+    names = found.names
+    for short in [n for n in names.votes if " " not in n and n[:1].isupper()]:
+        lead = names.leading_type(short)
+        full = _full_name(names, short, lead)
+        if full is None or (lead == "PERSON" and names.leading_type(full) == "ORG"):
+            continue
+        names.votes[full].update(names.votes.pop(short))
+        names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
+
+        def renamed(name: str, short: str = short, full: str = full) -> str:
+            return full if name == short else name
+
+        found.facts = [
+            fact._replace(subject=renamed(fact.subject), object=renamed(fact.object))
+            for fact in found.facts
+            if {renamed(fact.subject), renamed(fact.object)} != {full}
+        ]
+        found.ends = [
+            end._replace(holder=renamed(end.holder), object=end.object and renamed(end.object))
+            for end in found.ends
+        ]
+        found.main = found.main and renamed(found.main)
 
 
 def _add_to_graph(

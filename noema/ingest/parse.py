@@ -48,6 +48,7 @@ from noema.ingest.entities import (
     ExtractedFact,
     FoundDocument,
     batch_graph,
+    fold_short_names,
     map_spacy_label,
     read_entities,
 )
@@ -94,6 +95,13 @@ class RelationPattern:
     predicate: str
     pattern: list[dict[str, Any]]
     kind: Literal["dependency", "token"] = "dependency"
+
+
+def _batch(found: Sequence[FoundDocument]) -> SemanticGraph:
+    """The graph of a run of documents read to their end."""
+    for item in found:
+        fold_short_names(item)
+    return batch_graph(close_tenures(found))
 
 
 class SpacyExtractor:
@@ -164,13 +172,13 @@ class SpacyExtractor:
                 read = index
                 progress(read)
             while index >= done + batch_size:  # that batch is complete
-                yield batch_graph(close_tenures(found[done : done + batch_size]))
+                yield _batch(found[done : done + batch_size])
                 done += batch_size
             self._read(spacy_doc, found[index], offset)
         if progress is not None and found:
             progress(len(found))
         while done < len(found):
-            yield batch_graph(close_tenures(found[done : done + batch_size]))
+            yield _batch(found[done : done + batch_size])
             done += batch_size
 
     def _parsed(
