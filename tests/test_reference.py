@@ -194,3 +194,38 @@ def test_the_sentence_says_the_type_ner_got_wrong(
     extractor: SpacyExtractor, text: str, name: str, type_: str
 ) -> None:
     assert _types(_graph(extractor, text))[name] == {type_}
+
+
+def test_a_clause_on_an_apposition_is_about_the_name_beside_it(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Marcus Crane runs Bellamy Robotics. Crane is no relation of Tobias Crane, the animator "
+        "who founded Crane Studios.",
+    )
+    facts = _facts(graph)
+    assert ("Tobias Crane", "found", "Crane Studios") in facts
+    assert not any(s != "Tobias Crane" and o == "Crane Studios" for s, _, o in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        (
+            "Mara Voss was not the CEO of Veltrix Robotics.",
+            ("Mara Voss", "ceo_of", "Veltrix Robotics"),
+        ),
+        ("Dario Fenn never played for Arvik United.", ("Dario Fenn", "play_for", "Arvik United")),
+        (
+            "Marcus Crane is no relation of Tobias Crane.",
+            ("Marcus Crane", "relation_of", "Tobias Crane"),
+        ),
+    ],
+    ids=["not", "never", "no"],
+)
+def test_a_denied_fact_is_not_stated(
+    extractor: SpacyExtractor, text: str, denied: tuple[str, str, str]
+) -> None:
+    facts = _facts(_graph(extractor, text))
+    assert denied not in facts
+    # nor left to a topic link between the same two names
+    assert not any({s, o} == {denied[0], denied[2]} for s, _, o in facts)

@@ -81,6 +81,17 @@ class Link(NamedTuple):
     anchor: Any = None
 
 
+def _denied(anchor: Any) -> bool:
+    """Whether the clause of ``anchor`` denies what it says: "was not the CEO of", "never
+    played for", "is no relation of", "had no children"."""
+    if anchor is None:
+        return False
+    if any(c.dep_ == "neg" for c in anchor.children):
+        return True
+    nodes = [anchor, *(c for c in anchor.children if c.dep_ in ("attr", "dobj", "obj"))]
+    return any(d.dep_ == "det" and d.lower_ == "no" for n in nodes for d in n.children)
+
+
 class SentenceReader:
     """The dependency rules, applied to one sentence at a time."""
 
@@ -114,8 +125,10 @@ class SentenceReader:
             else:
                 continue
             for fact in facts:
+                # a denied fact is no fact, and its names are not left to the topic links
                 linked.update((fact.subject, fact.object))
-                yield fact
+                if not _denied(fact.anchor):
+                    yield fact
         yield from self._sentence_links(sent, linked)
 
     def _sentence_links(self, sent: Any, linked: set[str]) -> Iterator[Link]:
@@ -323,7 +336,9 @@ class SentenceReader:
             fallback = self._fallback_subject(copula)
             if fallback:
                 return fallback
-        return self.entities([noun])
+        # "Tobias Crane, the animator who founded Crane Studios": the clause on the apposition
+        # is about the name it stands beside
+        return self.entities([noun]) or (self.entities([node]) if node is not noun else [])
 
     def entities(self, tokens: Iterable[Any]) -> list[str]:
         out = []
