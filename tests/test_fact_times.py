@@ -438,3 +438,17 @@ def test_leaving_ends_the_roles_held_there(
     events = _events(_graph(extractor, text))
     assert present in events
     assert absent not in events
+
+
+def test_a_topic_link_to_the_time_of_another_fact_is_not_made(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    # "a year later" is when Tobias Crane opened his studio, not something Quillon Media did
+    graph = _graph(
+        extractor,
+        "Lucinda Pryce ran Quillon Media from 2005 to 2017. During her time the group employed a "
+        "young animator named Tobias Crane, who left in 2011 and opened his own studio a year "
+        "later.",
+    )
+    assert ("Tobias Crane", "open", "own studio", "2012") in _events(graph)
+    assert not any(o == "2012" for _, _, o in _relations(graph))

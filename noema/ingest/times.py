@@ -268,7 +268,9 @@ def _restated(item: tuple[Link, str | None], timed: Sequence[tuple[Link, str | N
     return bool(words) and any(
         when is not None
         and (link.anchor is None or (other.anchor is not None and other.anchor.i == link.anchor.i))
-        and link.subject in (other.subject, other.object)
+        # a topic link is a guess at what the date is about: any fact of the sentence whose
+        # time the date is says it better ("... opened his own studio a year later")
+        and (link.rule == "sentence" or link.subject in (other.subject, other.object))
         and words <= set(re.findall(r"\w+", time_phrase(when).lower()))
         for other, when in timed
     )
