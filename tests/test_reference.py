@@ -229,3 +229,17 @@ def test_a_denied_fact_is_not_stated(
     assert denied not in facts
     # nor left to a topic link between the same two names
     assert not any({s, o} == {denied[0], denied[2]} for s, _, o in facts)
+
+
+def test_the_subject_of_the_first_sentence_is_the_topic_even_when_ner_missed_it(
+    extractor: SpacyExtractor,
+) -> None:
+    # NER tags no entity in "Quillon Media is a media group": the document is still about it,
+    # so "its chief executive" is Quillon Media's
+    graph = _graph(
+        extractor,
+        "Quillon Media is a media group headquartered in Eastholm that owns radio stations, a "
+        "book publisher and, since 2020, Crane Studios. Lucinda Pryce led the company until "
+        "2017, when Farid Haddad took over. Haddad is still its chief executive.",
+    )
+    assert ("Farid Haddad", "chief_executive_of", "Quillon Media") in _facts(graph)

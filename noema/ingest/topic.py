@@ -73,8 +73,20 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         return wanted
     for sent in spacy_doc.sents:
         for token in sent:
-            if token.dep_ in ("nsubj", "nsubjpass") and token.i in names.by_token:
+            if token.dep_ not in ("nsubj", "nsubjpass"):
+                continue
+            if token.i in names.by_token:
                 return names.by_token[token.i]
+            if token.pos_ == "PROPN":
+                # "Quillon Media is a media group ...": a name NER missed is still the subject
+                start = token.i
+                while (
+                    start > 0
+                    and spacy_doc[start - 1].pos_ == "PROPN"
+                    and spacy_doc[start - 1].dep_ in ("compound", "flat")
+                ):
+                    start -= 1
+                return names.register(spacy_doc[start : token.i + 1])
         break
     return None
 
