@@ -111,7 +111,7 @@ LAYERS = {
     "ingest.sources": _uses("errors model.records"),
     "ingest.extractor": _uses("model.graph model.records"),
     "ingest.kinds": _uses(""),
-    "ingest.evidence": _uses("ingest._tokens"),
+    "ingest.evidence": _uses("ingest._tokens ingest.kinds"),
     "ingest.confidence": _uses(""),
     "ingest.entities": _uses(
         "ingest.dates ingest.evidence model.graph model.records model.names model.spans"

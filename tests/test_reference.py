@@ -243,3 +243,19 @@ def test_the_subject_of_the_first_sentence_is_the_topic_even_when_ner_missed_it(
         "2017, when Farid Haddad took over. Haddad is still its chief executive.",
     )
     assert ("Farid Haddad", "chief_executive_of", "Quillon Media") in _facts(graph)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "type_"),
+    [
+        ("The drummer Mateo Brisk joined Hollow Orchard in 2015.", "Mateo Brisk", "PERSON"),
+        ("Hollow Orchard hired Mateo Brisk, a drummer from Pellow Bay.", "Mateo Brisk", "PERSON"),
+        # a person kind inside the name is part of the name, not a cue
+        ("General Motors is a car maker based in Detroit.", "General Motors", "ORG"),
+    ],
+    ids=["kind-before-the-name", "kind-in-apposition", "kind-inside-the-name"],
+)
+def test_a_person_kind_beside_a_name_types_it(
+    extractor: SpacyExtractor, text: str, name: str, type_: str
+) -> None:
+    assert _types(_graph(extractor, text))[name] == {type_}

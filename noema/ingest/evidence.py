@@ -19,6 +19,7 @@ from importlib.resources import files
 from typing import Any
 
 from noema.ingest._tokens import lemma
+from noema.ingest.kinds import KIND_TYPES
 
 __all__ = ["CUE_VOTE", "NER_VOTE", "NOT_PERSON", "context_type", "form_type", "given_name"]
 
@@ -82,6 +83,10 @@ _ROLE_NOUNS = frozenset(
     ceo founder cofounder co-founder chairman chairwoman mayor governor
     """)
 )
+
+# what only a person is: the roles above and the person kinds ("the drummer Mateo Brisk",
+# "Renata Villa, a lawyer")
+_PERSON_NOUNS = _ROLE_NOUNS | {kind for kind, type_ in KIND_TYPES.items() if type_ == "PERSON"}
 
 
 @cache
@@ -158,10 +163,15 @@ def context_type(span: Any) -> str | None:
             return "GPE"
         if head.lower_ == "of" and lemma(governor) in _COMPANY_ROLES:
             return "ORG"
-    if dep == "appos" and lemma(head) in _ROLE_NOUNS:
+    if dep == "appos" and lemma(head) in _PERSON_NOUNS:
         return "PERSON"
-    if any(c.dep_ == "appos" and lemma(c) in _ROLE_NOUNS for c in root.children):
+    if any(c.dep_ == "appos" and lemma(c) in _PERSON_NOUNS for c in root.children):
         return "PERSON"
-    if any(c.dep_ == "compound" and lemma(c) in _ROLE_NOUNS for c in root.lefts):
-        return "PERSON"
+    # "the drummer Mateo Brisk"; a person kind inside the name ("General Motors") is no cue
+    for c in root.lefts:
+        word = lemma(c)
+        if c.dep_ == "compound" and (
+            word in _ROLE_NOUNS or (word in _PERSON_NOUNS and c.i < span.start)
+        ):
+            return "PERSON"
     return None

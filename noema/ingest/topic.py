@@ -77,8 +77,9 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
                 continue
             if token.i in names.by_token:
                 return names.by_token[token.i]
-            if token.pos_ == "PROPN":
+            if token.pos_ == "PROPN" and not token.text.isupper():
                 # "Quillon Media is a media group ...": a name NER missed is still the subject
+                # (an all-capitals word is more often a title: "Apple's CEO Tim Cook")
                 start = token.i
                 while (
                     start > 0
