@@ -259,3 +259,20 @@ def test_a_person_kind_beside_a_name_types_it(
     extractor: SpacyExtractor, text: str, name: str, type_: str
 ) -> None:
     assert _types(_graph(extractor, text))[name] == {type_}
+
+
+def test_a_topic_is_not_completed_to_a_longer_name_it_ends(extractor: SpacyExtractor) -> None:
+    # Wikipedia's paragraph on Kassel: once the document was read, the title's name was joined
+    # to the administrative region named after the city, which cut the city off from the
+    # documents that name it
+    text = (
+        "Kassel (; spelled Cassel until 1928) is a city located on the Fulda River in northern "
+        "Hesse, Germany. It is the administrative seat of the Regierungsbezirk Kassel and the "
+        "district of the same name and had 200,507 inhabitants in December 2015. The former "
+        "capital of the state of Hesse-Kassel has many palaces and parks. Kassel is also known "
+        'for the "documenta" exhibitions of contemporary art. Kassel has a public university.'
+    )
+    graph = extractor.extract([Document(text, id="kassel", metadata={"title": "Kassel"})])
+    region = [e for e in graph.entities.values() if e.name == "Regierungsbezirk Kassel"]
+    assert region
+    assert all(m.start > 0 for e in region for m in e.mentions)

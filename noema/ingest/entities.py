@@ -415,14 +415,15 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
 def fold_short_names(found: FoundDocument) -> None:
     """Join a one-word name to the one longer name of its document it ends ("Marr" tagged a
     person before "Ilse Marr", which NER missed, was read as a noun phrase): the completion of
-    :func:`read_entities` for a longer name read after the short one. A person's surname joins
-    only a person ("Crane" never joins "Crane Studios"), an organisation's short name only an
-    organisation, and a place's never."""
+    :func:`read_entities` for a longer name read after the short one, for people only: a
+    surname joins a person ("Crane" never joins "Crane Studios"), and a place's or an
+    organisation's short name is left as it is ("Kassel" is not "Regierungsbezirk Kassel")."""
     names = found.names
     for short in [n for n in names.votes if " " not in n and n[:1].isupper()]:
-        lead = names.leading_type(short)
-        full = _full_name(names, short, lead)
-        if full is None or (lead == "PERSON" and names.leading_type(full) == "ORG"):
+        if names.leading_type(short) not in ("PERSON", None):
+            continue
+        full = _full_name(names, short, "PERSON")
+        if full is None or names.leading_type(full) not in ("PERSON", "OTHER", None):
             continue
         names.votes[full].update(names.votes.pop(short))
         names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
