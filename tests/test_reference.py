@@ -188,6 +188,11 @@ _FOUNDED = "Nvidia was founded by Jensen Huang, Chris Malachowsky and Curtis Pri
         # NER calls the last of the three an organisation; "founded by" says all three are people
         (_FOUNDED, "Curtis Priem", "PERSON"),
         (_FOUNDED, "Chris Malachowsky", "PERSON"),
+        # NER calls him an organisation; a person kind beside the name says a person
+        ("The drummer Mateo Brisk joined Hollow Orchard in 2015.", "Mateo Brisk", "PERSON"),
+        ("Hollow Orchard hired Mateo Brisk, a drummer from Pellow Bay.", "Mateo Brisk", "PERSON"),
+        # a person kind inside the name is part of the name, not a cue
+        ("General Motors is a car maker based in Detroit.", "General Motors", "ORG"),
     ],
 )
 def test_the_sentence_says_the_type_ner_got_wrong(
@@ -197,34 +202,25 @@ def test_the_sentence_says_the_type_ner_got_wrong(
 
 
 def test_a_clause_on_an_apposition_is_about_the_name_beside_it(extractor: SpacyExtractor) -> None:
-    graph = _graph(
-        extractor,
+    text = (
         "Marcus Crane runs Bellamy Robotics. Crane is no relation of Tobias Crane, the animator "
-        "who founded Crane Studios.",
+        "who founded Crane Studios."
     )
-    facts = _facts(graph)
-    assert ("Tobias Crane", "found", "Crane Studios") in facts
-    assert not any(s != "Tobias Crane" and o == "Crane Studios" for s, _, o in facts)
+    founders = {s for s, p, o in _facts(_graph(extractor, text)) if o == "Crane Studios"}
+    assert founders == {"Tobias Crane"}
 
 
-@pytest.mark.parametrize(
-    ("text", "denied"),
-    [
-        (
-            "Mara Voss was not the CEO of Veltrix Robotics.",
-            ("Mara Voss", "ceo_of", "Veltrix Robotics"),
-        ),
-        ("Dario Fenn never played for Arvik United.", ("Dario Fenn", "play_for", "Arvik United")),
-        (
-            "Marcus Crane is no relation of Tobias Crane.",
-            ("Marcus Crane", "relation_of", "Tobias Crane"),
-        ),
-    ],
-    ids=["not", "never", "no"],
-)
-def test_a_denied_fact_is_not_stated(
-    extractor: SpacyExtractor, text: str, denied: tuple[str, str, str]
-) -> None:
+# a sentence that denies a fact, and the fact it would have given
+DENIED = {
+    "not": ("Mara Voss was not the CEO of Veltrix Robotics.", "Mara Voss|ceo_of|Veltrix Robotics"),
+    "never": ("Dario Fenn never played for Arvik United.", "Dario Fenn|play_for|Arvik United"),
+    "no": ("Marcus Crane is no relation of Tobias Crane.", "Marcus Crane|relation_of|Tobias Crane"),
+}
+
+
+@pytest.mark.parametrize(("text", "fact"), list(DENIED.values()), ids=list(DENIED))
+def test_a_denied_fact_is_not_stated(extractor: SpacyExtractor, text: str, fact: str) -> None:
+    denied = tuple(fact.split("|"))
     facts = _facts(_graph(extractor, text))
     assert denied not in facts
     # nor left to a topic link between the same two names
@@ -243,22 +239,6 @@ def test_the_subject_of_the_first_sentence_is_the_topic_even_when_ner_missed_it(
         "2017, when Farid Haddad took over. Haddad is still its chief executive.",
     )
     assert ("Farid Haddad", "chief_executive_of", "Quillon Media") in _facts(graph)
-
-
-@pytest.mark.parametrize(
-    ("text", "name", "type_"),
-    [
-        ("The drummer Mateo Brisk joined Hollow Orchard in 2015.", "Mateo Brisk", "PERSON"),
-        ("Hollow Orchard hired Mateo Brisk, a drummer from Pellow Bay.", "Mateo Brisk", "PERSON"),
-        # a person kind inside the name is part of the name, not a cue
-        ("General Motors is a car maker based in Detroit.", "General Motors", "ORG"),
-    ],
-    ids=["kind-before-the-name", "kind-in-apposition", "kind-inside-the-name"],
-)
-def test_a_person_kind_beside_a_name_types_it(
-    extractor: SpacyExtractor, text: str, name: str, type_: str
-) -> None:
-    assert _types(_graph(extractor, text))[name] == {type_}
 
 
 def test_a_topic_is_not_completed_to_a_longer_name_it_ends(extractor: SpacyExtractor) -> None:
