@@ -11,6 +11,7 @@ from noema.model.records import normalize_predicate
 
 __all__ = [
     "describing_nouns",
+    "proper_noun_span",
     "governing_predicate",
     "lemma",
     "role_phrase",
@@ -25,6 +26,16 @@ def with_conjuncts(token: Any) -> Iterator[Any]:
     for child in token.children:
         if child.dep_ == "conj":
             yield from with_conjuncts(child)
+
+
+def proper_noun_span(token: Any) -> Any:
+    """A proper noun with the proper nouns compounded just before it: "Quillon Media" from
+    "Media"."""
+    start = token.i
+    for child in reversed(list(token.lefts)):
+        if child.dep_ in ("compound", "flat") and child.pos_ == "PROPN" and child.i == start - 1:
+            start = child.i
+    return token.doc[start : token.i + 1]
 
 
 def lemma(token: Any) -> str:

@@ -75,12 +75,12 @@ def relative_years(doc: Any) -> Mapping[int, str]:
         return cached
     years: dict[int, str] = {}
     last: int | None = None
-    relative = {ent.start: ent for ent in doc.ents if ent.label_ == "DATE"}
+    dates = {ent.start: ent for ent in doc.ents if ent.label_ == "DATE"}
     skip = -1  # the end of the relative date just read
     for token in doc:
         if token.i < skip:
             continue
-        ent = relative.get(token.i)
+        ent = dates.get(token.i)
         moved = relative_year(ent.text) if ent is not None else None
         if ent is not None and moved is not None:
             skip = ent.end

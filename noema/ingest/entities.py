@@ -419,6 +419,7 @@ def fold_short_names(found: FoundDocument) -> None:
     surname joins a person ("Crane" never joins "Crane Studios"), and a place's or an
     organisation's short name is left as it is ("Kassel" is not "Regierungsbezirk Kassel")."""
     names = found.names
+    joined: dict[str, str] = {}
     for short in [n for n in names.votes if " " not in n and n[:1].isupper()]:
         if names.leading_type(short) not in ("PERSON", None):
             continue
@@ -427,20 +428,22 @@ def fold_short_names(found: FoundDocument) -> None:
             continue
         names.votes[full].update(names.votes.pop(short))
         names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
-
-        def renamed(name: str, short: str = short, full: str = full) -> str:
-            return full if name == short else name
-
-        found.facts = [
-            fact._replace(subject=renamed(fact.subject), object=renamed(fact.object))
-            for fact in found.facts
-            if {renamed(fact.subject), renamed(fact.object)} != {full}
-        ]
-        found.ends = [
-            end._replace(holder=renamed(end.holder), object=end.object and renamed(end.object))
-            for end in found.ends
-        ]
-        found.main = found.main and renamed(found.main)
+        joined[short] = full
+    if not joined:
+        return
+    facts = (
+        f._replace(subject=joined.get(f.subject, f.subject), object=joined.get(f.object, f.object))
+        for f in found.facts
+    )
+    found.facts = [f for f in facts if f.subject != f.object]
+    found.ends = [
+        end._replace(
+            holder=joined.get(end.holder, end.holder),
+            object=end.object and joined.get(end.object, end.object),
+        )
+        for end in found.ends
+    ]
+    found.main = found.main and joined.get(found.main, found.main)
 
 
 def _add_to_graph(

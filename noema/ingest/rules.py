@@ -14,6 +14,7 @@ from noema.ingest._tokens import (
     describing_nouns,
     governing_predicate,
     lemma,
+    proper_noun_span,
     role_phrase,
     verb_predicate,
     with_conjuncts,
@@ -291,15 +292,7 @@ class SentenceReader:
         """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing."""
         if token.pos_ != "PROPN":
             return None
-        start = token.i
-        for child in reversed(list(token.lefts)):
-            if (
-                child.dep_ in ("compound", "flat")
-                and child.pos_ == "PROPN"
-                and child.i == start - 1
-            ):
-                start = child.i
-        return self.names.register(token.doc[start : token.i + 1])
+        return self.names.register(proper_noun_span(token))
 
     def phrases(self, tokens: Iterable[Any]) -> list[str]:
         """Common-noun phrases (and their conjuncts) named as things of type OTHER: "a silver

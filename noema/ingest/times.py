@@ -72,7 +72,7 @@ def clause_time(anchor: Any) -> ClauseTime | None:
     tokens: set[int] = set()
     phrases = list(_time_phrases(anchor))
     opened = any(word == "from" for word, _ in phrases)
-    relative = relative_years(anchor.doc)
+    relative = relative_years(anchor.doc) if phrases else {}
     for word, words in phrases:
         if word == "to" and not opened:
             continue  # "moved to 2019"? only "from X ... to Y" makes "to" an end
@@ -138,10 +138,13 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[str, Any]]:
 
 def _date_around(token: Any) -> Any:
     """The DATE entity ``token`` belongs to, when ``token`` is its head word; else ``None``."""
-    for ent in token.doc.ents:
-        if ent.start <= token.i < ent.end:
-            return ent if ent.label_ == "DATE" and ent.root.i == token.i else None
-    return None
+    ent = _entity_of(token)
+    return ent if ent is not None and ent.label_ == "DATE" and ent.root.i == token.i else None
+
+
+def _entity_of(token: Any) -> Any:
+    """The entity span ``token`` belongs to, or ``None``."""
+    return next((ent for ent in token.doc.ents if ent.start <= token.i < ent.end), None)
 
 
 def _phrase_words(prep: Any) -> Any:
@@ -210,10 +213,8 @@ def _when_time(verb: Any) -> str | None:
 
 
 def _entity_text(token: Any) -> str:
-    for ent in token.doc.ents:
-        if ent.start <= token.i < ent.end:
-            return str(ent.text)
-    return str(token.text)
+    ent = _entity_of(token)
+    return str((ent if ent is not None else token).text)
 
 
 def read_sentence_times(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from noema.ingest._tokens import lemma
+from noema.ingest._tokens import lemma, proper_noun_span
 from noema.ingest.entities import (
     PERSON_PRONOUNS,
     THING_PRONOUNS,
@@ -80,14 +80,7 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
             if token.pos_ == "PROPN" and not token.text.isupper():
                 # "Quillon Media is a media group ...": a name NER missed is still the subject
                 # (an all-capitals word is more often a title: "Apple's CEO Tim Cook")
-                start = token.i
-                while (
-                    start > 0
-                    and spacy_doc[start - 1].pos_ == "PROPN"
-                    and spacy_doc[start - 1].dep_ in ("compound", "flat")
-                ):
-                    start -= 1
-                return names.register(spacy_doc[start : token.i + 1])
+                return names.register(proper_noun_span(token))
         break
     return None
 
