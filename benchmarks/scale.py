@@ -167,9 +167,10 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
     import noema
     from noema.evaluate import ChunkRetriever  # noqa: F401  (imported for its models' warm-up)
 
+    # the models loaded as a service loads them before its first question: spaCy, the embedding
+    # model and the token encoding (noema.load_models; a server also runs noema.warm_up)
+    noema.load_models()
     embedder = noema.SentenceTransformerEmbedder()
-    embedder.embed(["warm up"])
-    noema.SpacyExtractor().extract([noema.Document("Warm up.")])
     rss_before = _rss_mb()
     with timer() as load:
         kb = noema.KnowledgeBase.load(bundle, embedder=embedder)

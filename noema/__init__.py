@@ -71,7 +71,7 @@ from noema.retrieval.result import (
     RetrievalResult,
 )
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
-from noema.warmup import load_models
+from noema.warmup import load_models, warm_up
 
 __all__ = [
     "BatchExtractor",
@@ -131,4 +131,5 @@ __all__ = [
     "normalize_name",
     "normalize_predicate",
     "parse_notation",
+    "warm_up",
 ]

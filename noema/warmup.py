@@ -6,6 +6,7 @@ from __future__ import annotations
 from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
+from noema.retrieval.options import RetrieveOptions
 
 __all__ = ["load_models", "warm_up"]
 
@@ -32,13 +33,17 @@ def load_models(
     kb.retrieve(WARM_UP_QUESTION)
 
 
-def warm_up(kb: KnowledgeBase, *, parse: bool = False) -> None:
+def warm_up(
+    kb: KnowledgeBase, *, parse: bool = False, options: RetrieveOptions | None = None
+) -> None:
     """Pay ``kb``'s first-call costs now: load its own embedding model and run one throwaway
     retrieval over its own facts (the first forward pass, the token encoding and the first
     search each cost more than a later call: measured, a first retrieval 5x a later one even
-    with the model loaded). With ``parse``, also load its extractor's spaCy pipeline; a server
-    that only retrieves never needs it (seconds of loading and memory for nothing). Changes
-    nothing in ``kb``.
+    with the model loaded). ``options`` are those the later calls will use (their
+    ``token_model`` is the encoding built). With ``parse``, also load its extractor's spaCy
+    pipeline; a server that only retrieves never needs it (seconds of loading and memory for
+    nothing). Changes nothing in ``kb``. The MCP server and the retrievers of both adapters
+    call it when they are built.
 
     Raises:
         MissingResourceError: a model is not installed (the message says how to install it).
@@ -49,6 +54,6 @@ def warm_up(kb: KnowledgeBase, *, parse: bool = False) -> None:
         >>> warm_up(kb)
     """
     kb.embedder.embed([WARM_UP_QUESTION])  # an empty base retrieves without embedding
-    kb.retrieve(WARM_UP_QUESTION)
+    kb.retrieve_with(WARM_UP_QUESTION, options or RetrieveOptions())
     if parse:
         kb.extractor.extract([Document("Larry Page founded Google in 1998.", id="warm-up")])

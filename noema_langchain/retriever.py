@@ -71,6 +71,10 @@ class NoemaRetriever(BaseRetriever, RetrieveFields):
         super().__init__(**data)
         if isinstance(given, (str, os.PathLike)):
             self._bundle_path = os.fspath(given)
+        # the models load here, as an embeddings object loads its model when it is built: the
+        # first invoke then costs what a later one does, not seconds of loading
+        options = {k: v for k, v in self.search_kwargs.items() if k not in _SEARCH_KEYS}
+        noema.warm_up(self.knowledge_base, options=self._options(None, options))
 
     # -- LangChain serialization (dumpd / load) -------------------------------------------------
     @classmethod

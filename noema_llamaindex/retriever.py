@@ -80,6 +80,8 @@ class NoemaRetriever(BaseRetriever):
         self.similarity_top_k = similarity_top_k
         self.filters = _noema_filters(filters)
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+        # the models load here, so the first retrieve costs what a later one does
+        noema.warm_up(knowledge_base, options=self.options)
 
     @classmethod
     def from_documents(

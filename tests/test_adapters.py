@@ -92,6 +92,27 @@ def test_langchain_unknown_constructor_fields_raise(
         noema_langchain.NoemaContextCompressor(**field)
 
 
+@pytest.mark.parametrize("build", [noema_langchain.NoemaRetriever, noema_llamaindex.NoemaRetriever])
+def test_a_retriever_pays_its_first_call_costs_when_it_is_built(
+    company_kb: noema.KnowledgeBase, embedder: noema.SentenceTransformerEmbedder, build: Any
+) -> None:
+    # the real embedder behind a counter: the test is about when the retriever calls it
+    from conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    kb = noema.KnowledgeBase.from_bytes(company_kb.to_bytes(), embedder=counting)
+    build(kb)
+    assert counting.calls and counting.calls[0] == ["Who founded Google?"]
+
+
+@pytest.mark.parametrize("build", [noema_langchain.NoemaRetriever, noema_llamaindex.NoemaRetriever])
+def test_a_retriever_whose_encoding_is_missing_fails_when_it_is_built(
+    company_kb: noema.KnowledgeBase, build: Any
+) -> None:
+    with pytest.raises(noema.MissingResourceError, match="o200k_base"):
+        build(company_kb, token_model="o200k_base")
+
+
 @pytest.fixture(scope="module")
 def two_language_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
     return ingested(

@@ -17,7 +17,7 @@ NotationEntity NotationError NotationEvent NotationRelation OptionError ParsedNo
 RelationPattern RetrievalResult RetrieveKwargs RetrieveOptions RoundTripReport SeedStrategy SemanticGraph
 SentenceTransformerEmbedder SpacyExtractor TokenSaving UnknownIdError __version__ check_filters check_round_trip compress
 compression_base count_tokens decode encode_graph get_encoding load_models normalize_name
-normalize_predicate parse_notation
+normalize_predicate parse_notation warm_up
 """.split()  # noqa: SIM905  (a word list reads as the pin it is)
 
 
@@ -207,7 +207,7 @@ LAYERS = {
     "export": _uses("model.graph"),
     # imported by the adapters only: it imports pydantic, which they bring
     "adapters": _uses("compress kb model.records resources retrieval.options warmup"),
-    "warmup": _uses("model.records kb resources"),
+    "warmup": _uses("model.records kb resources retrieval.options"),
     # The two top packages: "serve" or "cli" in one of their modules' entries stands for the
     # package's other modules. The MCP server: what the tools return, the tools' table, the
     # server, stdio and HTTP.
