@@ -288,6 +288,41 @@ def test_two_well_attested_types_stay_two_things(
     assert [t for t, _ in _named(store, "Jordan")] == ["ORG", "PERSON"]
 
 
+@pytest.mark.parametrize("undecided_first", [False, True])
+def test_a_name_left_other_in_one_document_is_the_one_typed_thing_of_that_name(
+    embedder: noema.SentenceTransformerEmbedder, undecided_first: bool
+) -> None:
+    # seen: "Marcus Crane" :PERSON and :OTHER, one man in two nodes, where one document's
+    # evidence disagreed (a given name NER called an organisation)
+    store, canonicalizer = SemanticGraph(), Canonicalizer(embedder)
+    graphs = [_typed("other", "Marcus Crane", "OTHER"), _typed("person", "Marcus Crane", "PERSON")]
+    merges = _ingest(canonicalizer, store, *(graphs if undecided_first else graphs[::-1]))
+    ((type_, entity_id),) = _named(store, "Marcus Crane")
+    assert type_ == "PERSON" and len(store.entities[entity_id].mentions) == 2
+    (record,) = [m for m in merges if m.rule == "type"]
+    assert record.type == "OTHER" and record.document_ids == ("other",)
+
+
+def test_a_name_left_other_stays_apart_from_two_typed_things_a_common_noun_and_one_word(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    store, canonicalizer = SemanticGraph(), Canonicalizer(embedder)
+    _ingest(
+        canonicalizer,
+        store,
+        *(_typed(f"c{n}", "Pellow Bay", "GPE") for n in range(2)),
+        _typed("person", "Pellow Bay", "PERSON"),
+        _typed("other", "Pellow Bay", "OTHER"),
+        _typed("company", "Apple", "ORG"),
+        _typed("fruit", "apple", "OTHER"),
+        _typed("nation", "English", "PERSON"),
+        _typed("language", "English", "OTHER"),
+    )
+    assert [t for t, _ in _named(store, "Pellow Bay")] == ["GPE", "OTHER", "PERSON"]
+    assert [t for t, _ in _named(store, "apple")] == ["OTHER"]
+    assert [t for t, _ in _named(store, "English")] == ["OTHER", "PERSON"]
+
+
 @pytest.mark.parametrize("place", ["GPE", "LOC"])
 def test_a_person_never_joins_a_place_however_often_it_is_named(
     embedder: noema.SentenceTransformerEmbedder, place: str

@@ -22,7 +22,8 @@ typed two ways):
 A third rule crosses types, never persons and places: one normalized name that NER typed
 differently in different documents ("Veltrix Robotics" as PERSON in one, ORG in three) becomes
 one entity of the type most of its mentions have, when they have at least three times the
-other's (see :meth:`Canonicalizer._type_once`).
+other's (see :meth:`Canonicalizer._type_once`); a proper name of two or more words left OTHER in
+one document joins the one typed entity of exactly that name.
 
 Every merge is recorded as a :class:`MergeRecord`.
 """
@@ -41,7 +42,7 @@ from noema.errors import OptionError
 from noema.model.gcpause import paused_gc
 from noema.model.graph import SemanticGraph
 from noema.model.names import initials, key_words, names_compatible, normalize_name
-from noema.model.records import VALUE_TYPES, MergeRecord
+from noema.model.records import VALUE_TYPES, Entity, MergeRecord
 from noema.vectors.embed import Embedder, Vectors
 
 __all__ = ["Canonicalizer", "IngestReport", "MergeRecord", "MergeResult", "normalize_name"]
@@ -313,7 +314,7 @@ class Canonicalizer:
                     and normalize_name(store.entities[eid].name) == key
                 )
             )
-            if len(ids) < 2:
+            if not ids:
                 continue
             ranked = sorted(
                 ids, key=lambda e: (-len(store.entities[e].mentions), store.entities[e].type, e)
@@ -325,29 +326,59 @@ class Canonicalizer:
                     continue  # both types well attested: two things of one name
                 if "PERSON" in (keep.type, other.type) and {keep.type, other.type} & PLACES:
                     continue
-                merges.append(
-                    MergeRecord(
-                        entity_id=keep.id,
-                        canonical_name=keep.name,
-                        merged_name=other.name,
-                        type=other.type,
-                        rule="type",
-                        similarity=None,
-                        document_ids=tuple(sorted({m.document_id for m in other.mentions})),
-                    )
-                )
-                store.merge_entities(keep.id, other_id, across_types=True)
-                kept[other_id] = keep.id
-                for alias in (other.name, *other.aliases):
-                    if self._keys.get((other.type, normalize_name(alias))) == other_id:
-                        del self._keys[(other.type, normalize_name(alias))]
-                self._vectors.pop(other_id, None)
-                self._names.discard({other_id})
-                self._synced.discard(other_id)
-                for alias in (other.name, *other.aliases):
-                    self._keys.setdefault((keep.type, normalize_name(alias)), keep.id)
-                keep = store.entities[keep.id]
+                keep = self._join_types(store, keep.id, other_id, merges, kept)
+            undecided = self._keys.get(("OTHER", key))
+            if (
+                undecided is not None
+                and undecided in store.entities
+                and sum(e in store.entities for e in ids) == 1
+                and store.entities[undecided].name == keep.name
+                and keep.name[:1].isupper()
+                and " " in keep.name
+            ):
+                # A proper name typed OTHER in one document, where its evidence disagreed
+                # ("Marcus Crane", a given name NER called an organisation), is the one typed
+                # entity of exactly that name: OTHER claims nothing, so it contradicts no type.
+                # Not with two typed entities of the name (a town and a person: which one is
+                # unknown), nor a common noun ("apple" is not "Apple"), nor a one-word name:
+                # "English" and "Savoy" are adjectives, houses and places as often as one thing
+                # (on Re-DocRED's gold clusters every wrong join was of one word).
+                self._join_types(store, keep.id, undecided, merges, kept)
         return kept
+
+    def _join_types(
+        self,
+        store: SemanticGraph,
+        keep_id: str,
+        other_id: str,
+        merges: list[MergeRecord],
+        kept: dict[str, str],
+    ) -> Entity:
+        """Merge ``other_id`` into ``keep_id`` across types (rule 3), logged, with the names
+        filed under the kept type; returns the kept entity as it is now."""
+        keep, other = store.entities[keep_id], store.entities[other_id]
+        merges.append(
+            MergeRecord(
+                entity_id=keep.id,
+                canonical_name=keep.name,
+                merged_name=other.name,
+                type=other.type,
+                rule="type",
+                similarity=None,
+                document_ids=tuple(sorted({m.document_id for m in other.mentions})),
+            )
+        )
+        store.merge_entities(keep.id, other_id, across_types=True)
+        kept[other_id] = keep.id
+        for alias in (other.name, *other.aliases):
+            if self._keys.get((other.type, normalize_name(alias))) == other_id:
+                del self._keys[(other.type, normalize_name(alias))]
+        self._vectors.pop(other_id, None)
+        self._names.discard({other_id})
+        self._synced.discard(other_id)
+        for alias in (other.name, *other.aliases):
+            self._keys.setdefault((keep.type, normalize_name(alias)), keep.id)
+        return store.entities[keep.id]
 
     def point(self, name: str, type_: str, entity_id: str) -> None:
         """Make later exact matches of ``name`` (in ``type_``) join ``entity_id``."""
