@@ -256,3 +256,105 @@ def test_a_topic_is_not_completed_to_a_longer_name_it_ends(extractor: SpacyExtra
     region = [e for e in graph.entities.values() if e.name == "Regierungsbezirk Kassel"]
     assert region
     assert all(m.start > 0 for e in region for m in e.mentions)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        pytest.param(
+            (
+                "Corrin Sonar designs depth sounders for small boats. It was founded in 2009 by "
+                "Ada Voss. Tollan Marine bought the company in 2016.",
+                "Ada Voss set up Corrin Sonar in 2009.",
+                "Brackwater is home to Corrin Sonar.",
+            ),
+            id="it-and-the-company-for-a-name-ner-calls-a-person",
+        ),
+        pytest.param(
+            (
+                "Hollin Creamery has made soft cheese in Dunmore since 1952. Fenwick Dairy "
+                "bought it in 2016. The creamery employs about forty people.",
+                "Fenwick Dairy bought Hollin Creamery in 2016.",
+            ),
+            id="the-kind-word-its-name-holds",
+        ),
+    ],
+)
+def test_a_company_is_one_node_of_the_type_its_own_document_says(
+    extractor: SpacyExtractor, texts: tuple[str, ...]
+) -> None:
+    graph = _graph(extractor, *texts)
+    company = texts[0].split(" ", 2)[0] + " " + texts[0].split(" ", 2)[1]
+    assert _types(graph)[company] == {"ORG"}
+
+
+def test_the_company_is_never_the_subject_of_its_own_clause(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Corrin Sonar designs depth sounders for small boats. It was founded in 2009 by Ada "
+        "Voss. Tollan Marine bought the company in 2016.",
+    )
+    assert ("Tollan Marine", "buy", "Corrin Sonar") in _facts(graph)
+
+
+def test_a_person_named_once_as_a_place_is_the_person_the_batch_knows(
+    extractor: SpacyExtractor,
+) -> None:
+    # a lone place label stands against the batch for "Washington", not for a person's name
+    graph = _graph(
+        extractor,
+        "Agnes Fenwick was born in Hollin Cross in 1934. She moved to Brackenford in 1960.",
+        "Fenwick Dairy is a dairy in Brackenford. Agnes Fenwick founded it in 1987.",
+        "Rupert Fenwick runs Fenwick Dairy, the business his grandmother Agnes Fenwick started.",
+    )
+    assert _types(graph)["Agnes Fenwick"] == {"PERSON"}
+
+
+def test_a_title_that_tells_its_thing_apart_settles_no_type_for_other_documents(
+    extractor: SpacyExtractor,
+) -> None:
+    # seen on HotpotQA: the game series made the novelist a PRODUCT in every document
+    games = (
+        'The "Agatha Christie" series is a series of adventure games developed by AWE Games, '
+        "based on the works of the English mystery writer Agatha Christie."
+    )
+    graph = extractor.extract(
+        [
+            Document(games, id="games", metadata={"title": "Agatha Christie (video game series)"}),
+            Document(
+                "The Body in the Library is a 1984 television film adaptation of Agatha "
+                "Christie's 1942 detective novel, directed by Silvio Narizzano.",
+                id="film",
+                metadata={"title": "The Body in the Library (film)"},
+            ),
+            *(
+                Document(
+                    f"{title} is a {year} game based on Agatha Christie's {novel} novel.",
+                    id=title,
+                    metadata={"title": f"{title} (game)"},
+                )
+                for title, year, novel in (
+                    ("Evil Under the Sun", 2007, 1941),
+                    ("Murder on the Orient Express", 2006, 1934),
+                    ("And Then There Were None", 2005, 1939),
+                )
+            ),
+        ]
+    )
+    elsewhere = {
+        e.type
+        for e in graph.entities.values()
+        if e.name == "Agatha Christie" and any(m.document_id != "games" for m in e.mentions)
+    }
+    assert elsewhere and "PRODUCT" not in elsewhere
+
+
+def test_the_firm_is_never_a_description_that_ends_in_firm(extractor: SpacyExtractor) -> None:
+    # a HotpotQA paragraph whose title names the firm and whose text starts after the name
+    text = (
+        " L.P. (formerly known as Kohlberg Kravis Roberts & Co.) is an American multinational "
+        "private equity firm, specializing in leveraged buyouts. The firm sponsors private "
+        "equity funds. The firm has completed over $400 billion of private equity transactions."
+    )
+    graph = extractor.extract([Document(text, id="kkr", metadata={"title": "KKR & Co."})])
+    assert {s for s, p, _ in _facts(graph) if p == "complete"} == {"KKR & Co."}

@@ -112,6 +112,10 @@ class NameTable:
         self.mentions: dict[str, list[Mention]] = {}
         self.by_token: dict[int, str] = {}
         self.offset = 0
+        # the types the document's own words settled (see settle_type), for the whole batch
+        # unless its title says other things share the main entity's name
+        self.settled: dict[str, str] = {}
+        self.shared_topic = False
 
     def start_piece(self, offset: int) -> None:
         self.by_token = {}
@@ -214,12 +218,34 @@ class NameTable:
                 best = key
         return best[2] if best else None
 
+    def holding(self, before: int, word: str, skip: Iterable[str] = ()) -> str | None:
+        """The name mentioned last before character ``before`` that ends in ``word`` or its
+        plural ("Millbrook Creamery" for "the creamery", "Crane Studios" for "the studio"),
+        whatever its type; not one of ``skip``, nor a description ("American multinational
+        private equity firm": only a name has every word capitalized)."""
+        best: tuple[int, str] | None = None
+        endings = (word, f"{word}s", f"{word}es")
+        for name, mentions in self.mentions.items():
+            words = name.split()
+            if (
+                name in skip
+                or len(words) < 2
+                or words[-1].lower() not in endings
+                or not all(w[:1].isupper() for w in words)
+            ):
+                continue
+            ends = [m.start for m in mentions if m.end <= before]
+            if ends and (best is None or max(ends) > best[0]):
+                best = (max(ends), name)
+        return best[1] if best else None
+
     def settle_type(self, name: str, type_: str) -> None:
         """The document's own word for what ``name`` is ("a 2002 film", see
         :mod:`noema.ingest.kinds`) outvotes NER's labels of it in this document."""
         counts = self.votes.setdefault(name, Counter())
-        others = sum(n for t, n in counts.items() if t != type_)
-        counts[type_] = max(counts[type_], others + CUE_VOTE)
+        _outvote(counts, type_)
+        if not self.shared_topic:
+            self.settled[name] = type_
 
     def take_over(self, span: Any, name: str, type_: str) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
@@ -369,7 +395,7 @@ def _best(counts: Counter[str], order: Sequence[str]) -> str:
     return max(counts, key=lambda t: (counts[t], -order.index(t)))
 
 
-def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
+def _decide_type(votes: Counter[str], batch: Counter[str], name: str = "") -> str:
     """The type of a name in one document.
 
     The document's own mentions decide whether the name is a PERSON, because a person and a place
@@ -385,8 +411,11 @@ def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
         return "OTHER"
     document_first = [*votes, *(t for t in batch if t not in votes)]
     own = _best(chosen, document_first)
-    if votes and chosen[own] <= NER_VOTE and own not in ("GPE", "LOC") and batch:
-        chosen = batch  # one unsupported label: the batch knows more
+    lone = bool(votes) and chosen[own] <= NER_VOTE
+    # one unsupported label: the batch knows more; a lone place label stands ("Washington" the
+    # city beside the man), unless the name has a person's form ("Agnes Fenwick", LOC once)
+    if lone and (own not in ("GPE", "LOC") or given_name(name)) and batch:
+        chosen = batch
     if _best(chosen, document_first) == "PERSON":
         return "PERSON"
     # the batch already holds this document's votes; ties go to the batch's first label, so every
@@ -400,12 +429,29 @@ def _decide_type(votes: Counter[str], batch: Counter[str]) -> str:
     return _best(pool, batch_first)
 
 
+def _outvote(counts: Counter[str], type_: str) -> None:
+    """Give ``type_`` more votes than all the other types together, by a cue's weight."""
+    others = sum(n for t, n in counts.items() if t != type_)
+    counts[type_] = max(counts[type_], others + CUE_VOTE)
+
+
 def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     """One graph for a batch of parsed documents; a name's type votes are pooled over the batch."""
     batch_votes: dict[str, Counter[str]] = {}
     for item in found:
         for name, votes in item.names.votes.items():
             batch_votes.setdefault(name, Counter()).update(votes)
+    # A document's own word for what it is about ("Pennick Ironworks is a foundry", "the
+    # company" for the name "it" stands for) outvotes the labels other documents give the name
+    # in passing, where it mostly has one: one name, one node of the type its own document says.
+    # Another document's two labels or a cue of its sentence still decide there (Washington).
+    settled: dict[str, set[str]] = {}
+    for item in found:
+        for name, type_ in item.names.settled.items():
+            settled.setdefault(name, set()).add(type_)
+    for name, types in settled.items():
+        if len(types) == 1:  # two documents that disagree name two things ("Orlin", an album)
+            _outvote(batch_votes[name], *types)
     graph = SemanticGraph()
     for item in found:
         _add_to_graph(graph, item, batch_votes)
@@ -455,7 +501,7 @@ def _add_to_graph(
 
     def entity(name: str) -> str:
         if name not in ids:
-            type_ = _decide_type(names.votes[name], batch_votes.get(name, Counter()))
+            type_ = _decide_type(names.votes[name], batch_votes.get(name, Counter()), name)
             ids[name] = graph.add_entity(name, type_, mentions=names.mentions.get(name, ()))
         return ids[name]
 

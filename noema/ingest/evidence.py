@@ -42,7 +42,7 @@ _COMPANY_WORDS = frozenset(
     _words("""
     avionics aerospace airlines airways analytics automotive bank biotech brewery capital
     chemicals communications company corporation dairy dynamics electronics energy engineering
-    enterprises entertainment foods group holdings industries insurance interactive labs
+    enterprises entertainment foods group holdings industries insurance interactive ironworks labs
     laboratories logistics marine media mining motors networks partners pharma pharmaceuticals
     publishing records robotics shipping shipyards software solutions studio studios systems
     technologies telecom textiles therapeutics ventures works
@@ -84,9 +84,18 @@ _ROLE_NOUNS = frozenset(
     """)
 )
 
-# what only a person is: the roles above and the person kinds ("the drummer Mateo Brisk",
+# "his grandmother Agnes Fenwick", "His daughter Jordan Sallis": kin are people
+_KIN_NOUNS = frozenset(
+    _words("""
+    mother father son daughter wife husband brother sister grandmother grandfather grandson
+    granddaughter uncle aunt nephew niece cousin widow widower
+    """)
+)
+# what only a person is: the roles above, kin and the person kinds ("the drummer Mateo Brisk",
 # "Renata Villa, a lawyer")
-_PERSON_NOUNS = _ROLE_NOUNS | {kind for kind, type_ in KIND_TYPES.items() if type_ == "PERSON"}
+_PERSON_NOUNS = (
+    _ROLE_NOUNS | _KIN_NOUNS | {kind for kind, type_ in KIND_TYPES.items() if type_ == "PERSON"}
+)
 
 
 @cache

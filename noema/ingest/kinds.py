@@ -34,7 +34,7 @@ _KINDS = {
         organisation association federation league club team university college school academy
         institute party council ministry department newspaper magazine network broadcaster
         franchise maker startup business brand brewery shipyard supplier carrier subsidiary
-        cooperative consultancy
+        cooperative consultancy cidery winery distillery creamery foundry
     """,
     "GPE": """
         city town village hamlet municipality borough county country state province

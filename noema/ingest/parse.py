@@ -58,6 +58,7 @@ from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
 from noema.model.graph import SemanticGraph
+from noema.model.names import strip_disambiguation
 from noema.model.records import Document, normalize_predicate
 from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
@@ -208,6 +209,9 @@ class SpacyExtractor:
         kinds = main_kinds(spacy_doc, main, names)
         if main is not None and offset == 0:
             title = title_of(found.doc)
+            # "Agatha Christie (video game series)": a title that tells its thing apart from
+            # others of the name settles the type here only, never for the batch
+            names.shared_topic = title is not None and strip_disambiguation(title) != title
             said = title_kind(title) if title is not None else None
             type_ = kind_type([said]) if said in KIND_TYPES else kind_type(kinds)
             if type_ is not None:

@@ -230,10 +230,13 @@ class SentenceReader:
     def _antecedent(self, token: Any, types: frozenset[str]) -> str:
         """The nearest name of ``types`` before ``token``, not one of its clause's subjects;
         ``""`` (names nothing) when there is none."""
-        siblings = (c for c in token.head.children if c.dep_ in _SUBJECT_DEPS and c is not token)
-        skip = [self.by_token[c.i] for c in siblings if c.i in self.by_token]
         at = self.names.offset + token.idx
-        return self.names.antecedent(at, types, skip) or ""
+        return self.names.antecedent(at, types, self._clause_subjects(token)) or ""
+
+    def _clause_subjects(self, token: Any) -> list[str]:
+        """The names of the other subjects of ``token``'s clause ("Kwame Osei replaced her")."""
+        siblings = (c for c in token.head.children if c.dep_ in _SUBJECT_DEPS and c is not token)
+        return [self.by_token[c.i] for c in siblings if c.i in self.by_token]
 
     def _apposition(self, token: Any) -> str | None:
         """ "the CEO, Sundar Pichai": a noun with a named apposition stands for that name."""
@@ -261,10 +264,24 @@ class SentenceReader:
             return None
         types = _PLACES if type_ in _PLACES else frozenset({type_})
         at = self.names.offset + token.idx
-        found = self.names.antecedent(at, types, described=describing_nouns(token))
-        if found is None and self.names.leading_type(self.main) in types | {"OTHER", None}:
+        # "Lindqvist Marine bought the company": never the subject of its own clause
+        skip = self._clause_subjects(token)
+        holder = self.names.holding(at, kind, skip) if type_ == "ORG" else None
+        if holder is not None:
+            # "Millbrook Creamery ... The creamery employs": the company whose name ends in the
+            # kind word, whatever NER typed it; the word says its type (not for places: "the
+            # state" is not "Washington State" in a document about Texas)
+            if self.names.leading_type(holder) not in types:
+                self.names.settle_type(holder, type_)
+            return holder
+        found = self.names.antecedent(at, types, skip, described=describing_nouns(token))
+        leading = self.names.leading_type(self.main)
+        if found is None and (
+            leading in types | {"OTHER", None} or (leading == "PERSON" and not self.main_is_person)
+        ):
             # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
-            # for what its main entity is
+            # for what its main entity is; so too for a name NER called a person in a document
+            # whose pronouns call it "it" ("Gannet Sonar ... It was founded ... the company")
             self.names.settle_type(self.main, type_)
             found = self.main
         return found
@@ -434,9 +451,10 @@ class SentenceReader:
                 yield Link(successor, "take_over", thing, "succession", verb)
 
     def _prepositions(self, head: Any) -> Iterator[tuple[str, list[str]]]:
-        """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"])."""
+        """Each preposition under ``head`` with the entities it governs: ("in", ["Tulsa"]). The
+        parser calls some a dative ("played for Arvik United", "sold it to Fenwick Dairy")."""
         for prep in head.children:
-            if prep.dep_ == "prep":
+            if prep.dep_ == "prep" or (prep.dep_ == "dative" and prep.pos_ == "ADP"):
                 yield prep.lower_, self.entities(g for g in prep.children if g.dep_ == "pobj")
 
     def _copula(self, verb: Any, children: list[Any]) -> Iterator[Link]:
