@@ -120,7 +120,7 @@ LAYERS = {
     "ingest.topic": _uses("ingest._tokens ingest.entities model.records model.names model.spans"),
     "ingest.rules": _uses("ingest._tokens ingest.entities ingest.kinds model.records"),
     "ingest.parse": _uses(
-        "ingest.confidence ingest.entities ingest.extractor model.graph model.records model.spans ingest.kinds "
+        "ingest.confidence ingest.entities ingest.extractor model.graph model.names model.records model.spans ingest.kinds "
         "resources ingest.rules ingest.times ingest.topic"
     ),
     "ingest.dates": _uses(""),
