@@ -474,3 +474,42 @@ def test_a_time_reaches_a_fact_the_parser_read_as_a_dative(
     graph = _graph(extractor, text)
     assert event in _events(graph)
     assert (event[0], f"{event[1].split('_')[0]}_since", "2015") not in _relations(graph)
+
+
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        (
+            "Teo Marchetti is a midfielder. He played for FC Dravona between 2004 and 2008, then "
+            "moved to Port Celen Athletic, where he stayed until 2013.",
+            ("Teo Marchetti", "stay_in", "Port Celen Athletic", "../2013"),
+        ),
+        (
+            "Georgia Tremayne moved to Pennick, where she died in 2010.",
+            ("Georgia Tremayne", "die_in", "Pennick", "2010"),
+        ),
+        # no start of its own: the time of the clause it hangs on
+        (
+            "Teo Marchetti is a midfielder. In 2008 he moved to Port Celen Athletic, where he "
+            "stayed until 2013.",
+            ("Teo Marchetti", "stay_in", "Port Celen Athletic", "2008/2013"),
+        ),
+        (
+            "In March 2004 Lina Sorel joined Ostrava Pharmaceuticals, where she heads the "
+            "vaccine research division.",
+            ("Lina Sorel", "head_in", "Ostrava Pharmaceuticals", "2004-03/.."),
+        ),
+    ],
+)
+def test_a_clause_of_where_is_a_fact_about_the_place_it_hangs_on(
+    extractor: noema.SpacyExtractor, text: str, event: tuple[str, str, str, str]
+) -> None:
+    assert event in _events(_graph(extractor, text))
+
+
+def test_a_clause_of_place_under_a_verbless_sentence_is_read(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    # a title-like sentence with a noun for its root: the walk up to a verb ends there
+    graph = _graph(extractor, "Halden Museum, where Ada Quill worked until 1990.")
+    assert ("Ada Quill", "work_in", "Halden Museum", "../1990") in _events(graph)

@@ -456,6 +456,11 @@ class SentenceReader:
         for prep in head.children:
             if prep.dep_ == "prep" or (prep.dep_ == "dative" and prep.pos_ == "ADP"):
                 yield prep.lower_, self.entities(g for g in prep.children if g.dep_ == "pobj")
+        if head.dep_ == "relcl" and any(
+            c.dep_ == "advmod" and c.lower_ == "where" for c in head.children
+        ):
+            # "moved to Pennick, where she died in 2010": "where" is "in" the name it hangs on
+            yield "in", self.entities([head.head])
 
     def _copula(self, verb: Any, children: list[Any]) -> Iterator[Link]:
         subject_tokens = [c for c in children if c.dep_ in _SUBJECT_DEPS]

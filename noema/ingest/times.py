@@ -291,6 +291,8 @@ def _link_time(
     if link.anchor.i not in cache:
         cache[link.anchor.i] = clause_time(link.anchor)
     found = cache[link.anchor.i]
+    if link.rule == "prep" and _where_clause(link.anchor):
+        found = _from_outer(found, link.anchor, cache)
     if found is None:
         return None
     stated = {by_token.get(i) for i in found.tokens}
@@ -299,6 +301,39 @@ def _link_time(
         # written (a "when" answer matches "August 19, 2004", not "2004-08-19")
         return None
     return found.text
+
+
+def _where_clause(verb: Any) -> bool:
+    """ "..., where she heads the division": a relative clause of place."""
+    return verb.dep_ == "relcl" and any(
+        c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children
+    )
+
+
+def _from_outer(
+    own: ClauseTime | None, verb: Any, cache: dict[int, ClauseTime | None]
+) -> ClauseTime | None:
+    """A clause of place holds from the time of the clause it hangs on when it does not say
+    when it began: "joined Ostrava in 2004, where she heads the division" from 2004 on, "moved to
+    Port Celen in 2008, where he stayed until 2013" from 2008 to 2013."""
+    if own is not None and "/" not in own.text:
+        return own  # "where she died in 2010": a point of its own
+    outer_verb = verb.head
+    # spaCy makes a new token object on each access: compare positions, not objects
+    while outer_verb.pos_ not in ("VERB", "AUX") and outer_verb.head.i != outer_verb.i:
+        outer_verb = outer_verb.head
+    if outer_verb.i not in cache:
+        cache[outer_verb.i] = clause_time(outer_verb)
+    outer = cache[outer_verb.i]
+    if outer is None or "/" in outer.text:
+        return own
+    start, _, end = own.text.partition("/") if own is not None else ("", "", OPEN)
+    if start not in ("", OPEN):
+        return own
+    text = period_text(outer.text, None if end == OPEN else end)
+    if text is None or read_period(text) is None:
+        return own
+    return ClauseTime(text, (own.tokens if own is not None else frozenset()) | outer.tokens)
 
 
 def _former(link: Link) -> Link:
