@@ -275,13 +275,18 @@ def test_a_name_typed_two_ways_becomes_one_entity_of_the_majority_type(
     assert len(_named(store, "Veltrix Robotics")) == 1
 
 
+def _stored(embedder: noema.SentenceTransformerEmbedder, *graphs: SemanticGraph) -> SemanticGraph:
+    """A store that took ``graphs`` one after another."""
+    store = SemanticGraph()
+    _ingest(Canonicalizer(embedder), store, *graphs)
+    return store
+
+
 def test_two_well_attested_types_stay_two_things(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
-    store, canonicalizer = SemanticGraph(), Canonicalizer(embedder)
-    _ingest(
-        canonicalizer,
-        store,
+    store = _stored(
+        embedder,
         *(_typed(f"p{n}", "Jordan", "PERSON") for n in range(2)),
         *(_typed(f"o{n}", "Jordan", "ORG") for n in range(3)),
     )
@@ -306,10 +311,8 @@ def test_a_name_left_other_in_one_document_is_the_one_typed_thing_of_that_name(
 def test_a_name_left_other_stays_apart_from_two_typed_things_a_common_noun_and_one_word(
     embedder: noema.SentenceTransformerEmbedder,
 ) -> None:
-    store, canonicalizer = SemanticGraph(), Canonicalizer(embedder)
-    _ingest(
-        canonicalizer,
-        store,
+    store = _stored(
+        embedder,
         *(_typed(f"c{n}", "Pellow Bay", "GPE") for n in range(2)),
         _typed("person", "Pellow Bay", "PERSON"),
         _typed("other", "Pellow Bay", "OTHER"),
