@@ -88,3 +88,10 @@ def describing_nouns(noun: Any) -> list[str]:
         and c.ent_type_ != "NORP"
         and len(c) >= 4
     ]
+
+
+def place_clause(verb: Any) -> bool:
+    """Whether ``verb`` heads a relative clause of place: "moved to Pennick, where she died"."""
+    return verb.dep_ == "relcl" and any(
+        c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children
+    )

@@ -210,10 +210,10 @@ class NameTable:
                 leading = "PERSON"
             if name in skipped or leading not in types:
                 continue
-            ends = [m.start for m in mentions if m.end <= before]
-            if not ends:
+            last = _last_start(mentions, before)
+            if last is None:
                 continue
-            key = (_holds_a_word(name, described), max(ends), name)
+            key = (_holds_a_word(name, described), last, name)
             if best is None or key[:2] > best[:2]:
                 best = key
         return best[2] if best else None
@@ -234,9 +234,9 @@ class NameTable:
                 or not all(w[:1].isupper() for w in words)
             ):
                 continue
-            ends = [m.start for m in mentions if m.end <= before]
-            if ends and (best is None or max(ends) > best[0]):
-                best = (max(ends), name)
+            last = _last_start(mentions, before)
+            if last is not None and (best is None or last > best[0]):
+                best = (last, name)
         return best[1] if best else None
 
     def settle_type(self, name: str, type_: str) -> None:
@@ -525,6 +525,11 @@ def _add_to_graph(
             )
     for name in names.votes:
         entity(name)
+
+
+def _last_start(mentions: Sequence[Mention], before: int) -> int | None:
+    """Where the last of ``mentions`` that ends by character ``before`` starts, or ``None``."""
+    return max((m.start for m in mentions if m.end <= before), default=None)
 
 
 def _holds_a_word(name: str, words: Sequence[str]) -> bool:

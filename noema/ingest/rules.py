@@ -14,6 +14,7 @@ from noema.ingest._tokens import (
     describing_nouns,
     governing_predicate,
     lemma,
+    place_clause,
     proper_noun_span,
     role_phrase,
     verb_predicate,
@@ -195,7 +196,7 @@ class SentenceReader:
         if (
             token.lower_ in _RELATIVE_PRONOUNS
             and token.head.dep_ in ("relcl", "acl")
-            and token.head.head is not token
+            and token.head.head.i != token.i
         ):
             described = self.described(token.head.head)
             if not described:
@@ -235,7 +236,8 @@ class SentenceReader:
 
     def _clause_subjects(self, token: Any) -> list[str]:
         """The names of the other subjects of ``token``'s clause ("Kwame Osei replaced her")."""
-        siblings = (c for c in token.head.children if c.dep_ in _SUBJECT_DEPS and c is not token)
+        # spaCy makes a new token object on each access: positions tell tokens apart
+        siblings = (c for c in token.head.children if c.dep_ in _SUBJECT_DEPS and c.i != token.i)
         return [self.by_token[c.i] for c in siblings if c.i in self.by_token]
 
     def _apposition(self, token: Any) -> str | None:
@@ -456,9 +458,7 @@ class SentenceReader:
         for prep in head.children:
             if prep.dep_ == "prep" or (prep.dep_ == "dative" and prep.pos_ == "ADP"):
                 yield prep.lower_, self.entities(g for g in prep.children if g.dep_ == "pobj")
-        if head.dep_ == "relcl" and any(
-            c.dep_ == "advmod" and c.lower_ == "where" for c in head.children
-        ):
+        if place_clause(head):
             # "moved to Pennick, where she died in 2010": "where" is "in" the name it hangs on
             yield "in", self.entities([head.head])
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from noema.ingest._tokens import lemma, role_phrase
+from noema.ingest._tokens import lemma, place_clause, role_phrase
 from noema.ingest.dates import relative_years
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
 from noema.ingest.rules import Link
@@ -291,7 +291,7 @@ def _link_time(
     if link.anchor.i not in cache:
         cache[link.anchor.i] = clause_time(link.anchor)
     found = cache[link.anchor.i]
-    if link.rule == "prep" and _where_clause(link.anchor):
+    if link.rule == "prep" and place_clause(link.anchor):
         found = _from_outer(found, link.anchor, cache)
     if found is None:
         return None
@@ -301,13 +301,6 @@ def _link_time(
         # written (a "when" answer matches "August 19, 2004", not "2004-08-19")
         return None
     return found.text
-
-
-def _where_clause(verb: Any) -> bool:
-    """ "..., where she heads the division": a relative clause of place."""
-    return verb.dep_ == "relcl" and any(
-        c.dep_ == "advmod" and c.lower_ == "where" for c in verb.children
-    )
 
 
 def _from_outer(
