@@ -77,8 +77,12 @@ def test_the_sentence_types_names_ner_types_by_their_look(extractor: SpacyExtrac
         extractor,
         "Tarbes was founded by King Haakon II in 1779. The town lies on a river.",
         "Harrow Avionics builds flight computers. Renata Villa was born in Lleida.",
+        "The River Skarn flows through Greyling. The Tolland River rises in the Harl Uplands.",
+        "Priya Castellane studied at Wendholt Polytechnic before she joined Harrow Avionics.",
     )
     types = _types(graph)
+    assert types["River Skarn"] == types["Tolland River"] == {"LOC"}
+    assert types["Wendholt Polytechnic"] == {"ORG"}
     assert types["Tarbes"] == {"GPE"}
     assert types["King Haakon II"] == {"PERSON"}
     assert types["Harrow Avionics"] == {"ORG"}
@@ -295,6 +299,31 @@ def test_the_company_is_never_the_subject_of_its_own_clause(extractor: SpacyExtr
         "Voss. Tollan Marine bought the company in 2016.",
     )
     assert ("Tollan Marine", "buy", "Corrin Sonar") in _facts(graph)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dunmore is a river port on the Avon, halfway between Kelby and the sea. Harold Pike, "
+        "a former mayor of Kelby, was born in the town.",
+        "Dunmore is a small town in the hills. Harold Pike, a former mayor of Kelby, was born "
+        "in the town.",
+    ],
+    ids=["a-port", "a-town"],
+)
+def test_the_town_in_a_places_own_document_is_that_place(
+    extractor: SpacyExtractor, text: str
+) -> None:
+    facts = _facts(_graph(extractor, text))
+    assert ("Harold Pike", "born_in", "Dunmore") in facts
+    assert ("Harold Pike", "born_in", "Kelby") not in facts
+
+
+def test_the_town_in_a_persons_document_is_the_town_named_before(
+    extractor: SpacyExtractor,
+) -> None:
+    text = "Harold Pike grew up in Kelby. He was mayor of the town from 1990 to 1998."
+    assert any(f[0] == "Harold Pike" and f[2] == "Kelby" for f in _facts(_graph(extractor, text)))
 
 
 def test_a_person_named_once_as_a_place_is_the_person_the_batch_knows(

@@ -156,7 +156,8 @@ class NameTable:
                 if cue == NOT_PERSON:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing
                     cue = "OTHER" if type_ == "PERSON" else None
-                if cue is not None and not (cue == "GPE" and type_ == "LOC"):
+                # both places: NER's finer call stands ("Lake Placid" the village)
+                if cue is not None and {cue, type_} != {"GPE", "LOC"}:
                     counts[cue] += CUE_VOTE
         self.mentions.setdefault(name, []).append(self.mention(span))
         self.claim(span, name)

@@ -48,6 +48,17 @@ _COMPANY_WORDS = frozenset(
     technologies telecom textiles therapeutics ventures works
     """)
 )
+# The word that makes a body of people of a name: "Wendholt Polytechnic", "Bryn Academy".
+_INSTITUTION_WORDS = frozenset(
+    _words("""
+    academy college conservatory institute polytechnic school seminary university
+    """)
+)
+# The word that makes a natural place of a name, first or last: "River Vell", "Tolland River",
+# "Lake Ostmere", "Marbury Abbey". Not "Hill", "Bay" or "Falls": towns, films and bands are
+# named so too.
+_NATURE_FIRST = frozenset(_words("river lake mount loch"))
+_NATURE_LAST = frozenset(_words("river abbey mountains uplands valley glacier"))
 # A first word that makes a person of the name: "King Haakon II", "Sir Ian", "Dr. Osei".
 _PERSON_TITLES = frozenset(
     _words("""
@@ -116,14 +127,18 @@ def form_type(name: str) -> str | None:
         ('ORG', True)
         >>> form_type("aircraft parts company") is None
         True
+        >>> form_type("River Vell"), form_type("Wendholt Polytechnic"), form_type("Lake Placid")
+        ('LOC', 'ORG', 'LOC')
     """
     words = name.lower().split()
     if len(words) < 2 or not all(word[:1].isupper() for word in name.split()):
         return None  # "an aircraft parts company" is a description, not a company's name
-    if words[-1] in _COMPANY_WORDS:
+    if words[-1] in _COMPANY_WORDS or {words[0], words[-1]} & _INSTITUTION_WORDS:
         return "ORG"
     if words[0] in _PERSON_TITLES:
         return "PERSON"
+    if words[0] in _NATURE_FIRST or words[-1] in _NATURE_LAST:
+        return "LOC"
     return None
 
 

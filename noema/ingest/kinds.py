@@ -38,7 +38,7 @@ _KINDS = {
     """,
     "GPE": """
         city town village hamlet municipality borough county country state province
-        commune suburb capital township
+        commune suburb capital township port
     """,
     "LOC": """
         river creek stream lake mountain hill peak volcano island peninsula bay sea ocean valley

@@ -21,7 +21,7 @@ from noema.ingest._tokens import (
     with_conjuncts,
 )
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
-from noema.ingest.kinds import KIND_TYPES
+from noema.ingest.kinds import KIND_TYPES, kind_type
 from noema.model.records import normalize_predicate
 
 __all__ = ["Link", "SentenceReader"]
@@ -265,6 +265,11 @@ class SentenceReader:
         if type_ is None or type_ == "PERSON":
             return None
         types = _PLACES if type_ in _PLACES else frozenset({type_})
+        if type_ in _PLACES and self._main_is_a_place():
+            # "Lennox is a river port ... Tobin Vance, a former mayor of Halloran, was born in
+            # the town": in a place's own document "the town" is that place, not the last
+            # place named in passing
+            return self.main
         at = self.names.offset + token.idx
         # "Lindqvist Marine bought the company": never the subject of its own clause
         skip = self._clause_subjects(token)
@@ -287,6 +292,14 @@ class SentenceReader:
             self.names.settle_type(self.main, type_)
             found = self.main
         return found
+
+    def _main_is_a_place(self) -> bool:
+        """Whether the document is about a place: its own kind noun ("a river port") or its
+        name's type say so, and its pronouns do not call it a person."""
+        if self.main is None or self.main_is_person:
+            return False
+        said = kind_type(self.kinds)
+        return said in _PLACES or (said is None and self.names.leading_type(self.main) in _PLACES)
 
     def _place_wrapper(self, token: Any) -> str | None:
         """ "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name."""
