@@ -179,6 +179,32 @@ def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
     assert bridge_entity(graph, [fact], other, {}, set()) == (river, fact)
 
 
+def test_a_bridge_is_not_a_place_named_after_the_questions_own_name() -> None:
+    # "Lake Ostmere" in a question about Ostmere Cider: its one telling word is the question's,
+    # so its search brought other towns' mayors in place of the founder's birthplace
+    from noema.retrieval.bridges import bridge_entity, question_names, question_words
+
+    graph = noema.SemanticGraph()
+    text = "Ostmere Cider presses apples on the shore of Lake Ostmere near Greyling."
+    graph.add_document(noema.Document(text, id="d"))
+    lake = graph.add_entity("Lake Ostmere", "LOC", mentions=[noema.Mention("d", 45, 57)])
+    town = graph.add_entity("Greyling", "GPE", mentions=[noema.Mention("d", 63, 71)])
+    fact = graph.add_relation(lake, "near", town, mentions=[noema.Mention("d", 0, len(text))])
+    asked = "Who is the mayor of the town where the founder of Ostmere Cider was born?"
+    words, names = question_words(asked), question_names(asked)
+    assert bridge_entity(graph, [fact], words, {}, set(), names=names) == (town, fact)
+    # a lake the question does not name is still a bridge, and so is one whose telling word
+    # the question uses as a common word ("Lake District" for "the district that Knott is in")
+    for other in (
+        "Which lake lies near the town where the cider maker was born?",
+        "Which ostmere lies near the town where the cider maker was born?",
+    ):
+        found = bridge_entity(
+            graph, [fact], question_words(other), {}, set(), names=question_names(other)
+        )
+        assert found == (lake, fact), other
+
+
 @pytest.mark.parametrize(
     ("question", "evidence", "remaining"),
     [

@@ -38,6 +38,7 @@ __all__ = [
     "relation_words",
     "bridge_query",
     "entities_of",
+    "question_names",
     "question_words",
     "remaining_question",
     "walkable",
@@ -110,10 +111,19 @@ def question_words(question: str) -> str:
     return f" {normalize_name(question)} "
 
 
-def _named_in(question: str, names: Sequence[str]) -> bool:
+def question_names(question: str) -> str:
+    """The question's capitalized words, as :func:`question_words` gives them: the words of the
+    names it asks about ("ostmere cider" of "... the founder of Ostmere Cider was born?")."""
+    return question_words(" ".join(w for w in question.split() if w[:1].isupper()))
+
+
+def _named_in(question: str, names: Sequence[str], question_names: str = "") -> bool:
     """The question names the entity: one of its names as whole words, or every word of a
     name spelled nearly so ("Bubi River" in a question about the Bubye River: another
-    spelling of the question's own river, which brings nothing new)."""
+    spelling of the question's own river, which brings nothing new), or every word past a
+    natural place's kind word among the words of the question's names (``question_names``):
+    "Lake Ostmere" in a question about Ostmere Cider, whose search would bring what the
+    question's own did; not "Lake District" in a question about "the district"."""
     words = question.split()
     for name in names:
         key = normalize_name(name)
@@ -123,7 +133,16 @@ def _named_in(question: str, names: Sequence[str]) -> bool:
             return True
         if all(any(_near(part, word) for word in words) for part in key.split()):
             return True
+        telling = [part for part in key.split() if part not in _PLACE_WORDS]
+        if 0 < len(telling) < len(key.split()) and all(
+            f" {part} " in question_names for part in telling
+        ):
+            return True
     return False
+
+
+# The kind words of a natural place's name, which say nothing of which place it is.
+_PLACE_WORDS = frozenset({"lake", "river", "mount", "loch", "bay", "island", "isle"})
 
 
 def _near(a: str, b: str) -> bool:
@@ -148,11 +167,14 @@ def bridge_entity(
     question: str,
     topics: Mapping[str, Sequence[str]],
     used: Collection[str],
+    *,
+    names: str = "",
 ) -> tuple[str, str] | None:
     """The bridge among the entities of ``fact_ids`` (the facts of one sentence), with the fact
     it came from: ``(entity id, fact id)``; ``None`` when no entity qualifies.
 
-    ``question`` is :func:`question_words` of the question; ``used`` are bridges already taken.
+    ``question`` is :func:`question_words` of the question, ``names`` its
+    :func:`question_names`; ``used`` are bridges already taken.
     """
     candidates: dict[str, tuple[int, int, int, str]] = {}
     for fact_id in fact_ids:
@@ -160,7 +182,7 @@ def bridge_entity(
             if entity_id in candidates or entity_id in used or not walkable(graph, entity_id):
                 continue
             entity = graph.entities[entity_id]
-            if _named_in(question, (entity.name, *entity.aliases)):
+            if _named_in(question, (entity.name, *entity.aliases), names):
                 continue
             rank = (
                 0 if entity_id in topics else 1,

@@ -40,6 +40,7 @@ from noema.retrieval.bridges import (
     bridge_entity,
     bridge_query,
     entities_of,
+    question_names,
     question_words,
     relation_bridge,
     relation_words,
@@ -363,6 +364,7 @@ class _Bridges:
     ) -> None:
         self.planner, self.question, self.embed, self.floor = planner, question, embed, floor
         self.words = question_words(question)
+        self.names = question_names(question)
         self.used: set[str] = set()
         # a bridge search's sentence -> the evidence that led to that search
         self.evidence: dict[Sentence, str] = {}
@@ -406,7 +408,9 @@ class _Bridges:
         graph, sentences = self.planner.graph, self.planner.sentences
         chosen: list[_Chosen] = list(first)
         for sentence, facts, vector in units:
-            found = bridge_entity(graph, facts, self.words, sentences.topics, self.used)
+            found = bridge_entity(
+                graph, facts, self.words, sentences.topics, self.used, names=self.names
+            )
             if found is not None:
                 self.used.add(found[0])
                 # the evidence of this sentence and of the steps that led to it
