@@ -181,7 +181,7 @@ def test_a_bridge_is_not_another_spelling_of_the_questions_own_entity() -> None:
 
 def test_a_bridge_is_not_a_place_named_after_the_questions_own_name() -> None:
     # "Lake Ostmere" in a question about Ostmere Cider: its one telling word is the question's,
-    # so its search brought other towns' mayors in place of the founder's birthplace
+    # so a search with it finds what the question's own search found
     from noema.retrieval.bridges import bridge_entity, question_names, question_words
 
     graph = noema.SemanticGraph()
@@ -194,7 +194,7 @@ def test_a_bridge_is_not_a_place_named_after_the_questions_own_name() -> None:
     words, names = question_words(asked), question_names(asked)
     assert bridge_entity(graph, [fact], words, {}, set(), names=names) == (town, fact)
     # a lake the question does not name is still a bridge, and so is one whose telling word
-    # the question uses as a common word ("Lake District" for "the district that Knott is in")
+    # the question uses as a common word, not in a name
     for other in (
         "Which lake lies near the town where the cider maker was born?",
         "Which ostmere lies near the town where the cider maker was born?",
@@ -203,6 +203,13 @@ def test_a_bridge_is_not_a_place_named_after_the_questions_own_name() -> None:
             graph, [fact], question_words(other), {}, set(), names=question_names(other)
         )
         assert found == (lake, fact), other
+    # a name that opens a quotation is a name all the same
+    quoted = 'Who is the mayor of the town where the founder of "Ostmere Cider" was born?'
+    names = question_names(quoted)
+    assert bridge_entity(graph, [fact], question_words(quoted), {}, set(), names=names) == (
+        town,
+        fact,
+    )
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,14 @@ from typing import Any
 from noema.ingest._tokens import lemma
 from noema.ingest.kinds import KIND_TYPES
 
-__all__ = ["CUE_VOTE", "NER_VOTE", "NOT_PERSON", "context_type", "form_type", "given_name"]
+__all__ = [
+    "CUE_VOTE",
+    "NER_VOTE",
+    "NOT_PERSON",
+    "context_type",
+    "form_type",
+    "given_name",
+]
 
 
 def _words(text: str) -> list[str]:
@@ -54,9 +61,10 @@ _INSTITUTION_WORDS = frozenset(
     academy college conservatory institute polytechnic school seminary university
     """)
 )
-# The word that makes a natural place of a name, first or last: "River Vell", "Tolland River",
-# "Lake Ostmere", "Marbury Abbey". Not "Hill", "Bay" or "Falls": towns, films and bands are
-# named so too.
+# The word that makes a natural place (or a landmark) of a name, first or last: "River Vell",
+# "Tolland River", "Lake Ostmere", "Marbury Abbey". Not "Hill", "Bay" or "Falls", which end as
+# many towns' names as places'. A person named so ("River Phoenix") is one by the sentence's
+# cues ("was born", "he"), which outweigh NER's labels as this does.
 _NATURE_FIRST = frozenset(_words("river lake mount loch"))
 _NATURE_LAST = frozenset(_words("river abbey mountains uplands valley glacier"))
 # A first word that makes a person of the name: "King Haakon II", "Sir Ian", "Dr. Osei".
@@ -127,13 +135,13 @@ def form_type(name: str) -> str | None:
         ('ORG', True)
         >>> form_type("aircraft parts company") is None
         True
-        >>> form_type("River Vell"), form_type("Wendholt Polytechnic"), form_type("Lake Placid")
-        ('LOC', 'ORG', 'LOC')
+        >>> form_type("River Vell"), form_type("Wendholt Polytechnic"), form_type("College Park")
+        ('LOC', 'ORG', None)
     """
     words = name.lower().split()
     if len(words) < 2 or not all(word[:1].isupper() for word in name.split()):
         return None  # "an aircraft parts company" is a description, not a company's name
-    if words[-1] in _COMPANY_WORDS or {words[0], words[-1]} & _INSTITUTION_WORDS:
+    if words[-1] in _COMPANY_WORDS or words[-1] in _INSTITUTION_WORDS:
         return "ORG"
     if words[0] in _PERSON_TITLES:
         return "PERSON"

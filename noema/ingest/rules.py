@@ -66,6 +66,10 @@ _SUCCESSION = frozenset({"take_over", "step_in", "take_charge"})
 _PEOPLE = frozenset({"PERSON"})
 _THINGS = frozenset({"ORG", "PRODUCT"})
 _PLACES = frozenset({"GPE", "LOC"})
+# The kind nouns of a settlement: what "the town" in a town's own document may be.
+_SETTLEMENTS = frozenset(
+    {"city", "town", "village", "hamlet", "port", "municipality", "borough", "commune", "township"}
+)
 # Nouns that say too little to stand alone as a thing ("is part of", "won one")
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
@@ -265,10 +269,11 @@ class SentenceReader:
         if type_ is None or type_ == "PERSON":
             return None
         types = _PLACES if type_ in _PLACES else frozenset({type_})
-        if type_ in _PLACES and self._main_is_a_place():
+        if type_ == self._main_place_type() and (type_ != "GPE" or kind in _SETTLEMENTS):
             # "Lennox is a river port ... Tobin Vance, a former mayor of Halloran, was born in
-            # the town": in a place's own document "the town" is that place, not the last
-            # place named in passing
+            # the town": in a town's own document "the town" is that town, not the last town
+            # named in passing, and "the river" in a river's is that river; "the river" or
+            # "the country" in a town's document is still another place
             return self.main
         at = self.names.offset + token.idx
         # "Lindqvist Marine bought the company": never the subject of its own clause
@@ -293,13 +298,13 @@ class SentenceReader:
             found = self.main
         return found
 
-    def _main_is_a_place(self) -> bool:
-        """Whether the document is about a place: its own kind noun ("a river port") or its
-        name's type say so, and its pronouns do not call it a person."""
+    def _main_place_type(self) -> str | None:
+        """GPE or LOC when the document is about a place: its own kind noun ("a river port")
+        or else its name's type says which, and its pronouns do not call it a person."""
         if self.main is None or self.main_is_person:
-            return False
-        said = kind_type(self.kinds)
-        return said in _PLACES or (said is None and self.names.leading_type(self.main) in _PLACES)
+            return None
+        said = kind_type(self.kinds) or self.names.leading_type(self.main)
+        return said if said in _PLACES else None
 
     def _place_wrapper(self, token: Any) -> str | None:
         """ "the city of Tulsa", "the state of Texas": the noun is a wrapper around the name."""

@@ -114,7 +114,8 @@ def question_words(question: str) -> str:
 def question_names(question: str) -> str:
     """The question's capitalized words, as :func:`question_words` gives them: the words of the
     names it asks about ("ostmere cider" of "... the founder of Ostmere Cider was born?")."""
-    return question_words(" ".join(w for w in question.split() if w[:1].isupper()))
+    words = (w.lstrip("\"'“‘(") for w in question.split())  # a name may open a quotation
+    return question_words(" ".join(w for w in words if w[:1].isupper()))
 
 
 def _named_in(question: str, names: Sequence[str], question_names: str = "") -> bool:
