@@ -46,10 +46,31 @@ def type_of(graph: SemanticGraph, name: str) -> str:
             "Copper Wren",
             "ORG",
         ),
+        # a place by a kind that needs its modifier ("place" and "area" alone say nothing)
+        (
+            None,
+            "Dunmore is an unincorporated census-designated place located in the town of "
+            "Dunmore, Pepin County, Wisconsin.",
+            "Dunmore",
+            "GPE",
+        ),
+        (
+            "Batu Lintang",
+            "Batu Lintang is a suburban area located next to the Jalan Ong Tiang Swee roundabout "
+            "in Kuching.",
+            "Batu Lintang",
+            "GPE",
+        ),
+        (
+            "Elm Ridge, West Virginia",
+            "Elm Ridge is an unincorporated community in Wood County, West Virginia.",
+            "Elm Ridge",
+            "GPE",
+        ),
     ],
 )
 def test_the_documents_own_kind_noun_types_its_topic(
-    extractor: SpacyExtractor, title: str, text: str, name: str, expected: str
+    extractor: SpacyExtractor, title: str | None, text: str, name: str, expected: str
 ) -> None:
     assert type_of(graph_of(extractor, text, title), name) == expected
 

@@ -386,6 +386,133 @@ def test_a_title_that_tells_its_thing_apart_settles_no_type_for_other_documents(
     assert elsewhere and "PRODUCT" not in elsewhere
 
 
+def test_a_title_that_tells_its_thing_apart_keeps_its_own_type_in_the_batch(
+    extractor: SpacyExtractor,
+) -> None:
+    # seen on HotpotQA: "Milan (2004 film)" became the city beside the documents about the city
+    film = "Milan is a 2004 romantic drama film released under Star Cinema in the Philippines."
+    graph = extractor.extract(
+        [
+            Document(film, id="film", metadata={"title": "Milan (2004 film)"}),
+            *(
+                Document(text, id=f"city{n}")
+                for n, text in enumerate(
+                    (
+                        "Carla Ressi moved to Milan in 1990. She opened a bakery in Milan.",
+                        "Verdi died in Milan in 1901. Milan is the capital of Lombardy.",
+                        "The fair is held in Milan every April.",
+                    )
+                )
+            ),
+        ]
+    )
+    in_the_film = {
+        e.type
+        for e in graph.entities.values()
+        if e.name == "Milan" and any(m.document_id == "film" for m in e.mentions)
+    }
+    elsewhere = {
+        e.type
+        for e in graph.entities.values()
+        if e.name == "Milan" and any(m.document_id != "film" for m in e.mentions)
+    }
+    assert in_the_film == {"PRODUCT"}
+    assert elsewhere == {"GPE"}
+
+
+def test_a_person_titled_by_a_shorter_name_is_one_node_with_the_surname(
+    extractor: SpacyExtractor,
+) -> None:
+    # seen on HotpotQA ("Mike Modano": "Michael Thomas Modano Jr. ... Modano was drafted"): the
+    # title, the full name and the surname NER called an organisation were three nodes
+    text = (
+        "Thomas Anders Brekke Jr. (born June 7, 1970) is a retired Norwegian ice hockey player "
+        "who played for the Oslo Wolves. Brekke was drafted first overall by the Oslo Wolves in "
+        "1988, and after the team moved to Bergen he helped them win the league in 1999. Brekke "
+        "played his final season with the Narvik Eagles."
+    )
+    graph = extractor.extract([Document(text, id="d", metadata={"title": "Tom Brekke"})])
+    people = [e for e in graph.entities.values() if "Brekke" in e.name]
+    assert [(e.name, e.type) for e in people] == [("Tom Brekke", "PERSON")]
+    assert "Thomas Anders Brekke Jr." in people[0].aliases
+    assert ("Tom Brekke", "play_with", "Narvik Eagles") in _facts(graph)
+    assert ("Tom Brekke", "draft", "Oslo Wolves") in _facts(graph) or (
+        "Oslo Wolves",
+        "draft",
+        "Tom Brekke",
+    ) in _facts(graph)
+
+
+def test_the_persons_surname_that_names_a_place_in_their_document_stays_the_place(
+    extractor: SpacyExtractor,
+) -> None:
+    text = (
+        "George Haddon Marlow was a colonial surveyor and planter. In 1760 he moved to Marlow, "
+        "where he built a mill. Marlow became a county seat in 1790."
+    )
+    graph = extractor.extract([Document(text, id="d", metadata={"title": "George Marlow"})])
+    assert _types(graph)["George Marlow"] == {"PERSON"}
+    assert "PERSON" not in _types(graph)["Marlow"]
+    assert not any(s == "George Marlow" and o == "county seat" for s, _, o in _facts(graph))
+
+
+def test_a_surname_two_people_of_the_document_share_joins_neither(
+    extractor: SpacyExtractor,
+) -> None:
+    text = (
+        "Kenneth Alden Harrow Jr. is a retired American baseball outfielder. His father, Kenneth "
+        "Harrow Sr., also played in the major leagues. Harrow was traded to the Boston Pilgrims "
+        "in 1989."
+    )
+    graph = extractor.extract([Document(text, id="d", metadata={"title": "Ken Harrow Jr."})])
+    people = {e.name for e in graph.entities.values() if e.type == "PERSON"}
+    assert "Ken Harrow Jr." in people
+    assert not any((s, p) == ("Ken Harrow Jr.", "trade_to") for s, p, _ in _facts(graph))
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "name"),
+    [
+        (
+            "Alder Springs, Oregon",
+            "Alder Springs is an unincorporated community in Deschutes County, Oregon, United "
+            "States. It lies on Squaw Creek, north of Sisters.",
+            "Alder Springs",
+        ),
+        (
+            "Harlow Point, Wisconsin",
+            "Harlow Point is a census-designated place in Iron County, Wisconsin, United States. "
+            "The population was 412 at the 2010 census.",
+            "Harlow Point",
+        ),
+    ],
+)
+def test_a_place_titled_with_its_state_is_the_place_its_text_names(
+    extractor: SpacyExtractor, title: str, text: str, name: str
+) -> None:
+    # the gazetteer's "Town, State" title and the text's "Town is a ..." were two nodes, the
+    # title's without a type and the text's typed by its look
+    graph = extractor.extract([Document(text, id="d", metadata={"title": title})])
+    nodes = [e for e in graph.entities.values() if name in e.name]
+    assert [(e.name, e.type) for e in nodes] == [(name, "GPE")]
+    assert title in nodes[0].aliases
+
+
+def test_a_group_named_in_a_persons_document_is_not_the_person(
+    extractor: SpacyExtractor,
+) -> None:
+    # seen on HotpotQA ("Lise Meitner"): "the small group" made the physicist an organisation
+    # led by her colleague, because "it" (the uranium) was the only subject pronoun
+    text = (
+        "Ilse Brandt was an Austrian physicist. Otto Kessel and Brandt led the small group of "
+        "scientists who first observed fission of uranium when it absorbed an extra neutron."
+    )
+    graph = extractor.extract([Document(text, id="d", metadata={"title": "Ilse Brandt"})])
+    assert _types(graph)["Ilse Brandt"] == {"PERSON"}
+    assert ("Otto Kessel", "lead", "Ilse Brandt") not in _facts(graph)
+    assert ("Otto Kessel", "lead", "small group") in _facts(graph)
+
+
 def test_the_firm_is_never_a_description_that_ends_in_firm(extractor: SpacyExtractor) -> None:
     # a HotpotQA paragraph whose title names the firm and whose text starts after the name
     text = (

@@ -21,6 +21,7 @@ from noema.ingest.evidence import (
     context_type,
     form_type,
     given_name,
+    named_as_place,
 )
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix
@@ -115,7 +116,16 @@ class NameTable:
         # the types the document's own words settled (see settle_type), for the whole batch
         # unless its title says other things share the main entity's name
         self.settled: dict[str, str] = {}
+        # the same for a main entity whose title says others share its name ("Milan (2004
+        # film)"): it holds in this document only, where the batch's labels of the name (the
+        # city, named in passing elsewhere) are of the other thing
+        self.settled_here: dict[str, str] = {}
         self.shared_topic = False
+        # other names of a name in this document ("Thomas Anders Brekke Jr." for the title's
+        # "Tom Brekke"), kept as the entity's aliases
+        self.aliases: dict[str, list[str]] = {}
+        # names a mention of which stands where places stand (see named_as_place)
+        self.placed: set[str] = set()
 
     def start_piece(self, offset: int) -> None:
         self.by_token = {}
@@ -159,6 +169,8 @@ class NameTable:
                 # both places: NER's finer call stands ("Lake Placid" the village)
                 if cue is not None and {cue, type_} != {"GPE", "LOC"}:
                     counts[cue] += CUE_VOTE
+        if named_as_place(span):
+            self.placed.add(name)
         self.mentions.setdefault(name, []).append(self.mention(span))
         self.claim(span, name)
 
@@ -184,6 +196,17 @@ class NameTable:
         if full is not None:
             self.add(full, span, None)
         return full
+
+    def join(self, name: str, into: str) -> None:
+        """File every vote, mention and token of ``name`` under ``into`` (a new name or one
+        already filed); ``name`` is kept as an alias of ``into`` when it is longer."""
+        self.votes.setdefault(into, Counter()).update(self.votes.pop(name, Counter()))
+        self.mentions.setdefault(into, []).extend(self.mentions.pop(name, []))
+        self.by_token = {i: into if n == name else n for i, n in self.by_token.items()}
+        moved = self.aliases.pop(name, [])
+        if " " in name:
+            moved.append(name)
+        self.aliases.setdefault(into, []).extend(a for a in moved if a != into)
 
     def leading_type(self, name: str) -> str | None:
         """The type with the most votes for ``name`` in this document so far."""
@@ -245,8 +268,7 @@ class NameTable:
         :mod:`noema.ingest.kinds`) outvotes NER's labels of it in this document."""
         counts = self.votes.setdefault(name, Counter())
         _outvote(counts, type_)
-        if not self.shared_topic:
-            self.settled[name] = type_
+        (self.settled_here if self.shared_topic else self.settled)[name] = type_
 
     def take_over(self, span: Any, name: str, type_: str) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
@@ -378,9 +400,13 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
     the last word of exactly one longer name of the document. A short form NER typed a place is
     never completed (spec: "a person named Washington never merges with the city"), one it typed
     an organisation only to an organisation ("Villa" after "Aston Villa"), and a longer name
-    that reads as a place is never the one meant."""
+    that reads as a place is never the one meant. Nor is a short form completed that the
+    document already named where places stand ("moved to Marlow ... Marlow became a county
+    seat")."""
     if " " in name or not name[:1].isupper() or type_ in ("GPE", "LOC", *VALUE_TYPES):
         return None  # "May" the month is not Theresa May
+    if name in names.placed:
+        return None
     wanted = frozenset({"ORG"}) if type_ == "ORG" else frozenset({"PERSON", "ORG", "OTHER"})
     matches = [
         full
@@ -502,8 +528,15 @@ def _add_to_graph(
 
     def entity(name: str) -> str:
         if name not in ids:
-            type_ = _decide_type(names.votes[name], batch_votes.get(name, Counter()), name)
-            ids[name] = graph.add_entity(name, type_, mentions=names.mentions.get(name, ()))
+            type_ = names.settled_here.get(name) or _decide_type(
+                names.votes[name], batch_votes.get(name, Counter()), name
+            )
+            ids[name] = graph.add_entity(
+                name,
+                type_,
+                aliases=names.aliases.get(name, ()),
+                mentions=names.mentions.get(name, ()),
+            )
         return ids[name]
 
     for fact in found.facts:

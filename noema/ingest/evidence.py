@@ -28,6 +28,7 @@ __all__ = [
     "context_type",
     "form_type",
     "given_name",
+    "named_as_place",
 ]
 
 
@@ -165,6 +166,25 @@ def given_name(name: str) -> bool:
         and all(word[:1].isupper() for word in words)
         and words[0].lower() in _given_names()
         and words[-1].lower() not in _COMPANY_WORDS
+    )
+
+
+# Verbs of moving whose "to" or "from" names a place: "moved to Marlow", "fled from Tarbes".
+_MOTION_VERBS = frozenset(
+    _words("move relocate return emigrate immigrate migrate travel flee retire settle")
+)
+
+
+def named_as_place(span: Any) -> bool:
+    """Whether a mention stands where places stand: where someone moves to or from ("moved to
+    Marlow"), or where the place verbs put things ("born in", "based in", which also vote a
+    place in :func:`context_type`). No type of its own: a company is moved to, at times."""
+    root = span.root
+    if root.dep_ != "pobj" or root.head.dep_ != "prep":
+        return False
+    preposition, verb = root.head.lower_, lemma(root.head.head)
+    return (preposition in ("to", "into", "from") and verb in _MOTION_VERBS) or (
+        preposition in ("in", "at", "near") and verb in _PLACE_VERBS
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["KIND_TYPES", "kind_type", "title_kind"]
+__all__ = ["KIND_TYPES", "kind_type", "qualified_kind", "title_kind"]
 
 _KINDS = {
     "PERSON": """
@@ -56,12 +56,46 @@ _KINDS = {
     """,
 }
 
+# Kind nouns that say nothing alone ("a place in history", "an area of study") but name a
+# settlement with their modifier, as gazetteer-like first sentences write them.
+_QUALIFIED_KINDS = {
+    "GPE": (
+        "census-designated place",
+        "populated place",
+        "unincorporated community",
+        "unincorporated area",
+        "suburban area",
+        "residential area",
+        "urban area",
+        "rural area",
+        "metropolitan area",
+    ),
+}
+
 _DISAMBIGUATION = re.compile(r"\(([^()]*)\)\s*$")
 
 # A kind noun's lemma, lowercased -> the entity type it says its thing is.
 KIND_TYPES: dict[str, str] = {
-    noun: type_ for type_, nouns in _KINDS.items() for noun in nouns.split()
+    **{noun: type_ for type_, nouns in _KINDS.items() for noun in nouns.split()},
+    **{kind: type_ for type_, kinds in _QUALIFIED_KINDS.items() for kind in kinds},
 }
+
+
+def qualified_kind(phrase: str, noun: str) -> str:
+    """The kind a noun phrase names: ``noun`` (a lemma), or the qualified kind the phrase ends
+    with when ``noun`` needs its modifier to say a type.
+
+    Example:
+        >>> qualified_kind("an unincorporated census-designated place", "place")
+        'census-designated place'
+        >>> qualified_kind("a small place", "place"), qualified_kind("a rock band", "band")
+        ('place', 'band')
+    """
+    text = " ".join(phrase.lower().replace(" - ", "-").split())
+    for kind in (k for kinds in _QUALIFIED_KINDS.values() for k in kinds):
+        if text.endswith(kind):
+            return kind
+    return noun
 
 
 def kind_type(kinds: Iterable[str]) -> str | None:

@@ -54,6 +54,7 @@ from noema.ingest.entities import (
 )
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.people import join_surname
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
@@ -206,6 +207,7 @@ class SpacyExtractor:
         # document keep it
         main = main_entity(spacy_doc, found) if offset == 0 else found.main
         found.main = main
+        join_surname(names, main)
         kinds = main_kinds(spacy_doc, main, names)
         if main is not None and offset == 0:
             title = title_of(found.doc)
@@ -217,12 +219,11 @@ class SpacyExtractor:
             if type_ is not None:
                 names.settle_type(main, type_)
         votes = names.votes[main].most_common(1) if main else []
-        reader = SentenceReader(
-            names,
-            main,
-            main_is_person=pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON")),
-            kinds=kinds,
-        )
+        # the document's own word for its topic ("was an Austrian physicist") outweighs its
+        # pronouns ("when it absorbed a neutron" is about the uranium)
+        said = names.settled.get(main or "") or names.settled_here.get(main or "")
+        person = pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON"))
+        reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
             links = [link for link in reader.read(sent) if link.subject != link.object]

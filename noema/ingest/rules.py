@@ -288,8 +288,16 @@ class SentenceReader:
             return holder
         found = self.names.antecedent(at, types, skip, described=describing_nouns(token))
         leading = self.names.leading_type(self.main)
-        if found is None and (
-            leading in types | {"OTHER", None} or (leading == "PERSON" and not self.main_is_person)
+        # what the document's own words said its topic is ("Ilse Brandt was an Austrian
+        # physicist") stands: "the small group of scientists" is then another thing
+        said = self.names.settled.get(self.main) or self.names.settled_here.get(self.main)
+        if (
+            found is None
+            and said in (None, *types)
+            and (
+                leading in types | {"OTHER", None}
+                or (leading == "PERSON" and not self.main_is_person)
+            )
         ):
             # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
             # for what its main entity is; so too for a name NER called a person in a document

@@ -14,6 +14,8 @@ from noema.ingest.entities import (
     FoundDocument,
     NameTable,
 )
+from noema.ingest.kinds import qualified_kind
+from noema.ingest.people import person_titled
 from noema.model.names import clean_name, strip_disambiguation
 from noema.model.records import VALUE_TYPES, Document
 from noema.model.spans import leading_heading
@@ -44,6 +46,26 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         for name in names.votes:
             if name.lower() == lowered:
                 return name
+        # ("Ed Wood (film)" is about a film of the man's name, not about the man)
+        person = person_titled(title, names)
+        if person is not None:
+            # "Tom Brekke", whose first sentence says "Thomas Anders Brekke Jr.": the title is
+            # the name he goes by, the full name an alias of the one node
+            names.join(person, wanted)
+            return wanted
+        head, comma, rest = wanted.partition(",")
+        where = rest.split()
+        # a place's qualifier: capitalized words, not a list ("Dolenz, Jones, Boyce & Hart") or
+        # a volume ("Trozos de Mi Alma, Vol. 2")
+        qualified = bool(comma and where) and all(
+            w[:1].isupper() and w.isalpha() for w in where if w not in ("of", "de")
+        )
+        subject = _first_subject(spacy_doc, names, register=True) if qualified else None
+        if subject is not None and subject.lower() == head.strip().lower():
+            # "Alder Springs, Oregon" whose text says "Alder Springs is an unincorporated
+            # community": the gazetteer's title is another name of what the text names
+            names.aliases.setdefault(subject, []).append(wanted)
+            return subject
         owner = _possessive_owner(wanted)
         if owner is not None:
             for name in names.votes:
@@ -71,13 +93,19 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         else:
             names.add_topic(wanted, type_)
         return wanted
+    return _first_subject(spacy_doc, names, register=True)
+
+
+def _first_subject(spacy_doc: Any, names: NameTable, register: bool = False) -> str | None:
+    """The name the first sentence is about: its subject's name, or (with ``register``) a
+    proper noun NER missed there, filed as a name."""
     for sent in spacy_doc.sents:
         for token in sent:
             if token.dep_ not in ("nsubj", "nsubjpass"):
                 continue
             if token.i in names.by_token:
                 return names.by_token[token.i]
-            if token.pos_ == "PROPN" and not token.text.isupper():
+            if register and token.pos_ == "PROPN" and not token.text.isupper():
                 # "Quillon Media is a media group ...": a name NER missed is still the subject
                 # (an all-capitals word is more often a title: "Apple's CEO Tim Cook")
                 return names.register(proper_noun_span(token))
@@ -141,7 +169,11 @@ def main_kinds(spacy_doc: Any, main: str | None, names: NameTable) -> frozenset[
         subjects = [c for c in root.children if c.dep_ == "nsubj"]
         if not subjects or not _names_main(subjects[0], main, names):
             continue
-        return frozenset(lemma(c) for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN")
+        attributes = [c for c in root.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
+        # the noun, and the kind its modifiers make of it ("a census-designated place")
+        return frozenset(lemma(c) for c in attributes) | frozenset(
+            qualified_kind(sent.doc[c.left_edge.i : c.i + 1].text, lemma(c)) for c in attributes
+        )
     return frozenset()
 
 

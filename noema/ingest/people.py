@@ -1,0 +1,96 @@
+"""People's names in one document: the surname alone, the title's shorter form of the name.
+
+Wikipedia-style documents name a person three ways: by the title ("Mike Modano"), in full in the
+first sentence ("Michael Thomas Modano Jr.") and by the surname after that ("Modano was drafted
+..."). The small NER model often reads the lone surname as an organisation, so without these
+rules one person is three nodes and the facts about them are spread over the three.
+"""
+
+from __future__ import annotations
+
+from noema.ingest.entities import NameTable
+from noema.ingest.kinds import KIND_TYPES, title_kind
+from noema.model.names import strip_disambiguation
+
+__all__ = ["join_surname", "person_titled", "surname"]
+
+# What may follow a person's surname: "Thomas Brekke Jr.", "Henry Ford II".
+_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+
+
+def name_suffix(name: str) -> str:
+    """A person's generational suffix, lowercased without its full stop ("jr" for "Pete Rose
+    Jr."), else the empty string."""
+    words = name.replace(",", " ").split()
+    last = words[-1].lower() if len(words) > 1 else ""
+    return last.rstrip(".") if last in _NAME_SUFFIXES else ""
+
+
+def _suffixes_differ(a: str, b: str) -> bool:
+    """Whether two names of one surname carry different generational suffixes ("Ken Griffey
+    Sr." and "Ken Griffey Jr."); a name without one may be either."""
+    one, other = name_suffix(a), name_suffix(b)
+    return bool(one and other and one != other)
+
+
+def surname(name: str) -> str:
+    """The last word of a person's name, before a generational suffix.
+
+    Example:
+        >>> surname("Thomas Anders Brekke Jr."), surname("Henry Ford II"), surname("Cher")
+        ('Brekke', 'Ford', 'Cher')
+    """
+    words = name.replace(",", " ").split()
+    while len(words) > 1 and words[-1].lower() in _NAME_SUFFIXES:
+        words.pop()
+    return words[-1] if words else name
+
+
+def person_titled(title: str, names: NameTable) -> str | None:
+    """The one person of the document a title names by a shorter form of the name: the same
+    surname and first initial ("Mike Modano" for "Michael Thomas Modano Jr."), else ``None``.
+    Not for a title whose disambiguation says another kind of thing ("Ed Wood (film)" is about
+    a film of the man's name; "Nathan Cohen (rower)" may be the rower)."""
+    said = title_kind(title)
+    if said is not None and KIND_TYPES.get(said) not in (None, "PERSON"):
+        return None
+    wanted = strip_disambiguation(title)
+    words = wanted.split()
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return None
+    found = [
+        name
+        for name in names.votes
+        if " " in name
+        and names.leading_type(name) == "PERSON"
+        and surname(name) == surname(wanted)
+        and name[0] == wanted[0]
+        # "Pete Rose" in the document about Pete Rose Jr. is his father
+        and name_suffix(wanted) in ("", name_suffix(name))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def join_surname(names: NameTable, person: str | None) -> None:
+    """ "Brekke" in the document about Tom Brekke is Tom Brekke, whatever the tagger called it
+    in passing (NER often reads a lone surname as an organisation), unless NER or the sentence
+    called it a place or it stands where places stand ("moved to Marlow"): a person named
+    Washington is never the city."""
+    if person is None or names.leading_type(person) != "PERSON":
+        return
+    short = surname(person)
+    votes = names.votes.get(short)
+    if short == person or votes is None or votes.keys() & {"GPE", "LOC"} or short in names.placed:
+        return
+    # "Griffey" in the document about Ken Griffey Jr., who names his father Ken Griffey Sr., is
+    # either; "Rafael Suarez" in the document about Ray Suarez is he
+    namesakes = [
+        n
+        for n in names.votes
+        if n not in (person, short)
+        and " " in n
+        and surname(n) == short
+        and (n[0] != person[0] or _suffixes_differ(n, person))
+    ]
+    if not namesakes:
+        names.join(short, person)
