@@ -29,6 +29,12 @@ The rule a label follows (written before labelling, applied to every fact alike)
   be right (``right_types``, subject then object), so a rebuild that fixes the type scores the
   fact true without judging it again.
 
+A row with ``drawn_at`` names the commit whose pools it was drawn from. The 360 rows drawn at
+``e2cf8d8`` were judged by four other readers with the same rule; 60 facts of the first sample,
+mixed blind into their batches, got the same verdict in 46 cases and the same true-or-not in 51
+(85%). Those readers are stricter than the first: where they differ, they mostly call
+"meaningless" a terse fact the first judge let stand ("Tom Nowatzke -induct_in-> 2008").
+
 Only ``true`` counts as true. A fact judged true whose ends a rebuild types otherwise (not
 OTHER) is left out of the figures and counted, to be judged again.
 """
