@@ -456,6 +456,44 @@ def test_the_persons_surname_that_names_a_place_in_their_document_stays_the_plac
     assert not any(s == "George Marlow" and o == "county seat" for s, _, o in _facts(graph))
 
 
+@pytest.mark.parametrize(
+    ("title", "text", "person", "other"),
+    [
+        # a place title whose last word is a person's surname is no shorter form of his name
+        (
+            "Lake Washington",
+            "The lake was named by Lloyd Washington, a surveyor, in 1854.",
+            "Lloyd Washington",
+            "Lake Washington",
+        ),
+        # "the town of Lincoln" is the town, however often it is named after
+        (
+            "Abe Lincoln",
+            "Abraham Lincoln Jr. was an American lawyer. In 1853 the town of Lincoln was named "
+            "for him, and Lincoln grew quickly. Lincoln hosted a fair in 1860.",
+            "Abe Lincoln",
+            "Lincoln",
+        ),
+        # a place the tagger called a person: where it stands says what it is
+        (
+            "Sam Hadley",
+            "Samuel Hadley was a colonial surveyor and planter. In 1760 he moved to Hadley, "
+            "where he built a mill. Hadley became a county seat in 1790.",
+            "Sam Hadley",
+            "Hadley",
+        ),
+    ],
+)
+def test_a_place_named_like_the_person_stays_apart_from_the_person(
+    extractor: SpacyExtractor, title: str, text: str, person: str, other: str
+) -> None:
+    graph = extractor.extract([Document(text, id="d", metadata={"title": title})])
+    names = _types(graph)
+    assert person in names
+    assert other in names
+    assert not any(other in e.aliases for e in graph.entities.values())
+
+
 def test_a_surname_two_people_of_the_document_share_joins_neither(
     extractor: SpacyExtractor,
 ) -> None:

@@ -24,7 +24,7 @@ from noema.ingest.evidence import (
     named_as_place,
 )
 from noema.model.graph import SemanticGraph
-from noema.model.names import clean_name, is_business_suffix
+from noema.model.names import clean_name, is_business_suffix, surname
 from noema.model.records import VALUE_TYPES, Document, Mention
 
 __all__ = [
@@ -185,21 +185,23 @@ class NameTable:
         name = clean_name(span.text)
         if not name or is_business_suffix(name):
             return None
-        name = _full_name(self, name) or name
+        if not named_as_place(span):
+            name = _full_name(self, name) or name
         self.add(name, span, None)
         return name
 
     def surname(self, span: Any) -> str | None:
         """The longer name a one-word ``span`` completes ("Crane" after "Tobias Crane", even
         where the tagger read it as the common noun), filed as its mention; else ``None``."""
-        full = _full_name(self, clean_name(span.text))
+        full = None if named_as_place(span) else _full_name(self, clean_name(span.text))
         if full is not None:
             self.add(full, span, None)
         return full
 
     def join(self, name: str, into: str) -> None:
         """File every vote, mention and token of ``name`` under ``into`` (a new name or one
-        already filed); ``name`` is kept as an alias of ``into`` when it is longer."""
+        already filed); ``name`` is kept as an alias of ``into`` unless it is one word (a
+        surname says nothing an alias should)."""
         self.votes.setdefault(into, Counter()).update(self.votes.pop(name, Counter()))
         self.mentions.setdefault(into, []).extend(self.mentions.pop(name, []))
         self.by_token = {i: into if n == name else n for i, n in self.by_token.items()}
@@ -326,7 +328,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             # "Microsoft, Inc." tagged as two entities: the suffix belongs to the name before it
             names.claim(spacy_doc[previous[0].end : ent.end], previous[1])
             continue
-        full = _full_name(names, name, type_)
+        # a short form standing where places stand ("moved to Marlow") is the place
+        full = None if named_as_place(ent) else _full_name(names, name, type_)
         if full is not None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
@@ -411,7 +414,7 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
     matches = [
         full
         for full in names.votes
-        if " " in full and full.split()[-1] == name and names.leading_type(full) in wanted
+        if " " in full and surname(full) == name and names.leading_type(full) in wanted
     ]
     return matches[0] if len(matches) == 1 else None
 

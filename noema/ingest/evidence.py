@@ -177,14 +177,18 @@ _MOTION_VERBS = frozenset(
 
 def named_as_place(span: Any) -> bool:
     """Whether a mention stands where places stand: where someone moves to or from ("moved to
-    Marlow"), or where the place verbs put things ("born in", "based in", which also vote a
-    place in :func:`context_type`). No type of its own: a company is moved to, at times."""
+    Marlow"), where the place verbs put things ("born in", "based in", which also vote a place
+    in :func:`context_type`), or after a settlement noun ("the town of Lincoln"). No type of its
+    own: a company is moved to, at times."""
     root = span.root
     if root.dep_ != "pobj" or root.head.dep_ != "prep":
         return False
-    preposition, verb = root.head.lower_, lemma(root.head.head)
-    return (preposition in ("to", "into", "from") and verb in _MOTION_VERBS) or (
-        preposition in ("in", "at", "near") and verb in _PLACE_VERBS
+    preposition, governor = root.head.lower_, lemma(root.head.head)
+    return (
+        (preposition in ("to", "into", "from") and governor in _MOTION_VERBS)
+        or (preposition in ("in", "at", "near") and governor in _PLACE_VERBS)
+        # "the town of Lincoln"
+        or (preposition == "of" and KIND_TYPES.get(governor) == "GPE")
     )
 
 

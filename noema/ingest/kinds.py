@@ -93,7 +93,7 @@ def qualified_kind(phrase: str, noun: str) -> str:
     """
     text = " ".join(phrase.lower().replace(" - ", "-").split())
     for kind in (k for kinds in _QUALIFIED_KINDS.values() for k in kinds):
-        if text.endswith(kind):
+        if text == kind or text.endswith(" " + kind):  # not "interurban area"
             return kind
     return noun
 

@@ -9,21 +9,11 @@ rules one person is three nodes and the facts about them are spread over the thr
 from __future__ import annotations
 
 from noema.ingest.entities import NameTable
+from noema.ingest.evidence import form_type
 from noema.ingest.kinds import KIND_TYPES, title_kind
-from noema.model.names import strip_disambiguation
+from noema.model.names import name_suffix, strip_disambiguation, surname
 
-__all__ = ["join_surname", "person_titled", "surname"]
-
-# What may follow a person's surname: "Thomas Brekke Jr.", "Henry Ford II".
-_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
-
-
-def name_suffix(name: str) -> str:
-    """A person's generational suffix, lowercased without its full stop ("jr" for "Pete Rose
-    Jr."), else the empty string."""
-    words = name.replace(",", " ").split()
-    last = words[-1].lower() if len(words) > 1 else ""
-    return last.rstrip(".") if last in _NAME_SUFFIXES else ""
+__all__ = ["join_surname", "person_titled"]
 
 
 def _suffixes_differ(a: str, b: str) -> bool:
@@ -33,17 +23,11 @@ def _suffixes_differ(a: str, b: str) -> bool:
     return bool(one and other and one != other)
 
 
-def surname(name: str) -> str:
-    """The last word of a person's name, before a generational suffix.
-
-    Example:
-        >>> surname("Thomas Anders Brekke Jr."), surname("Henry Ford II"), surname("Cher")
-        ('Brekke', 'Ford', 'Cher')
-    """
-    words = name.replace(",", " ").split()
-    while len(words) > 1 and words[-1].lower() in _NAME_SUFFIXES:
-        words.pop()
-    return words[-1] if words else name
+# First words of places named after people: "Camp Wilson", "Fort Worth", "Port Arthur".
+_PLACE_FIRST_WORDS = frozenset(
+    {"camp", "cape", "fort", "glen", "lake", "mount", "port", "point", "san", "santa"}
+    | {"north", "south", "east", "west", "new", "upper", "lower", "old", "great", "greater"}
+)
 
 
 def person_titled(title: str, names: NameTable) -> str | None:
@@ -58,11 +42,15 @@ def person_titled(title: str, names: NameTable) -> str | None:
     words = wanted.split()
     if len(words) < 2 or not all(w[:1].isupper() for w in words):
         return None
+    # "Lake Washington" is no surveyor Lloyd Washington, nor "Camp Wilson" Charles Wilson
+    if form_type(wanted) not in (None, "PERSON") or words[0].lower() in _PLACE_FIRST_WORDS:
+        return None
     found = [
         name
         for name in names.votes
         if " " in name
         and names.leading_type(name) == "PERSON"
+        and surname(wanted)
         and surname(name) == surname(wanted)
         and name[0] == wanted[0]
         # "Pete Rose" in the document about Pete Rose Jr. is his father
@@ -80,7 +68,13 @@ def join_surname(names: NameTable, person: str | None) -> None:
         return
     short = surname(person)
     votes = names.votes.get(short)
-    if short == person or votes is None or votes.keys() & {"GPE", "LOC"} or short in names.placed:
+    if (
+        not short
+        or short == person
+        or votes is None
+        or votes.keys() & {"GPE", "LOC"}
+        or short in names.placed
+    ):
         return
     # "Griffey" in the document about Ken Griffey Jr., who names his father Ken Griffey Sr., is
     # either; "Rafael Suarez" in the document about Ray Suarez is he

@@ -60,7 +60,7 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         qualified = bool(comma and where) and all(
             w[:1].isupper() and w.isalpha() for w in where if w not in ("of", "de")
         )
-        subject = _first_subject(spacy_doc, names, register=True) if qualified else None
+        subject = _first_subject(spacy_doc, names) if qualified else None
         if subject is not None and subject.lower() == head.strip().lower():
             # "Alder Springs, Oregon" whose text says "Alder Springs is an unincorporated
             # community": the gazetteer's title is another name of what the text names
@@ -93,19 +93,19 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         else:
             names.add_topic(wanted, type_)
         return wanted
-    return _first_subject(spacy_doc, names, register=True)
+    return _first_subject(spacy_doc, names)
 
 
-def _first_subject(spacy_doc: Any, names: NameTable, register: bool = False) -> str | None:
-    """The name the first sentence is about: its subject's name, or (with ``register``) a
-    proper noun NER missed there, filed as a name."""
+def _first_subject(spacy_doc: Any, names: NameTable) -> str | None:
+    """The name the first sentence is about: its subject's name, or a proper noun NER missed
+    there, filed as a name."""
     for sent in spacy_doc.sents:
         for token in sent:
             if token.dep_ not in ("nsubj", "nsubjpass"):
                 continue
             if token.i in names.by_token:
                 return names.by_token[token.i]
-            if register and token.pos_ == "PROPN" and not token.text.isupper():
+            if token.pos_ == "PROPN" and not token.text.isupper():
                 # "Quillon Media is a media group ...": a name NER missed is still the subject
                 # (an all-capitals word is more often a title: "Apple's CEO Tim Cook")
                 return names.register(proper_noun_span(token))

@@ -10,8 +10,10 @@ __all__ = [
     "BUSINESS_SUFFIXES",
     "clean_name",
     "is_description",
+    "name_suffix",
     "names_compatible",
     "normalize_name",
+    "surname",
 ]
 
 # Words that end a company name ("Microsoft Corp"): not a name of their own.
@@ -173,3 +175,38 @@ def names_compatible(a: str, b: str) -> bool:
         if len(short) == 1 and len(long) > 1 and short[0] == "".join(w[0] for w in long):
             return True
     return False
+
+
+# What may follow a person's surname: "Thomas Brekke Jr.", "Henry Ford II".
+_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr."})
+# a regnal or generational number in capitals: "Henry VIII", "John Jacob Astor IV"
+_NUMERAL = re.compile(r"[ivx]{1,5}")
+
+
+def _is_suffix(word: str) -> bool:
+    lowered = word.lower()
+    return lowered in _NAME_SUFFIXES or (word.isupper() and _NUMERAL.fullmatch(lowered) is not None)
+
+
+def name_suffix(name: str) -> str:
+    """A person's generational suffix, lowercased without its full stop ("jr" for "Pete Rose
+    Jr."), else the empty string."""
+    words = name.replace(",", " ").split()
+    last = words[-1] if len(words) > 1 else ""
+    return last.lower().rstrip(".") if last and _is_suffix(last) else ""
+
+
+def surname(name: str) -> str:
+    """The last word of a person's name, before a generational suffix.
+
+    Example:
+        >>> surname("Thomas Anders Brekke Jr."), surname("Henry Ford II"), surname("Cher")
+        ('Brekke', 'Ford', 'Cher')
+        >>> surname("Charles III"), surname("Henry VIII"), surname("Jet Li")
+        ('', '', 'Li')
+    """
+    words = name.replace(",", " ").split()
+    while len(words) > 1 and _is_suffix(words[-1]):
+        words.pop()
+    # "Charles III": a regnal number follows a given name, not a surname
+    return words[-1] if len(words) > 1 or len(words) == len(name.split()) else ""
