@@ -3,7 +3,7 @@
     python benchmarks/redocred.py [--docs 500] [--sizes 10000 100000] [--tables extraction nodes]
 
 Entity recall: a gold entity counts as found when an extracted entity of the same document has
-one of its mention names (after Noema's name normalization). Linked-pair recall: a gold (head,
+one of its mention names as its name or an alias (after Noema's name normalization). Linked-pair recall: a gold (head,
 tail) pair counts when both are found and some extracted relation connects them, either
 direction. Linked-pair precision: the share of extracted relations between found gold entities
 whose pair is a gold pair (Re-DocRED does not annotate every true pair, so this is a lower
@@ -65,7 +65,8 @@ def extraction(docs: list[dict]) -> None:  # type: ignore[type-arg]
     by_doc: dict[str, dict[str, str]] = defaultdict(dict)  # doc -> normalized name -> entity id
     for entity in graph.entities.values():
         for doc_id in {m.document_id for m in entity.mentions} or set():
-            by_doc[doc_id][normalize_name(entity.name)] = entity.id
+            for name in (entity.name, *entity.aliases):
+                by_doc[doc_id][normalize_name(name)] = entity.id
     linked: dict[str, set[frozenset[str]]] = defaultdict(set)
     for rel in graph.relations.values():
         for doc_id in {m.document_id for m in rel.mentions}:
@@ -145,7 +146,8 @@ def entity_nodes(docs: list[dict]) -> None:  # type: ignore[type-arg]
         by_name: dict[str, list[str]] = defaultdict(list)  # normalized name -> entity ids
         for entity in graph.entities.values():
             if str(n) in {m.document_id for m in entity.mentions}:
-                by_name[normalize_name(entity.name)].append(entity.id)
+                for name in (entity.name, *entity.aliases):
+                    by_name[normalize_name(name)].append(entity.id)
         for cluster in doc["vertexSet"]:
             gold_entities += 1
             # mentions landing on each entity, counted in mention order so ties go to the first
