@@ -238,9 +238,9 @@ def score(bundles: list[Path], floors: list[float]) -> None:
         shown = [row["label"] for row, f in matched if f.confidence >= floor]
         kept = sum(v == "true" for v in shown)
         default = (
-            " (notation's default)"
+            " (notation's and natural_language's default)"
             if floor == NOTATION_MIN_CONFIDENCE
-            else " (natural_language's default)"
+            else " (every fact)"
             if floor == 0
             else ""
         )
