@@ -560,3 +560,31 @@ def test_the_firm_is_never_a_description_that_ends_in_firm(extractor: SpacyExtra
     )
     graph = extractor.extract([Document(text, id="kkr", metadata={"title": "KKR & Co."})])
     assert {s for s, p, _ in _facts(graph) if p == "complete"} == {"KKR & Co."}
+
+
+def test_a_name_only_ner_calls_a_person_claims_no_type(extractor: SpacyExtractor) -> None:
+    # NER calls the company, the country and the prison PERSON; nothing else says so, and
+    # neither one word that is no given name nor a name ending in "Prison" looks like a person's
+    graph = _graph(
+        extractor,
+        "Yakuza Kiwami is a 2016 action-adventure game developed by Sega for the PlayStation 3 "
+        "and PlayStation 4. Sega also published Yakuza 0.",
+        "The 1994 championship was held at Pudu Prison, where Vanuatu beat Fiji.",
+    )
+    types = _types(graph)
+    assert types["Sega"] == {"OTHER"}
+    assert types["Vanuatu"] == {"OTHER"}
+    assert "PERSON" not in types.get("Pudu Prison", {"OTHER"})
+
+
+def test_a_one_word_person_the_sentence_or_a_given_name_says_stays_a_person(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Shakira was born in Barranquilla. Shakira sang at the 2010 World Cup.",
+        "Paul joined the band in 1960.",
+    )
+    types = _types(graph)
+    assert types["Shakira"] == {"PERSON"}  # "was born"
+    assert types["Paul"] == {"PERSON"}  # a given name
