@@ -231,3 +231,59 @@ def test_by_default_both_fact_formats_state_no_topic_link_and_name_its_ends(
     every = kb.retrieve(question, max_tokens=400, format="natural_language", min_confidence=0)
     assert weak & set(every.relation_ids)
     assert "Also named" not in every.text
+
+
+def test_a_participle_hung_on_the_author_is_about_the_work(extractor: SpacyExtractor) -> None:
+    # the parser hangs "published in 1969" on the author, the nearest noun
+    facts = triples(
+        graph_of(
+            extractor,
+            "The Warlock in Spite of Himself is a science fantasy novel by American author "
+            "Christopher Stasheff, published in 1969. It was a painting by Paul Klee, born in 1879.",
+            "The Warlock in Spite of Himself",
+        )
+    )
+    assert ("Warlock in Spite of Himself", "publish_in", "1969") in facts
+    assert ("Christopher Stasheff", "publish_in", "1969") not in facts
+    written = triples(
+        graph_of(extractor, "It is a novel written by Christopher Stasheff, published in 1969.")
+    )
+    assert ("Christopher Stasheff", "publish_in", "1969") not in written
+    assert ("Paul Klee", "born_in", "1879") in facts  # a participle of a person stays his
+
+
+def test_a_role_in_a_list_belongs_to_the_name_beside_it(extractor: SpacyExtractor) -> None:
+    facts = triples(
+        graph_of(
+            extractor,
+            "Neil Mallon Bush is an American businessman. His siblings are George W. Bush, the "
+            "43rd President of the United States; Jeb Bush, a former governor of Florida; and "
+            "Marvin. Ann Kell and Bob Ruiz, the founders of Kestrel Labs, met in 1990.",
+            "Neil Bush",
+        )
+    )
+    roles = {(s, p, o) for s, p, o in facts if p.endswith(("president_of", "governor_of"))}
+    assert roles == {
+        ("George W. Bush", "43rd_president_of", "United States"),
+        ("Jeb Bush", "former_governor_of", "Florida"),
+    }
+    # a plural role is every listed name's, though the parser hangs it on the last
+    assert {
+        ("Ann Kell", "founder_of", "Kestrel Labs"),
+        ("Bob Ruiz", "founder_of", "Kestrel Labs"),
+    } <= facts
+
+
+def test_a_noun_that_says_nothing_alone_is_no_end_and_stays_in_the_verb(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = graph_of(
+        extractor,
+        "The Hornpipe Heights are a group of partly exposed ridges. The Koman Hydroelectric Power "
+        "Station has taken the name of the settlement. The Battle of Ajdabiya took place near "
+        "Ajdabiya. Austria formed part of the Holy Roman Empire.",
+    )
+    facts = triples(graph)
+    assert not {o for _, _, o in facts} & {"group", "name", "place"}
+    assert ("Battle of Ajdabiya", "take_place_near", "Ajdabiya") in facts
+    assert ("Austria", "form_part_of", "Holy Roman Empire") in facts  # not "form_part_part_of"

@@ -22,7 +22,7 @@ from noema.ingest.evidence import (
     form_type,
     given_name,
     named_as_place,
-    person_without_form,
+    type_without_form,
 )
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, surname
@@ -127,9 +127,9 @@ class NameTable:
         self.aliases: dict[str, list[str]] = {}
         # names a mention of which stands where places stand (see named_as_place)
         self.placed: set[str] = set()
-        # names something beside NER says are a person's: the name's form, the sentence, the
-        # document's own word for its topic (see person_without_form)
-        self.person_cued: set[str] = set()
+        # (type, name) where something beside NER says the name is of that type: the name's
+        # form, the sentence, the document's own word for its topic (see type_without_form)
+        self.cued: set[tuple[str, str]] = set()
 
     def start_piece(self, offset: int) -> None:
         self.by_token = {}
@@ -173,8 +173,7 @@ class NameTable:
                 # both places: NER's finer call stands ("Lake Placid" the village)
                 if cue is not None and {cue, type_} != {"GPE", "LOC"}:
                     counts[cue] += CUE_VOTE
-                    if cue == "PERSON":
-                        self.person_cued.add(name)
+                    self.cued.add((cue, name))
         if named_as_place(span):
             self.placed.add(name)
         self.mentions.setdefault(name, []).append(self.mention(span))
@@ -215,8 +214,11 @@ class NameTable:
         if " " in name:
             moved.append(name)
         self.aliases.setdefault(into, []).extend(a for a in moved if a != into)
-        if name in self.person_cued:
-            self.person_cued.add(into)
+        self.carry_cues(name, into)
+
+    def carry_cues(self, name: str, into: str) -> None:
+        """What said ``name``'s type says ``into``'s: the two are one thing."""
+        self.cued |= {(type_, into) for type_, cued in self.cued if cued == name}
 
     def leading_type(self, name: str) -> str | None:
         """The type with the most votes for ``name`` in this document so far."""
@@ -273,14 +275,18 @@ class NameTable:
                 best = (last, name)
         return best[1] if best else None
 
+    def said_type(self, name: str) -> str | None:
+        """The type the document's own words settled for ``name`` (see :meth:`settle_type`)."""
+        return self.settled.get(name) or self.settled_here.get(name)
+
     def settle_type(self, name: str, type_: str) -> None:
         """The document's own word for what ``name`` is ("a 2002 film", see
         :mod:`noema.ingest.kinds`) outvotes NER's labels of it in this document."""
         counts = self.votes.setdefault(name, Counter())
         _outvote(counts, type_)
         (self.settled_here if self.shared_topic else self.settled)[name] = type_
-        if type_ == "PERSON":
-            self.person_cued.add(name)
+        if not self.shared_topic:  # "Sega (singer)" says nothing of the batch's other Sega
+            self.cued.add((type_, name))
 
     def take_over(self, span: Any, name: str, type_: str) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
@@ -492,10 +498,10 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     for name, types in settled.items():
         if len(types) == 1:  # two documents that disagree name two things ("Orlin", an album)
             _outvote(batch_votes[name], *types)
-    person_cued = set().union(*(item.names.person_cued for item in found))
+    cued = set().union(*(item.names.cued for item in found))
     graph = SemanticGraph()
     for item in found:
-        _add_to_graph(graph, item, batch_votes, person_cued)
+        _add_to_graph(graph, item, batch_votes, cued)
     return graph
 
 
@@ -515,8 +521,7 @@ def fold_short_names(found: FoundDocument) -> None:
             continue
         names.votes[full].update(names.votes.pop(short))
         names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
-        if short in names.person_cued:
-            names.person_cued.add(full)
+        names.carry_cues(short, full)
         joined[short] = full
     if not joined:
         return
@@ -539,16 +544,14 @@ def _add_to_graph(
     graph: SemanticGraph,
     found: FoundDocument,
     batch_votes: dict[str, Counter[str]],
-    person_cued: set[str],
+    cued: set[tuple[str, str]],
 ) -> None:
     graph.add_document(found.doc)
     names = found.names
     ids: dict[str, str] = {}
     # a surname of a person the document names in full is a person's name ("Obama" beside
     # "Barack Obama", left apart where two people of the document share it)
-    surnames = {
-        n.split()[-1] for n in names.votes if " " in n and names.leading_type(n) == "PERSON"
-    }
+    surnames = {surname(n) for n in names.votes if " " in n and names.leading_type(n) == "PERSON"}
 
     def entity(name: str) -> str:
         if name not in ids:
@@ -556,12 +559,11 @@ def _add_to_graph(
                 names.votes[name], batch_votes.get(name, Counter()), name
             )
             if (
-                type_ == "PERSON"
-                and name not in person_cued
-                and name not in surnames
-                and person_without_form(name)
+                (type_, name) not in cued
+                and not (type_ == "PERSON" and name in surnames)
+                and type_without_form(type_, name)
             ):
-                # NER alone, against a name no person's looks like: OTHER claims nothing
+                # NER alone, for a name whose look does not fit the type: OTHER claims nothing
                 type_ = "OTHER"
             ids[name] = graph.add_entity(
                 name,

@@ -221,8 +221,10 @@ class SpacyExtractor:
         votes = names.votes[main].most_common(1) if main else []
         # the document's own word for its topic ("was an Austrian physicist") outweighs its
         # pronouns ("when it absorbed a neutron" is about the uranium)
-        said = names.settled.get(main or "") or names.settled_here.get(main or "")
+        said = names.said_type(main or "")
         person = pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON"))
+        if main is not None and not names.shared_topic and pronouns_say_person(spacy_doc, False):
+            names.cued.add(("PERSON", main))  # "he" and "she" say a person as a kind noun does
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)

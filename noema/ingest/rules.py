@@ -70,10 +70,36 @@ _PLACES = frozenset({"GPE", "LOC"})
 _SETTLEMENTS = frozenset(
     {"city", "town", "village", "hamlet", "port", "municipality", "borough", "commune", "township"}
 )
-# Nouns that say too little to stand alone as a thing ("is part of", "won one")
+# Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
+# settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
+# no fact.
 _VAGUE_NOUNS = frozenset(
-    {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind", "type"}
+    {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind"}
+    | {"type", "group", "collection", "series", "set", "pair", "couple", "variety", "range"}
+    | {"place", "name", "period", "story", "approach"}
 )
+
+
+# Participles that say what was done to a made thing ("a novel by X, published in 1969").
+_MAKING_PARTICIPLES = frozenset(
+    {"publish", "release", "record", "write", "compose", "film", "produce", "print", "issue"}
+)
+
+
+def _made_thing(participle: Any) -> Any:
+    """The noun a participle clause is about: the parser hangs "published in 1969" in "a novel
+    by Christopher Stasheff, published in 1969" on the author, the nearest noun; what was
+    published is the work the "by" phrase belongs to. Only for participles of making a work:
+    "a painting by Paul Klee, born in 1879" is about Klee."""
+    noun = participle.head
+    by = noun.head
+    if lemma(participle) not in _MAKING_PARTICIPLES or noun.dep_ != "pobj" or by.lower_ != "by":
+        return noun
+    if by.dep_ == "prep" and by.head.pos_ in ("NOUN", "PROPN"):
+        return by.head
+    if by.dep_ == "agent" and by.head.dep_ == "acl":  # "a novel written by X, published in"
+        return by.head.head
+    return noun
 
 
 class Link(NamedTuple):
@@ -290,7 +316,7 @@ class SentenceReader:
         leading = self.names.leading_type(self.main)
         # what the document's own words said its topic is ("Ilse Brandt was an Austrian
         # physicist") stands: "the small group of scientists" is then another thing
-        said = self.names.settled.get(self.main) or self.names.settled_here.get(self.main)
+        said = self.names.said_type(self.main)
         if (
             found is None
             and said in (None, *types)
@@ -397,7 +423,7 @@ class SentenceReader:
         subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
         passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
         if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
-            passive = passive or self.described(verb.head)
+            passive = passive or self.described(_made_thing(verb))
         elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
             subjects = self.described(verb.head)
         if (
@@ -423,6 +449,14 @@ class SentenceReader:
             ]
             if complements:
                 predicate = normalize_predicate(f"{predicate}_{lemma(complements[0])}")
+        vague = [
+            c
+            for c in children
+            if c.dep_ in ("dobj", "obj") and lemma(c) in _VAGUE_NOUNS and c.i not in self.by_token
+        ]
+        if vague and not list(vague[0].children):
+            # "took place in 2011": the bare noun is half the verb ("take_in" says nothing)
+            predicate = normalize_predicate(f"{predicate}_{lemma(vague[0])}")
         if not objects and not agents:
             # "Hill won a silver medal": the object is a description, not a name
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
@@ -528,7 +562,17 @@ class SentenceReader:
             return  # a proper noun NER missed is a name ("Slough, Berkshire"), not a role
         holders: list[str] = []
         if noun.dep_ == "appos" or (noun.dep_ == "compound" and noun.head.i in self.by_token):
-            holders = self.entities([noun.head])
+            # "George W. Bush, the 43rd President; Jeb Bush, a former governor": a role in the
+            # singular belongs to the one name it stands beside, not to the names listed after
+            # it; "Ann and Bob, the founders of X" are both founders
+            head = noun.head
+            if noun.tag_ != "NNS":
+                holder = self.resolve(head)
+                holders = [holder] if holder else []
+            else:
+                while head.dep_ == "conj" and head.head.i != head.i:
+                    head = head.head  # the parser hangs the plural on the last name listed
+                holders = self.entities([head])
         holders += [
             h
             for h in self.entities(c for c in noun.children if c.dep_ == "appos")

@@ -46,7 +46,8 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
         for name in names.votes:
             if name.lower() == lowered:
                 return name
-        # ("Ed Wood (film)" is about a film of the man's name, not about the man)
+        # a person the title names shorter than the text (person_titled leaves out a title
+        # that says another kind: "Ed Wood (film)" is about a film, not about the man)
         person = person_titled(title, names)
         if person is not None:
             # "Tom Brekke", whose first sentence says "Thomas Anders Brekke Jr.": the title is
