@@ -22,7 +22,7 @@ from noema.ingest.evidence import (
     form_type,
     given_name,
     named_as_place,
-    type_without_form,
+    type_by_form,
 )
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, surname
@@ -128,7 +128,7 @@ class NameTable:
         # names a mention of which stands where places stand (see named_as_place)
         self.placed: set[str] = set()
         # (type, name) where something beside NER says the name is of that type: the name's
-        # form, the sentence, the document's own word for its topic (see type_without_form)
+        # form, the sentence, the document's own word for its topic (see type_by_form)
         self.cued: set[tuple[str, str]] = set()
 
     def start_piece(self, offset: int) -> None:
@@ -168,8 +168,9 @@ class NameTable:
                 form = "PERSON" if agrees else "OTHER"
             for cue in (form, context):
                 if cue == NOT_PERSON:
-                    # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing
-                    cue = "OTHER" if type_ == "PERSON" else None
+                    # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing,
+                    # unless its form says what it is ("Kestrel Labs was founded by")
+                    cue = "OTHER" if type_ == "PERSON" and form is None else None
                 # both places: NER's finer call stands ("Lake Placid" the village)
                 if cue is not None and {cue, type_} != {"GPE", "LOC"}:
                     counts[cue] += CUE_VOTE
@@ -558,13 +559,10 @@ def _add_to_graph(
             type_ = names.settled_here.get(name) or _decide_type(
                 names.votes[name], batch_votes.get(name, Counter()), name
             )
-            if (
-                (type_, name) not in cued
-                and not (type_ == "PERSON" and name in surnames)
-                and type_without_form(type_, name)
-            ):
-                # NER alone, for a name whose look does not fit the type: OTHER claims nothing
-                type_ = "OTHER"
+            if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
+                # NER alone, for a name whose look does not fit the type: the type its look
+                # says, else OTHER, which claims nothing
+                type_ = type_by_form(type_, name)
             ids[name] = graph.add_entity(
                 name,
                 type_,

@@ -73,10 +73,19 @@ _SETTLEMENTS = frozenset(
 # Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
 # settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
 # no fact.
+# Verbs that say little without their object ("made history", "took office", "gained
+# independence", "declared war"): a preposition's fact keeps the object in its predicate.
+_LIGHT_VERBS = frozenset(
+    {"make", "take", "have", "give", "draw", "declare", "hold", "gain", "get", "set", "pay"}
+    | {"do", "earn", "achieve", "attain", "regain"}
+)
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind"}
     | {"type", "group", "collection", "series", "set", "pair", "couple", "variety", "range"}
     | {"place", "name", "period", "story", "approach"}
+    # "won a total of five titles", "administers the majority of the schools", "has a
+    # population of 5,000": a share of something, whose point is what it is of
+    | {"total", "majority", "minority", "half", "rest", "bulk", "portion", "population"}
 )
 
 
@@ -198,6 +207,8 @@ class SentenceReader:
         subject (or none at all, in a fragment) stands for the document's main entity."""
         if self.main is None or verb.dep_ not in ("ROOT", "conj"):
             return []
+        if any(c.dep_ == "expl" for c in verb.children):
+            return []  # "There are 8294400 such positions": what there is, not the topic
         subject = next((c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")), None)
         if subject is None:
             return [self.main] if verb.dep_ == "ROOT" else []
@@ -255,7 +266,8 @@ class SentenceReader:
         if lower in THING_PRONOUNS:
             return self._antecedent(token, _THINGS) if self.main_is_person else self.main
         if lower in _ANY_PRONOUNS:
-            return self.main
+            # "From here they acquired slaves" in a coast's document: people, never the place
+            return "" if self._main_place_type() else self.main
         return None
 
     def _antecedent(self, token: Any, types: frozenset[str]) -> str:
@@ -457,6 +469,13 @@ class SentenceReader:
         if vague and not list(vague[0].children):
             # "took place in 2011": the bare noun is half the verb ("take_in" says nothing)
             predicate = normalize_predicate(f"{predicate}_{lemma(vague[0])}")
+        linked = predicate
+        if verb.lemma_ in _LIGHT_VERBS and not objects and not vague:
+            # "Canada declared war in 1939", "made history in 2016": what the verb did is in its
+            # object, so a preposition's fact names it ("declare_in 1939" says nothing)
+            plain = [c for c in children if c.dep_ in ("dobj", "obj") and c.pos_ == "NOUN"]
+            if plain and plain[0].i not in self.by_token:
+                linked = normalize_predicate(f"{predicate}_{lemma(plain[0])}")
         if not objects and not agents:
             # "Hill won a silver medal": the object is a description, not a name
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
@@ -464,16 +483,22 @@ class SentenceReader:
                     yield Link(s, predicate, phrase, "phrase", verb)
         if predicate in _SUCCESSION and not objects and not agents:
             yield from self._succession(verb, subjects)
+        # "X was founded in 1890 in Oslo by Y": the places and times of a passive verb are what
+        # was done to X; with no such name ("a group of poets, founded in 1890 by Y"), nobody's
+        passive_verb = verb.dep_ == "acl" and verb.tag_ == "VBN"
+        if passive_verb or any(c.dep_ in ("auxpass", "agent") for c in children):
+            anchors = passive or subjects
+        else:
+            anchors = subjects or passive
         if agents:
             subjects, objects = agents, [*passive, *objects]
         for s in subjects:
             for o in objects:
                 yield Link(s, predicate, o, "svo", verb)
-        anchors = passive if passive and not agents else (subjects or passive)
         for word, targets in self._prepositions(verb):
             for s in anchors:
                 for o in targets:
-                    yield Link(s, f"{predicate}_{word}", o, "prep", verb)
+                    yield Link(s, f"{linked}_{word}", o, "prep", verb)
         yield from self._noun_links(verb, children, predicate, subjects)
 
     def _noun_links(
