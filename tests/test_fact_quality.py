@@ -319,23 +319,30 @@ def test_the_places_and_times_of_a_passive_verb_are_not_the_agents(
             extractor,
             "Kestrel Labs was founded in 2004 in Oslo by Ann Kell. The Quillon Circle was a group "
             "of poets, founded in 1890 by Ada Merrow. The Harlan Games were held every four "
-            "years, interrupted in 1944 by the Second World War.",
+            "years, interrupted in 1944 by the Second World War. In 2015 Kestrel Labs was sold "
+            "by Ann Kell to Harrow Avionics.",
         )
     )
     assert ("Kestrel Labs", "found_in", "Oslo") in facts
     assert ("Ann Kell", "found", "Kestrel Labs") in facts
     agents = {"Ann Kell", "Ada Merrow", "Second World War"}
     assert not {(s, p) for s, p, _ in facts if s in agents and p.endswith("_in")}
+    # whom it was sold to is the seller's, not the company's
+    assert ("Ann Kell", "sell_to", "Harrow Avionics") in facts
+    assert ("Kestrel Labs", "sell_to", "Harrow Avionics") not in facts
 
 
 def test_a_name_ending_in_an_events_or_a_places_word_is_that(extractor: SpacyExtractor) -> None:
     graph = graph_of(
         extractor,
         "In 2011, Omar Haddad was involved in the Libyan Civil War. Hans Mott represented his "
-        "country at the 3rd Chess Olympiad. Kestrel Labs was founded in 2004 in Oslo by Ann Kell.",
+        "country at the 3rd Chess Olympiad. Kestrel Labs was founded in 2004 in Oslo by Ann Kell. "
+        "Frank Ocean released the album Blonde in 2016.",
     )
     assert type_of(graph, "Libyan Civil War") == "EVENT"  # NER: ORG
     assert type_of(graph, "3rd Chess Olympiad") == "EVENT"  # NER: ORG
+    # a place word that is a surname too, after a name the given-name list lacks, stays a person
+    assert type_of(graph, "Frank Ocean") == "PERSON"
     # a founded thing NER called a person is what its company word says, not OTHER
     assert type_of(graph, "Kestrel Labs") == "ORG"
 
@@ -359,18 +366,33 @@ def test_a_share_of_something_is_no_end(extractor: SpacyExtractor) -> None:
         graph_of(
             extractor,
             "Oskari Frösén is a Finnish high jumper, who won a total of five national titles. "
-            "The Halden Board administers the majority of the schools.",
+            "The Halden Board administers the majority of the schools. Halden has a population "
+            "of 30,000.",
         )
     )
-    assert not {o for _, _, o in facts} & {"total", "majority"}
+    assert not {o for _, _, o in facts} & {"total", "majority", "population"}
+    # a share stands for what it is a share of
+    assert ("Oskari Frösén", "win", "five national titles") in facts
 
 
-def test_they_in_a_places_document_is_not_the_place(extractor: SpacyExtractor) -> None:
+def test_they_in_a_places_document_is_not_the_place_unless_its_name_is_plural(
+    extractor: SpacyExtractor,
+) -> None:
     graph = graph_of(
         extractor,
         "The Gold Coast is a region of West Africa on the Gulf of Guinea. From here they "
         "acquired slaves and gold in trade for European goods.",
         "Gold Coast (region)",
     )
+    # what notation states (a topic link at the lowest confidence still reaches the names)
     stated = [r for r in graph.relations.values() if r.confidence >= NOTATION_MIN_CONFIDENCE]
     assert not [r for r in stated if r.predicate.startswith("acquire")]
+    islands = facts_and_events(
+        graph_of(
+            extractor,
+            "The Faroe Islands are an archipelago in the North Atlantic. Their capital is "
+            "Tórshavn.",
+            "Faroe Islands",
+        )
+    )
+    assert ("Tórshavn", "capital_of", "Faroe Islands") in islands

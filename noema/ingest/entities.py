@@ -170,7 +170,7 @@ class NameTable:
                 if cue == NOT_PERSON:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing,
                     # unless its form says what it is ("Kestrel Labs was founded by")
-                    cue = "OTHER" if type_ == "PERSON" and form is None else None
+                    cue = "OTHER" if type_ == "PERSON" and form not in ("ORG", "LOC") else None
                 # both places: NER's finer call stands ("Lake Placid" the village)
                 if cue is not None and {cue, type_} != {"GPE", "LOC"}:
                     counts[cue] += CUE_VOTE

@@ -48,6 +48,10 @@ _PLACE_NOUNS = frozenset(
     ]
 )
 _COPULAS = frozenset({"be", "become", "remain"})
+# Prepositions that say where or when something was done.
+_WHERE_WHEN = frozenset(
+    {"in", "at", "on", "near", "during", "since", "until", "throughout", "within", "between"}
+)
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _ANY_PRONOUNS = frozenset({"they", "them", "their"})
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
@@ -70,22 +74,25 @@ _PLACES = frozenset({"GPE", "LOC"})
 _SETTLEMENTS = frozenset(
     {"city", "town", "village", "hamlet", "port", "municipality", "borough", "commune", "township"}
 )
-# Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
-# settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
-# no fact.
 # Verbs that say little without their object ("made history", "took office", "gained
 # independence", "declared war"): a preposition's fact keeps the object in its predicate.
 _LIGHT_VERBS = frozenset(
     {"make", "take", "have", "give", "draw", "declare", "hold", "gain", "get", "set", "pay"}
     | {"do", "earn", "achieve", "attain", "regain"}
 )
+# Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
+# settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
+# no fact.
+# "won a total of five titles", "administers the majority of the schools": a share stands for
+# what it is a share of ("five titles").
+_SHARES = frozenset({"total", "majority", "minority", "half", "rest", "bulk", "portion"})
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind"}
     | {"type", "group", "collection", "series", "set", "pair", "couple", "variety", "range"}
     | {"place", "name", "period", "story", "approach"}
-    # "won a total of five titles", "administers the majority of the schools", "has a
-    # population of 5,000": a share of something, whose point is what it is of
-    | {"total", "majority", "minority", "half", "rest", "bulk", "portion", "population"}
+    # "has a population of 5,000": a measure, whose point is what it is of
+    | {"population"}
+    | _SHARES
 )
 
 
@@ -93,6 +100,19 @@ _VAGUE_NOUNS = frozenset(
 _MAKING_PARTICIPLES = frozenset(
     {"publish", "release", "record", "write", "compose", "film", "produce", "print", "issue"}
 )
+
+
+def _share_of(noun: Any) -> Any:
+    """What a share is of ("five national titles" for "a total of five national titles"), else
+    the noun itself."""
+    if lemma(noun) not in _SHARES:
+        return noun
+    for prep in noun.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            for pobj in prep.children:
+                if pobj.dep_ == "pobj" and pobj.pos_ == "NOUN":
+                    return pobj
+    return noun
 
 
 def _made_thing(participle: Any) -> Any:
@@ -266,8 +286,10 @@ class SentenceReader:
         if lower in THING_PRONOUNS:
             return self._antecedent(token, _THINGS) if self.main_is_person else self.main
         if lower in _ANY_PRONOUNS:
-            # "From here they acquired slaves" in a coast's document: people, never the place
-            return "" if self._main_place_type() else self.main
+            # "From here they acquired slaves" in a coast's document are people, not the coast;
+            # "They gained independence" in the Bahamas' is the islands
+            plural = self.main.lower().endswith("s")
+            return "" if self._main_place_type() and not plural else self.main
         return None
 
     def _antecedent(self, token: Any, types: frozenset[str]) -> str:
@@ -383,6 +405,7 @@ class SentenceReader:
         out = []
         for token in tokens:
             for item in with_conjuncts(token):
+                item = _share_of(item)
                 if item.pos_ != "NOUN" or item.i in self.by_token:
                     continue
                 start = item.i
@@ -483,20 +506,22 @@ class SentenceReader:
                     yield Link(s, predicate, phrase, "phrase", verb)
         if predicate in _SUCCESSION and not objects and not agents:
             yield from self._succession(verb, subjects)
-        # "X was founded in 1890 in Oslo by Y": the places and times of a passive verb are what
-        # was done to X; with no such name ("a group of poets, founded in 1890 by Y"), nobody's
-        passive_verb = verb.dep_ == "acl" and verb.tag_ == "VBN"
-        if passive_verb or any(c.dep_ in ("auxpass", "agent") for c in children):
-            anchors = passive or subjects
-        else:
-            anchors = subjects or passive
+        # "X was founded in 1890 in Oslo by Y": where and when a passive verb's deed was done is
+        # X's (with no such name, "a group of poets, founded in 1890 by Y", nobody's); "sold by
+        # Y to Z", "succeeded by Y as CEO" are Y's
+        passive_verb = (verb.dep_ == "acl" and verb.tag_ == "VBN") or any(
+            c.dep_ in ("auxpass", "agent") for c in children
+        )
+        patients = passive or subjects
         if agents:
             subjects, objects = agents, [*passive, *objects]
         for s in subjects:
             for o in objects:
                 yield Link(s, predicate, o, "svo", verb)
+        anchors = passive if passive and not agents else (subjects or passive)
         for word, targets in self._prepositions(verb):
-            for s in anchors:
+            held = patients if passive_verb and word in _WHERE_WHEN else anchors
+            for s in held:
                 for o in targets:
                     yield Link(s, f"{linked}_{word}", o, "prep", verb)
         yield from self._noun_links(verb, children, predicate, subjects)
@@ -514,6 +539,8 @@ class SentenceReader:
         for obj in children:
             if obj.dep_ not in ("dobj", "obj") or obj.i in self.by_token or obj.pos_ != "NOUN":
                 continue
+            if lemma(obj) in _SHARES:
+                continue  # "won a total of five titles": the titles are the object (phrases)
             for word, targets in self._prepositions(obj):
                 for s in subjects:
                     for o in targets:
