@@ -153,9 +153,9 @@ def form_type(name: str) -> str | None:
 
 
 # The last word of a name that is no person's, whatever NER called it: "Brownlow Medal", "Pilot
-# Range", "Pudu Prison", "Klamath Falls", "Kazan Governorate", "Harlan Games". Words that are also surnames
-# ("Hall", "Hill", "Park", "Bay", "Church", "Lake", "Rivers", "Street", "Temple") are not listed:
-# "Doc Rivers" starts with no given name of the list and is a person.
+# Range", "Pudu Prison", "Klamath Falls", "Kazan Governorate", "Harlan Games". Words that are
+# also surnames ("Hall", "Hill", "Park", "Bay", "Church", "Lake", "Rivers", "Street", "Temple")
+# are not listed: "Doc Rivers" starts with no given name of the list and is a person.
 _THING_LAST = frozenset(
     _words("""
     award awards medal prize trophy cup stadium arena airport station drive road avenue ave
@@ -195,12 +195,11 @@ def type_by_form(type_: str, name: str) -> str:
 
     A name ending in an event's or a natural place's word is that, whatever NER called it ORG or
     PERSON, unless it starts with a given name or, for a PERSON, the word is a surname too. A
-    PERSON of one word that is no given name
-    ("Sega", "Vanuatu", "Typhonodorum"; a person's surname alone too, which the sentence or a
-    joined full name must then say), or of a name ending in a word no person's name ends in that
-    does not start with a given name ("Brownlow Medal", "Pudu Prison") is ``OTHER``, which claims
-    nothing: on 500 Re-DocRED documents fewer than a third of such names NER typed PERSON are
-    people. Not an ORG of one word, though only 29% of those are organisations there: that 29% is
+    PERSON of one word that is no given name ("Sega", "Vanuatu", "Typhonodorum"; a person's
+    surname alone too, which the sentence or a joined full name must then say), or of a name
+    ending in a word no person's name ends in that does not start with a given name ("Brownlow
+    Medal", "Pudu Prison") is ``OTHER``, which claims nothing: on 500 Re-DocRED documents fewer
+    than a third of such names NER typed PERSON are people. Not an ORG of one word, though only 29% of those are organisations there: that 29% is
     "Microsoft", "Intel" and "Yale" named once in passing, what users ask about.
 
     Example:

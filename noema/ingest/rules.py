@@ -80,12 +80,12 @@ _LIGHT_VERBS = frozenset(
     {"make", "take", "have", "give", "draw", "declare", "hold", "gain", "get", "set", "pay"}
     | {"do", "earn", "achieve", "attain", "regain"}
 )
-# Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
-# settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
-# no fact.
 # "won a total of five titles", "administers the majority of the schools": a share stands for
 # what it is a share of ("five titles").
 _SHARES = frozenset({"total", "majority", "minority", "half", "rest", "bulk", "portion"})
+# Nouns that say nothing alone ("is part of", "won one", "took place", "took the name of the
+# settlement", "are a group of ridges"): the point is in what qualifies them, so bare they make
+# no fact.
 _VAGUE_NOUNS = frozenset(
     {"one", "part", "member", "some", "something", "thing", "way", "lot", "number", "kind"}
     | {"type", "group", "collection", "series", "set", "pair", "couple", "variety", "range"}
@@ -457,7 +457,8 @@ class SentenceReader:
                 return
         subjects = self.entities(c for c in children if c.dep_ in _SUBJECT_DEPS)
         passive = self.entities(c for c in children if c.dep_ == "nsubjpass")
-        if verb.dep_ == "acl" and verb.tag_ == "VBN":  # "the company founded by X"
+        participle = verb.dep_ == "acl" and verb.tag_ == "VBN"
+        if participle:  # "the company founded by X"
             passive = passive or self.described(_made_thing(verb))
         elif verb.dep_ == "acl" and not subjects:  # "the company making phones"
             subjects = self.described(verb.head)
@@ -509,9 +510,7 @@ class SentenceReader:
         # "X was founded in 1890 in Oslo by Y": where and when a passive verb's deed was done is
         # X's (with no such name, "a group of poets, founded in 1890 by Y", nobody's); "sold by
         # Y to Z", "succeeded by Y as CEO" are Y's
-        passive_verb = (verb.dep_ == "acl" and verb.tag_ == "VBN") or any(
-            c.dep_ in ("auxpass", "agent") for c in children
-        )
+        passive_verb = participle or any(c.dep_ in ("auxpass", "agent") for c in children)
         patients = passive or subjects
         if agents:
             subjects, objects = agents, [*passive, *objects]
