@@ -71,8 +71,9 @@ def clustered(n: int, dimension: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
-    """Write a bundle of ``n_facts`` synthetic facts; returns the save time in seconds."""
+def build_bundle(n_facts: int, path: Path, seed: int = 7) -> tuple[float, float]:
+    """Write a bundle of ``n_facts`` synthetic facts; returns the save's time in seconds and its
+    peak memory in MiB above what the process held before it."""
     import noema
     from noema.storage.bundle import BundleSettings, write_bundle
     from noema.vectors.index import VectorIndex
@@ -125,7 +126,10 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
     keys = [sentence_key(graph, s) for s in sentences]
     sentence_vectors = VectorIndex(384)
     sentence_vectors.add(keys, clustered(len(keys), 384, rng))
+    sentence_vectors.prepare("auto")  # the sidecar's approximate index, kept by the save too
     names = name_vectors(graph)
+    before = _rss_mb()
+    _reset_peak()
     with timer() as save:
         write_bundle(
             path,
@@ -135,7 +139,22 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> float:
             sentences=SentenceIndex.from_vectors(graph, sentence_vectors),
             name_vectors=names,
         )
-    return save[0]
+    return save[0], _peak_mb() - before
+
+
+def _reset_peak() -> None:
+    """Start the process's peak resident memory again from what it holds now (Linux)."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
+def _peak_mb() -> float:
+    """The process's peak resident memory since :func:`_reset_peak`, in MiB."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise OSError("no VmHWM in /proc/self/status")
 
 
 def name_vectors(graph: noema.SemanticGraph) -> dict[str, np.ndarray]:
@@ -353,7 +372,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.facts:
             path = Path(tmp) / f"scale{n}.noema"
-            save = build_bundle(n, path)
+            save, save_peak = build_bundle(n, path)
             size = path.stat().st_size
             print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
             done = subprocess.run(
@@ -376,7 +395,7 @@ def main() -> int:
             rows.append(
                 [
                     f"{m['facts']:,}",
-                    f"{save:.1f}s",
+                    f"{save:.1f}s, peak +{save_peak:,.0f} MB",
                     f"{size / 2**20:,.0f} MB",
                     f"{m['load']:.1f}s (graph.json: json {m['json_s']:.1f}s, "
                     f"orjson {m['orjson_s']:.1f}s)",

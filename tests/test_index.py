@@ -80,7 +80,7 @@ def test_the_stored_flat_index_is_byte_for_byte_what_faiss_writes(
         flat.add(vectors)
     index = VectorIndex(dimension)
     index.add([f"v{n}" for n in range(rows)], vectors)
-    assert index.index_bytes() == bytes(faiss.serialize_index(flat))
+    assert b"".join(index.index_pieces()) == bytes(faiss.serialize_index(flat))
 
 
 def test_approximate_search_finds_most_exact_neighbours_with_exact_scores() -> None:

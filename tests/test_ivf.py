@@ -7,7 +7,9 @@ import json
 import struct
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -145,3 +147,72 @@ def test_exact_search_opens_without_building_the_kept_index(
 
 def _refused_build(self: object, vectors: object) -> None:
     raise AssertionError("built although exact search was asked for")
+
+
+def test_codes_kept_give_the_lists_encoding_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening hands faiss each row's kept code instead of encoding the rows: every list then
+    holds the same labels and codes, in the same order, as encoding them would give."""
+    import faiss
+
+    ids = [f"f{n}" for n in range(3000)]
+    rows = _unit_rows(3000, 4)
+    original = VectorIndex.from_rows(ids, rows).prepare("approximate")
+    parts = read_ivf(ivf_bytes(original.approximate_parts(ids) or _no_parts()), 3000, 384)
+    assert parts.codes is not None
+    kept = parts.build(rows)
+    encoded = replace(parts, codes=None).build(rows)
+    lists = kept.nlist
+    assert lists > 1 and kept.ntotal == encoded.ntotal == 3000
+    size = kept.invlists.code_size
+    for number in range(lists):
+        n = kept.invlists.list_size(number)
+        assert n == encoded.invlists.list_size(number)
+        for index in (kept, encoded):
+            assert index.invlists.list_size(number) == n
+        kept_ids = faiss.rev_swig_ptr(kept.invlists.get_ids(number), n).tolist()
+        assert kept_ids == faiss.rev_swig_ptr(encoded.invlists.get_ids(number), n).tolist()
+        kept_codes = faiss.rev_swig_ptr(kept.invlists.get_codes(number), n * size).tobytes()
+        assert (
+            kept_codes == faiss.rev_swig_ptr(encoded.invlists.get_codes(number), n * size).tobytes()
+        )
+
+
+def _no_parts() -> Any:
+    raise AssertionError("a prepared approximate index gave no parts")
+
+
+def test_a_schema_4_bundle_without_codes_opens_and_is_saved_with_them(
+    embedder: noema.SentenceTransformerEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tests/data/schema4.noema was written by Noema at schema 4 (approximate search over
+    # COMPANY_DOCS, ingested in two writes): its facts.ivf and sentences.ivf hold no codes
+    old = Path(__file__).parent / "data" / "schema4.noema"
+    with zipfile.ZipFile(old) as zf:
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == 4
+        assert struct.unpack_from("<I", zf.read("facts.ivf"), 8)[0] == 1
+    _refuse_training(monkeypatch)
+    loaded = KnowledgeBase.load(old, embedder=embedder, search="approximate")
+    resaved = loaded.save(tmp_path / "again.noema")
+    with zipfile.ZipFile(resaved) as zf:
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == 5
+        for member in ("facts.ivf", "sentences.ivf"):
+            assert struct.unpack_from("<I", zf.read(member), 8)[0] == 2
+    again = KnowledgeBase.load(resaved, embedder=embedder, search="approximate")
+    for question in QUESTIONS:
+        for fmt in ("notation", "sentences"):
+            assert again.retrieve(question, format=fmt) == loaded.retrieve(question, format=fmt)
+    # opened with exact search and saved: the codes are made from the kept parts, once
+    exact = KnowledgeBase.load(old, embedder=embedder, search="exact")
+    assert exact.save(tmp_path / "exact.noema").read_bytes() == resaved.read_bytes()
+
+
+def test_the_parts_for_other_rows_are_those_the_index_gives_for_them() -> None:
+    ids = [f"f{n}" for n in range(3000)]
+    index = VectorIndex.from_rows(ids, _unit_rows(3000, 5)).prepare("approximate")
+    forward, backward = index.approximate_parts(ids), index.approximate_parts(ids[::-1])
+    assert forward is not None and backward is not None
+    moved = forward.for_rows(np.arange(2999, -1, -1))
+    assert np.array_equal(moved.assignment, backward.assignment)
+    assert moved.codes is not None and backward.codes is not None
+    assert np.array_equal(moved.codes, backward.codes)
+    assert not np.array_equal(forward.codes, backward.codes)  # the lists' rows moved

@@ -113,3 +113,26 @@ def test_ids_a_save_writes_in_every_mention_are_held_to_the_budget(
     )
     kb = KnowledgeBase.load(fine)
     assert KnowledgeBase.load(kb.save(tmp_path / "again.noema")).graph == kb.graph
+
+
+@pytest.mark.parametrize(
+    "update", [_swap_digests, _edit_text], ids=["swapped keys", "edited document text"]
+)
+def test_large_columns_check_the_sidecar_keys_with_their_hash(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update: Update
+) -> None:
+    """Where graph.columns is large (read in place, not hashed on opening), the keys, which hash
+    each sentence's text, are checked with its sha256: on load(verify=True), and before a save,
+    which then writes nothing."""
+    from noema.storage import members
+
+    bad = rewrite(saved, tmp_path / "bad.noema", _columns(update), fix_manifest=True)
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    with pytest.raises(noema.BundleError, match="does not hash to its key"):
+        KnowledgeBase.load(bad, verify=True)
+    opened = KnowledgeBase.load(bad)  # its structure is intact: it opens and answers
+    assert "Larry Page" in opened.retrieve("Who founded Google?").text
+    before = bad.read_bytes()
+    with pytest.raises(noema.BundleError, match="does not hash to its key.*nothing was written"):
+        opened.save(bad)
+    assert bad.read_bytes() == before

@@ -128,7 +128,9 @@ def _unhashed(opening: Opening) -> UnhashedMembers | None:
         (member, *declared_entry(opening.declared, member, opening.name))
         for member in opening.unhashed
     )
-    return UnhashedMembers(opening.name, opening.mapped, opening.check, entries)
+    return UnhashedMembers(
+        opening.name, opening.mapped, opening.check, entries, tuple(opening.deferred)
+    )
 
 
 def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:

@@ -44,9 +44,10 @@ Members (read by name; anything else in the zip is ignored):
     The approximate index of the fact vectors and of the sentence vectors, when the knowledge
     base had one (``search="approximate"``, or ``"auto"`` from
     :data:`~noema.vectors.index.APPROXIMATE_FROM` rows): its trained parts and each row's list, in the
-    layout :mod:`noema.vectors.ivf` documents (never a faiss serialization). Opening with approximate
-    search builds the index from them rather than training it again, and it searches as it did
-    before the save. Derived; without them the index is trained on opening.
+    layout :mod:`noema.vectors.ivf` documents (never a faiss serialization); from version 5 each
+    row's 8-bit code too. Opening with approximate search builds the index from them rather than
+    training it again (and, from version 5, without encoding the rows), and it searches as it
+    did before the save. Derived; without them the index is trained on opening.
 
 Where a bundle holds ``graph.columns``, ``graph.json`` is not read on opening, only its size in
 the zip directory checked (and its sha256 as a stream, never held whole, when it is small). Members stored as they are (the
@@ -76,13 +77,13 @@ previous bundle untouched. The same knowledge base gives the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, BinaryIO, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -97,7 +98,7 @@ from noema.storage.container import (
     mapped_file,
     write_atomically,
     write_target,
-    zip_members,
+    zip_member,
 )
 from noema.storage.manifest import (
     FORMAT_NAME,
@@ -107,7 +108,6 @@ from noema.storage.manifest import (
 )
 from noema.storage.members import (
     MEMBERS,
-    STORED_MEMBERS,
     Saving,
     encode_json,
     fact_order,
@@ -163,11 +163,16 @@ def write_bundle(
     settings: BundleSettings,
     **parts: Unpack[BundleParts],
 ) -> dict[str, Any]:
-    """Write a bundle atomically (:func:`bundle_bytes` written beside ``path``, then moved into
-    place, so the previous bundle survives a failure) and return its manifest."""
+    """Write a bundle atomically (its members written one at a time into a temporary file
+    beside ``path``, then moved into place, so the previous bundle survives a failure) and
+    return its manifest."""
     write_target(path)  # a path no save can replace is refused before the members are made
-    manifest, members = _members(graph, index, settings, **parts)
-    write_atomically(path, lambda handle: zip_members(handle, members, STORED_MEMBERS))
+    manifest: dict[str, Any] = {}
+
+    def write(handle: BinaryIO) -> None:
+        manifest.update(_write_members(handle, graph, index, settings, **parts))
+
+    write_atomically(path, write)
     return manifest
 
 
@@ -180,13 +185,13 @@ def bundle_bytes(
 ) -> bytes:
     """The bytes :func:`write_bundle` writes, for a bundle kept in memory or sent elsewhere; :func:`read_bundle_bytes` reads
     them back."""
-    manifest, members = _members(graph, index, settings, **parts)
     buffer = io.BytesIO()
-    zip_members(buffer, members, STORED_MEMBERS)
+    _write_members(buffer, graph, index, settings, **parts)
     return buffer.getvalue()
 
 
-def _members(
+def _write_members(
+    handle: BinaryIO,
     graph: SemanticGraph,
     index: VectorIndex,
     settings: BundleSettings,
@@ -194,49 +199,55 @@ def _members(
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
-) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The manifest, and every member by name with ``manifest.json`` first. ``index`` must hold
-    a vector for every fact of ``graph``; rows are written in :func:`fact_order`, so the bytes
-    do not depend on the order facts were indexed."""
+) -> dict[str, Any]:
+    """Write every member as a zip into ``handle`` and return the manifest. Members are made
+    and written one at a time, each dropped before the next is made, so a save holds at most one
+    of them beside the knowledge base (the vectors, written from their matrix, not even that);
+    ``manifest.json`` comes last, since it holds their sizes and hashes. ``index`` must hold a
+    vector for every fact of ``graph``; rows are written in :func:`fact_order`, so the bytes do
+    not depend on the order facts were indexed."""
     order = fact_order(graph)
     missing = [f for f in order if f not in index]
     if missing:
         raise BundleError(f"{len(missing)} facts have no vector (first: {missing[0]!r})")
-    ordered = VectorIndex(index.dimension)
-    if order:
-        ordered.add(order, _rows(index, order))
-    graph_data = graph.to_dict()
-    graph_data["merge_log"] = [record_to_dict(r) for r in merge_log]
-    saving = Saving(graph, graph_data, index, ordered, sentences, name_vectors or {})
-    members: dict[str, bytes] = {}
-    for member in MEMBERS:
-        data = member.write(saving)
-        if data is not None:
-            members[member.name] = data
-    # the rows were checked before they were copied; a file written in place while they were
-    # being copied is seen here, so no member holds bytes of another bundle
-    for vectors in (index, sentences.vectors if sentences is not None else None):
-        if vectors is not None:
-            vectors.check_unchanged()
-    manifest = {
-        "format": FORMAT_NAME,
-        "schema_version": SCHEMA_VERSION,
-        "noema_version": settings.noema_version,
-        "counts": graph_counts(graph),
-        "embedding_model": settings.embedding_model,
-        "embedding_dimension": index.dimension,
-        "spacy_model": settings.spacy_model,
-        "similarity_threshold": settings.similarity_threshold,
-        "embedding_rows": EMBEDDING_ROWS,
-        "fact_rendering": FACT_RENDERING,
-        **saving.described,
-        "merges": len(merge_log),
-        "members": {
-            name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-            for name, data in members.items()
-        },
-    }
-    return manifest, {"manifest.json": encode_json(manifest), **members}
+    ordered = index
+    if index.ids != order:  # else written as they are: a copy of every row spared
+        ordered = VectorIndex(index.dimension)
+        if order:
+            ordered.add(order, _rows(index, order))
+    log = [record_to_dict(r) for r in merge_log]
+    saving = Saving(graph, log, index, ordered, sentences, name_vectors or {})
+    declared: dict[str, dict[str, Any]] = {}
+    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for member in MEMBERS:
+            data = member.write(saving)
+            if data is not None:
+                size, digest = zip_member(zf, member.name, data, member.stored)
+                declared[member.name] = {"size": size, "sha256": digest}
+            del data
+        # the rows were checked before they were read; a file written in place while they were
+        # being written is seen here, before the save is moved into place, so no bundle holds
+        # bytes of another
+        for vectors in (index, sentences.vectors if sentences is not None else None):
+            if vectors is not None:
+                vectors.check_unchanged()
+        manifest = {
+            "format": FORMAT_NAME,
+            "schema_version": SCHEMA_VERSION,
+            "noema_version": settings.noema_version,
+            "counts": graph_counts(graph),
+            "embedding_model": settings.embedding_model,
+            "embedding_dimension": index.dimension,
+            "spacy_model": settings.spacy_model,
+            "similarity_threshold": settings.similarity_threshold,
+            "embedding_rows": EMBEDDING_ROWS,
+            "fact_rendering": FACT_RENDERING,
+            **saving.described,
+            "merges": len(merge_log),
+            "members": declared,
+        }
+        zip_member(zf, "manifest.json", encode_json(manifest), stored=False)
+    return manifest
 
 
 def _rows(index: VectorIndex, order: list[str]) -> Any:

@@ -328,10 +328,17 @@ class Columns:
 
 
 def read_columns(
-    blob: bytes | memoryview, counts: object, *, max_memory: int | None = None
+    blob: bytes | memoryview,
+    counts: object,
+    *,
+    max_memory: int | None = None,
+    check_keys: bool = True,
 ) -> Columns:
     """The member's contents, after the checks the module docstring lists; ``counts`` are the
     manifest's, ``max_memory`` the budget opening was given (``None``: the default).
+    ``check_keys=False`` leaves out the one check that hashes contents, each sidecar key against
+    its sentence's text (:func:`~noema.storage._save_checks.check_sentence_keys`): the caller
+    runs it later, with the member's sha256.
 
     Raises:
         BundleError: saying what is wrong (the caller adds the bundle's name).
@@ -358,7 +365,7 @@ def read_columns(
         raise BundleError(f"graph.columns is invalid: {exc}") from None
     sentences = None
     if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
-        sentences = _sentences(arrays, strings, graph)
+        sentences = _sentences(arrays, strings, graph, check_keys)
     return Columns(graph, _merge_log(header["merge_log"], strings), sentences)
 
 
@@ -440,7 +447,10 @@ def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
 
 
 def _sentences(
-    arrays: Mapping[str, npt.NDArray[Any]], strings: list[str], graph: SemanticGraph
+    arrays: Mapping[str, npt.NDArray[Any]],
+    strings: list[str],
+    graph: SemanticGraph,
+    check_keys: bool,
 ) -> StoredSentences:
     """The sidecar's sentences, facts, keys and topics, from arrays already checked, once they
     are what a save will work out again from the graph."""
@@ -459,7 +469,8 @@ def _sentences(
     ]
     digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
     keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
-    check_sentence_keys(graph, keys)
+    if check_keys:
+        check_sentence_keys(graph, keys)
     facts = split_ranges(
         [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
     )

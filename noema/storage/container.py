@@ -22,7 +22,7 @@ import time
 import weakref
 import zipfile
 import zlib
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +52,7 @@ __all__ = [
     "read_member",
     "write_atomically",
     "write_target",
-    "zip_members",
+    "zip_member",
 ]
 
 # Limits checked against the zip directory before a member is inflated.
@@ -127,18 +127,29 @@ def _file_mode(target: Path) -> int:
     return 0o666 & ~umask
 
 
-def zip_members(handle: Any, members: dict[str, bytes], stored: Collection[str]) -> None:
-    """Write ``members`` (the manifest first) as a zip into ``handle``, with fixed dates and
-    modes so the same members give the same bytes; those named in ``stored`` as they are, the
-    rest deflated."""
-    with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members.items():
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            # float32 vectors barely compress: stored as they are, they open without
-            # inflating a gigabyte and a half at a million facts
-            info.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, data)
+def zip_member(
+    zf: zipfile.ZipFile, name: str, data: Blob | Sequence[Blob], stored: bool
+) -> tuple[int, str]:
+    """Write one member into ``zf`` (open for writing) with a fixed date and mode, so the same
+    bytes give the same zip; as it is when ``stored``, else deflated. ``data``: its bytes, or
+    pieces written in turn (the vectors as views of their matrix, never joined into one copy).
+    Returns the member's size and sha256."""
+    pieces = [data] if isinstance(data, (bytes, memoryview)) else list(data)
+    views = [memoryview(piece).cast("B") for piece in pieces]
+    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    # float32 vectors barely compress: stored as they are, they open without inflating a
+    # gigabyte and a half at a million facts
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    # known before the first byte, as ZipFile.writestr sets it: the same header, and zip64
+    # where the member needs it
+    info.file_size = sum(view.nbytes for view in views)
+    digest = hashlib.sha256()
+    with zf.open(info, "w") as dest:
+        for view in views:
+            digest.update(view)
+            dest.write(view)
+    return info.file_size, digest.hexdigest()
 
 
 def _remove_stale_temporaries(target: Path) -> None:
@@ -409,15 +420,18 @@ class UnhashedMembers:
     """Members a bundle was opened without hashing, and the bytes it was opened from, to hash
     them later: ``mapped`` (the bundle in memory, or mapped from its file and then ``check`` says
     whether the file was written in place since) is what the knowledge base reads, whatever
-    file its path names now. ``members``: each member's name, declared size and sha256."""
+    file its path names now. ``members``: each member's name, declared size and sha256.
+    ``then``: checks of what those members hold that hash their contents as well, run once the
+    hashes match (each raises :class:`BundleError`)."""
 
     name: str  # what error messages call the bundle
     mapped: memoryview
     check: Callable[[], None] | None
     members: tuple[tuple[str, int, str], ...]
+    then: tuple[Callable[[], None], ...] = ()
 
     def verify(self, consequence: str) -> None:
-        """Hash every member, each against what the manifest declares.
+        """Hash every member, each against what the manifest declares, then run :attr:`then`.
 
         Raises:
             BundleError: naming the first member whose bytes do not match, with
@@ -433,6 +447,8 @@ class UnhashedMembers:
 
         try:
             in_zip(_ViewFile(self.mapped), self.name, hash_all)
+            for check in self.then:
+                check()
         except BundleError as exc:
             raise BundleError(f"{exc}; {consequence}") from None
 

@@ -37,7 +37,9 @@ __all__ = [
 #      the manifest's merges (how many merge_log records graph.json holds).
 #   4  graph.columns (the graph and merge log as arrays, read instead of graph.json) in every
 #      bundle; the optional facts.ivf and sentences.ivf (approximate indexes kept).
-SCHEMA_VERSION = 4
+#   5  facts.ivf and sentences.ivf hold each row's 8-bit code too (their member version 2), so
+#      opening hands them to faiss instead of encoding every row.
+SCHEMA_VERSION = 5
 
 
 FORMAT_NAME = "noema-bundle"
@@ -111,12 +113,19 @@ def _manifest_from_3(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def _manifest_from_4(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 to 5: a version-4 bundle's approximate indexes hold no codes; their rows are
+    encoded when the index is built."""
+    return manifest
+
+
 # One function per version step, taking a manifest of version n to version n + 1, so a bundle of
 # any older version is read by applying them in turn.
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _manifest_from_1,
     2: _manifest_from_2,
     3: _manifest_from_3,
+    4: _manifest_from_4,
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,8 @@ import numpy.typing as npt
 from noema.errors import BundleError, GraphError
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord, json_bytes, read_merge_record
+from noema.model.spans import Sentence
+from noema.storage._save_checks import check_sentence_keys
 from noema.storage.columns import columns_bytes, read_columns
 from noema.storage.container import (
     MAX_MEMBER_BYTES,
@@ -57,6 +60,7 @@ __all__ = [
     "Member",
     "Opening",
     "Saving",
+    "Written",
     "encode_json",
     "fact_order",
     "graph_counts",
@@ -114,13 +118,18 @@ def encode_json(value: Any) -> bytes:
         raise BundleError(f"the knowledge base cannot be written as JSON: {exc}") from exc
 
 
+# What a member's writer gives: its bytes, or pieces written one after another (the vectors as
+# views of their matrix, so a save never holds a copy of them).
+Written = Blob | tuple[Blob, ...]
+
+
 @dataclass
 class Saving:
     """What the members are written from; ``described`` gathers the manifest entries that
     members add beside their size and sha256 (``sentences``, ``names``)."""
 
     graph: SemanticGraph
-    graph_data: dict[str, Any]  # graph.to_dict() with its merge_log
+    merge_log: list[dict[str, Any]]  # the merge log as graph.json holds it
     index: VectorIndex  # the fact index as the knowledge base holds it
     ordered: VectorIndex  # the same rows in fact_order
     sentences: SentenceIndex | None
@@ -152,6 +161,8 @@ class Opening:
     verified: bool = False  # every member's sha256 checked before any was read
     blobs: dict[str, Blob] = field(default_factory=dict)  # the members index.faiss builds from
     unhashed: list[str] = field(default_factory=list)  # read without their sha256 checked
+    # checks of what unhashed members hold that hash their contents too, run with their sha256
+    deferred: list[Callable[[], None]] = field(default_factory=list)
     spent: list[Blob] = field(default_factory=list)  # read, checked, and needed no more
     built: Core | None = None
     sentences: SentenceIndex | None = None
@@ -215,7 +226,10 @@ class Opening:
 
 
 def _write_graph_json(saving: Saving) -> bytes:
-    return encode_json(saving.graph_data)
+    # made here, not kept: the graph's dict takes gigabytes at a million facts
+    data = saving.graph.to_dict()
+    data["merge_log"] = saving.merge_log
+    return encode_json(data)
 
 
 def _read_graph_json(opening: Opening) -> None:
@@ -229,7 +243,7 @@ def _read_graph_json(opening: Opening) -> None:
 
 
 def _write_columns(saving: Saving) -> bytes:
-    return columns_bytes(saving.graph, saving.graph_data["merge_log"], saving.sentences)
+    return columns_bytes(saving.graph, saving.merge_log, saving.sentences)
 
 
 def _read_columns(opening: Opening) -> None:
@@ -237,16 +251,16 @@ def _read_columns(opening: Opening) -> None:
         opening.keep(COLUMNS_MEMBER)
 
 
-def _write_embeddings(saving: Saving) -> bytes:
-    return saving.ordered.vector_bytes()
+def _write_embeddings(saving: Saving) -> Written:
+    return saving.ordered.vector_view()
 
 
 def _read_embeddings(opening: Opening) -> None:
     opening.keep("embeddings.bin")
 
 
-def _write_index(saving: Saving) -> bytes:
-    return saving.ordered.index_bytes()
+def _write_index(saving: Saving) -> Written:
+    return saving.ordered.index_pieces()
 
 
 def _read_index(opening: Opening) -> None:
@@ -284,7 +298,14 @@ def _read_graph(
         if member == COLUMNS_MEMBER:
             try:
                 counts = opening.manifest.get("counts")
-                columns = read_columns(blob, counts, max_memory=opening.max_memory)
+                # the sidecar's keys hash each sentence's text (7 s of opening 300,000
+                # sentences): checked now where the member was hashed, else with its hash
+                hashed = COLUMNS_MEMBER not in opening.unhashed
+                columns = read_columns(
+                    blob, counts, max_memory=opening.max_memory, check_keys=hashed
+                )
+                if not hashed and columns.sentences is not None:
+                    opening.deferred.append(_keys_check(columns.graph, columns.sentences.keys))
             except BundleError as exc:
                 raise BundleError(f"{name!r}: {exc}") from None
             graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
@@ -298,6 +319,15 @@ def _read_graph(
     return graph, merge_log, stored
 
 
+def _keys_check(graph: SemanticGraph, keys: Mapping[Sentence, str]) -> Callable[[], None]:
+    """:func:`check_sentence_keys` to run later, holding the documents and the keys only: not
+    the opened graph, which a write replaces and which would otherwise stay in memory."""
+    documents = SemanticGraph()
+    for document in graph.documents.values():
+        documents.add_document(document)
+    return partial(check_sentence_keys, documents, keys)
+
+
 def _write_facts_ivf(saving: Saving) -> bytes | None:
     parts = saving.index.approximate_parts(fact_order(saving.graph))
     return None if parts is None else ivf_bytes(parts)
@@ -307,7 +337,7 @@ def _read_facts_ivf(opening: Opening) -> None:
     _read_ivf(opening, FACTS_IVF_MEMBER, opening.core.index)
 
 
-def _write_sentences(saving: Saving) -> bytes | None:
+def _write_sentences(saving: Saving) -> Written | None:
     sentences = saving.sentences
     if sentences is None:
         return None
@@ -315,7 +345,7 @@ def _write_sentences(saving: Saving) -> bytes | None:
     if keys != sentences.vectors.ids:
         raise BundleError("the sentence sidecar was built for another graph")
     saving.described["sentences"] = {"rows": len(keys), "rendering": SENTENCE_RENDERING}
-    return sentences.vectors.vector_bytes()
+    return sentences.vectors.vector_view()
 
 
 def _read_sentences(opening: Opening) -> None:
@@ -426,7 +456,8 @@ class Member:
     ``stored``: written as it is rather than deflated (vectors barely compress, and the
     columnar graph is read in place from the mapped file). ``memory_per_byte``: what opening
     costs per declared byte, for the memory budget (0 where opening does not hold it).
-    ``write``: the member's bytes, or ``None`` where the knowledge base has nothing for it.
+    ``write``: the member's bytes (:data:`Written`), or ``None`` where the knowledge base has
+    nothing for it.
     ``read``: check and read the member into the opening bundle. ``optional``: a bundle may
     lack it (its ``read`` then sees it absent); a member that is not is required from
     ``since_schema`` on.
@@ -436,7 +467,7 @@ class Member:
     since_schema: int
     stored: bool
     memory_per_byte: float
-    write: Callable[[Saving], bytes | None]
+    write: Callable[[Saving], Written | None]
     read: Callable[[Opening], None]
     optional: bool = False
     vectors: bool = False
@@ -445,7 +476,7 @@ class Member:
 def _vectors(
     name: str,
     since_schema: int,
-    write: Callable[[Saving], bytes | None],
+    write: Callable[[Saving], Written | None],
     read: Callable[[Opening], None],
     *,
     optional: bool = False,

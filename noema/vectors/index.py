@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
@@ -26,7 +25,13 @@ import numpy as np
 
 from noema.errors import BundleError, OptionError
 from noema.vectors._approximate import Approximate, faiss_module
-from noema.vectors._flat import FLAT_HEADER_BYTES, check_flat, check_unit_rows, flat_bytes
+from noema.vectors._flat import (
+    FLAT_HEADER_BYTES,
+    check_flat,
+    check_unit_rows,
+    flat_pieces,
+    little_endian_rows,
+)
 from noema.vectors.embed import Vectors
 from noema.vectors.ivf import IVFParts, parts_of
 
@@ -325,10 +330,13 @@ class VectorIndex:
                 return None
             # kept from the bundle this index was opened from, not built (exact search): saved
             # again as it came, so the next approximate opening need not train one
+            stored = self._stored
+            if stored.codes is None:  # an older member without codes: encoded once, here
+                return parts_of(stored.build(self._vectors), self._ids, order, stored.trained)
             rows = self.rows_of(order)
             if np.any(rows < 0):
                 return None
-            return replace(self._stored, assignment=self._stored.assignment[rows])
+            return stored.for_rows(rows)
         approximate = self._approximate
         return parts_of(approximate.ivf, approximate.ids, order, approximate.trained)
 
@@ -420,14 +428,16 @@ class VectorIndex:
         return out
 
     # -- bytes ---------------------------------------------------------------------------------
-    def index_bytes(self) -> bytes:
-        """An ``IndexFlatIP`` over the rows, serialized (``faiss.serialize_index``) and built for
-        the occasion: what a bundle stores, whatever this index searches with."""
-        return flat_bytes(self._matrix())
+    def index_pieces(self) -> tuple[bytes, memoryview]:
+        """An ``IndexFlatIP`` over the rows as ``faiss.serialize_index`` writes it (its header,
+        then the rows' bytes), never built: what a bundle stores, whatever this index searches
+        with."""
+        return flat_pieces(self._matrix())
 
-    def vector_bytes(self) -> bytes:
-        """The vectors as little-endian float32, row-major."""
-        return self._matrix().astype("<f4").tobytes()
+    def vector_view(self) -> memoryview:
+        """The vectors as little-endian float32, row-major: a view of the rows, not a copy
+        (where they are read from a bundle's mapped file, of that file)."""
+        return little_endian_rows(self._matrix())
 
     @classmethod
     def from_bytes(
@@ -439,7 +449,7 @@ class VectorIndex:
         *,
         check: SourceCheck | None = None,
     ) -> VectorIndex:
-        """Rebuild from :meth:`vector_bytes` and :meth:`index_bytes`, checking their sizes agree.
+        """Rebuild from :meth:`vector_view` and :meth:`index_pieces`, checking their sizes agree.
         ``check``: where ``vectors`` is a view of a bundle's mapped file, the check to call
         before every later read of the rows (:meth:`check_unchanged`).
 

@@ -2,21 +2,28 @@
 
 The approximate index (:mod:`noema.vectors.index`) is a faiss ``IVF,SQ8``: centroids that split the rows
 into lists, an 8-bit quantizer trained on the rows' ranges, and each row's code in its list.
-Training it and assigning every row to a list took 20 s of opening a million-fact base; the
-codes themselves are made again in a second. So a bundle keeps the trained parts and each row's
-list, never a faiss serialization (a crafted one can make faiss allocate what its header claims),
-and opening builds the same index from them through faiss's own calls.
+Training it and assigning every row to a list took 20 s of opening a million-fact base, and
+encoding every row again about 2.5 s per index. So a bundle keeps the trained parts, each row's
+list and each row's code, never a faiss serialization (a crafted one can make faiss allocate
+what its header claims), and opening hands the codes to faiss list by list through its own
+calls. The codes cost a quarter of the float32 vectors on disk (one byte per dimension).
 
 Layout of a ``*.ivf`` member (little-endian):
 
 ``header``
-    ``NOEMAIVF`` (8 bytes), then uint32 ``version`` (:data:`IVF_VERSION`), ``rows``,
+    ``NOEMAIVF`` (8 bytes), then uint32 ``version`` (:data:`IVF_VERSION`: 2; version 1, without
+    codes, is still read and its rows encoded on opening), ``rows``,
     ``dimension``, ``lists`` and ``nprobe`` (lists searched per query), and uint64 ``trained``
     (the rows it was trained on, which decides when a later write trains it again).
 ``centroids``
     ``lists`` x ``dimension`` float32, row-major.
 ``ranges``
     ``2 * dimension`` float32: the 8-bit quantizer's trained minimum, then range, per dimension.
+``codes`` (from version 2)
+    ``rows`` x ``dimension`` uint8: each row's 8-bit code under those ranges, grouped by list
+    (list 0's rows in row order, then list 1's ...: the order a stable sort of ``assignment``
+    gives), so each list's codes are handed to faiss as they lie in the file. Only candidates come from them (every candidate is scored again on its
+    float32 vector), so a damaged code can cost recall, never a wrong score.
 ``assignment``
     ``rows`` int32: the list of each row of the vector member it goes with, in that member's row
     order.
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -36,23 +43,27 @@ from noema.errors import BundleError
 
 __all__ = ["IVF_VERSION", "IVFParts", "ivf_bytes", "parts_of", "read_ivf"]
 
-IVF_VERSION = 1
+IVF_VERSION = 2
+# The versions read: 1 holds no codes (its rows are encoded when the index is built).
+_READ_VERSIONS = (1, 2)
 _MAGIC = b"NOEMAIVF"
 _HEADER = struct.Struct("<8sIIIIIQ")
 
 
 @dataclass(frozen=True)
 class IVFParts:
-    """The trained parts of an ``IVF,SQ8`` index and each row's list."""
+    """The trained parts of an ``IVF,SQ8`` index, each row's list (in row order) and (``None``
+    in a version-1 member) each row's code, grouped by list as the member holds them."""
 
     centroids: npt.NDArray[np.float32]
     ranges: npt.NDArray[np.float32]
     assignment: npt.NDArray[np.int64]
     nprobe: int
     trained: int
+    codes: npt.NDArray[np.uint8] | None = None
 
     def build(self, vectors: npt.NDArray[np.float32]) -> Any:
-        """The index over ``vectors`` (row numbers as labels), its rows encoded in their lists:
+        """The index over ``vectors`` (row numbers as labels), its rows' codes in their lists:
         the index the parts were taken from, for the same rows."""
         import faiss
 
@@ -64,11 +75,47 @@ class IVFParts:
         )
         faiss.copy_array_to_vector(np.ascontiguousarray(self.ranges), index.sq.trained)
         index.is_trained = True
-        rows = np.ascontiguousarray(vectors, dtype=np.float32)
         assignment = np.ascontiguousarray(self.assignment, dtype=np.int64)
-        index.add_core(len(rows), faiss.swig_ptr(rows), None, faiss.swig_ptr(assignment))
+        if self.codes is None:
+            rows = np.ascontiguousarray(vectors, dtype=np.float32)
+            index.add_core(len(rows), faiss.swig_ptr(rows), None, faiss.swig_ptr(assignment))
+        else:
+            _add_codes(index, self.codes, assignment, lists)
         index.nprobe = self.nprobe
         return index
+
+    def for_rows(self, rows: npt.NDArray[np.int64]) -> IVFParts:
+        """The parts for the rows ``rows`` (row n of the result is row ``rows[n]`` here)."""
+        assignment = self.assignment[rows]
+        codes = None
+        if self.codes is not None:
+            by_row = np.empty_like(self.codes)
+            by_row[np.argsort(self.assignment, kind="stable")] = self.codes
+            codes = by_row[rows][np.argsort(assignment, kind="stable")]
+        return replace(self, assignment=assignment, codes=codes)
+
+
+def _add_codes(
+    index: Any, codes: npt.NDArray[np.uint8], assignment: npt.NDArray[np.int64], lists: int
+) -> None:
+    """Put each list's codes into it, labelled with their row numbers, in row order within a
+    list: what ``add_core`` makes from the vectors, without encoding them."""
+    import faiss
+
+    by_list = np.argsort(assignment, kind="stable")
+    grouped = np.ascontiguousarray(codes, dtype=np.uint8)  # the member's bytes, not a copy
+    ends = np.cumsum(np.bincount(assignment, minlength=lists))
+    start = 0
+    for number, end in enumerate(ends.tolist()):
+        if end > start:
+            index.invlists.add_entries(
+                number,
+                end - start,
+                faiss.swig_ptr(by_list[start:end]),
+                faiss.swig_ptr(grouped[start:end]),
+            )
+        start = end
+    index.ntotal = len(assignment)
 
 
 def parts_of(
@@ -79,12 +126,17 @@ def parts_of(
     import faiss
 
     lists = ivf.invlists
+    code_size = int(lists.code_size)
     list_of_label = np.full(ivf.ntotal, -1, dtype=np.int64)
+    code_of_label = np.zeros((ivf.ntotal, code_size), dtype=np.uint8)
     for number in range(ivf.nlist):
         size = lists.list_size(number)
         if size:
-            held = faiss.rev_swig_ptr(lists.get_ids(number), size)
-            list_of_label[np.asarray(held, dtype=np.int64)] = number
+            held = np.asarray(faiss.rev_swig_ptr(lists.get_ids(number), size), dtype=np.int64)
+            list_of_label[held] = number
+            code_of_label[held] = np.asarray(
+                faiss.rev_swig_ptr(lists.get_codes(number), size * code_size)
+            ).reshape(size, code_size)
     label_of = {item: n for n, item in enumerate(labels)}
     found = np.fromiter((label_of.get(item, -1) for item in order), np.int64, len(order))
     if np.any(found < 0):
@@ -92,17 +144,21 @@ def parts_of(
     assignment = list_of_label[found]
     if np.any(assignment < 0):
         return None
+    grouped = found[np.argsort(assignment, kind="stable")]
     return IVFParts(
         centroids=ivf.quantizer.reconstruct_n(0, ivf.nlist).astype(np.float32),
         ranges=faiss.vector_to_array(ivf.sq.trained).astype(np.float32),
         assignment=assignment,
         nprobe=int(ivf.nprobe),
         trained=int(trained),
+        codes=code_of_label[grouped],
     )
 
 
 def ivf_bytes(parts: IVFParts) -> bytes:
-    """The member for ``parts`` (see the module docstring)."""
+    """The member for ``parts`` (see the module docstring); its codes are required."""
+    if parts.codes is None:
+        raise ValueError("the parts hold no codes: build the index and take its parts again")
     lists, dimension = parts.centroids.shape
     header = _HEADER.pack(
         _MAGIC, IVF_VERSION, len(parts.assignment), dimension, lists, parts.nprobe, parts.trained
@@ -111,12 +167,14 @@ def ivf_bytes(parts: IVFParts) -> bytes:
         header
         + parts.centroids.astype("<f4").tobytes()
         + parts.ranges.astype("<f4").tobytes()
+        + np.ascontiguousarray(parts.codes, dtype=np.uint8).tobytes()
         + parts.assignment.astype("<i4").tobytes()
     )
 
 
 def read_ivf(blob: bytes | memoryview, rows: int, dimension: int) -> IVFParts:
-    """The parts a member holds, for a vector member of ``rows`` x ``dimension``.
+    """The parts a member holds, for a vector member of ``rows`` x ``dimension``; its codes are
+    a view of ``blob``.
 
     Raises:
         BundleError: the member is not one, is of another version, or does not fit those rows.
@@ -126,21 +184,30 @@ def read_ivf(blob: bytes | memoryview, rows: int, dimension: int) -> IVFParts:
     magic, version, held, held_dimension, lists, nprobe, trained = _HEADER.unpack_from(blob)
     if magic != _MAGIC:
         raise BundleError("does not start with NOEMAIVF: it is not an approximate index")
-    if version != IVF_VERSION:
-        raise BundleError(f"is version {version}; this Noema reads version {IVF_VERSION}")
+    if version not in _READ_VERSIONS:
+        raise BundleError(f"is version {version}; this Noema reads version {IVF_VERSION} and older")
     if held != rows or held_dimension != dimension:
         raise BundleError(
             f"holds {held} rows of {held_dimension}, its vectors {rows} rows of {dimension}"
         )
     if not 1 <= lists <= max(rows, 1) or not 1 <= nprobe <= lists or trained < 1:
         raise BundleError(f"declares {lists} lists, {nprobe} searched and {trained} trained on")
-    sizes = (lists * dimension * 4, 2 * dimension * 4, rows * 4)
+    code_bytes = rows * dimension if version >= 2 else 0
+    sizes = (lists * dimension * 4, 2 * dimension * 4, code_bytes, rows * 4)
     if len(blob) != _HEADER.size + sum(sizes):
         raise BundleError(f"holds {len(blob)} bytes, not the {_HEADER.size + sum(sizes)} declared")
     at = _HEADER.size
     centroids = np.frombuffer(blob, "<f4", lists * dimension, at).reshape(lists, dimension)
-    ranges = np.frombuffer(blob, "<f4", 2 * dimension, at + sizes[0])
-    assignment = np.frombuffer(blob, "<i4", rows, at + sizes[0] + sizes[1])
+    at += sizes[0]
+    ranges = np.frombuffer(blob, "<f4", 2 * dimension, at)
+    at += sizes[1]
+    codes = (
+        np.frombuffer(blob, np.uint8, code_bytes, at).reshape(rows, dimension)
+        if code_bytes
+        else None
+    )
+    at += sizes[2]
+    assignment = np.frombuffer(blob, "<i4", rows, at)
     if not (np.all(np.isfinite(centroids)) and np.all(np.isfinite(ranges))):
         raise BundleError("holds centroids or ranges that are not finite numbers")
     if rows and (int(assignment.min()) < 0 or int(assignment.max()) >= lists):
@@ -151,4 +218,5 @@ def read_ivf(blob: bytes | memoryview, rows: int, dimension: int) -> IVFParts:
         assignment=assignment.astype(np.int64),
         nprobe=nprobe,
         trained=trained,
+        codes=codes,
     )
