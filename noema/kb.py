@@ -417,8 +417,9 @@ class KnowledgeBase(EntityRepairs):
         is refused.
 
         Opening checks every member's structure and the sha256 of the small ones; the large
-        ones are hashed before they go into another bundle (save, merge). ``verify=True`` hashes
-        every member first, as ``noema validate`` does (docs/bundle-format.md).
+        ones (and the sentence keys a large ``graph.columns`` holds, which hash each sentence's
+        text) are checked before they go into another bundle (save, merge). ``verify=True``
+        checks them all first, as ``noema validate`` does (docs/bundle-format.md).
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema; with

@@ -4,8 +4,10 @@ A save works the sidecar's sentences and keys out again from the graph and refus
 differs (its vectors would be filed under other sentences). ``graph.columns`` stores them, so
 opening does not work them out; a sidecar listing other sentences, in another order, or under
 keys of another text (an edited document with a consistent manifest) opened, answered and took
-ingests, then failed every save. Opening now compares them: the sentences and their facts with
-vectorized numpy, the keys by hashing each sentence's text as a save does.
+ingests, then failed every save. Opening now compares the sentences and their facts with
+vectorized numpy; the keys, by hashing each sentence's text as a save does, where the member was
+hashed on opening, else with its sha256 (``load(verify=True)``, ``noema validate``, and before
+a save or merge: 7 s of opening 300,000 sentences).
 """
 
 from __future__ import annotations

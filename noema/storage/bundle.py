@@ -201,8 +201,8 @@ def _write_members(
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
 ) -> dict[str, Any]:
     """Write every member as a zip into ``handle`` and return the manifest. Members are made
-    and written one at a time, each dropped before the next is made, so a save holds at most one
-    of them beside the knowledge base (the vectors, written from their matrix, not even that);
+    and written one at a time, each dropped before the next is made (the fact vectors written
+    from their matrix where its rows are already in fact order, else from one reordered copy);
     ``manifest.json`` comes last, since it holds their sizes and hashes. ``index`` must hold a
     vector for every fact of ``graph``; rows are written in :func:`fact_order`, so the bytes do
     not depend on the order facts were indexed."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ from noema.storage.container import (
 from noema.storage.manifest import checked_settings, declared_entry
 from noema.storage.names import names_bytes, read_names
 from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import ivf_bytes, read_ivf
+from noema.vectors.ivf import ivf_pieces, read_ivf
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     SentenceIndex,
@@ -305,7 +304,9 @@ def _read_graph(
                     blob, counts, max_memory=opening.max_memory, check_keys=hashed
                 )
                 if not hashed and columns.sentences is not None:
-                    opening.deferred.append(_keys_check(columns.graph, columns.sentences.keys))
+                    opening.deferred.append(
+                        _keys_check(columns.graph, columns.sentences.keys, name)
+                    )
             except BundleError as exc:
                 raise BundleError(f"{name!r}: {exc}") from None
             graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
@@ -319,18 +320,28 @@ def _read_graph(
     return graph, merge_log, stored
 
 
-def _keys_check(graph: SemanticGraph, keys: Mapping[Sentence, str]) -> Callable[[], None]:
-    """:func:`check_sentence_keys` to run later, holding the documents and the keys only: not
-    the opened graph, which a write replaces and which would otherwise stay in memory."""
+def _keys_check(
+    graph: SemanticGraph, keys: Mapping[Sentence, str], name: str
+) -> Callable[[], None]:
+    """:func:`check_sentence_keys` to run later, holding the documents and the keys only, not
+    the opened graph, which a write replaces (they stay in memory until the first save or
+    merge runs it, or for good in a base never saved: the documents' texts are the bulk)."""
     documents = SemanticGraph()
     for document in graph.documents.values():
         documents.add_document(document)
-    return partial(check_sentence_keys, documents, keys)
+
+    def check() -> None:
+        try:
+            check_sentence_keys(documents, keys)
+        except BundleError as exc:
+            raise BundleError(f"{name!r}: {exc}") from None
+
+    return check
 
 
-def _write_facts_ivf(saving: Saving) -> bytes | None:
+def _write_facts_ivf(saving: Saving) -> Written | None:
     parts = saving.index.approximate_parts(fact_order(saving.graph))
-    return None if parts is None else ivf_bytes(parts)
+    return None if parts is None else ivf_pieces(parts)
 
 
 def _read_facts_ivf(opening: Opening) -> None:
@@ -372,12 +383,12 @@ def _read_sentences(opening: Opening) -> None:
         raise BundleError(f"{name!r}: {exc}") from exc
 
 
-def _write_sentences_ivf(saving: Saving) -> bytes | None:
+def _write_sentences_ivf(saving: Saving) -> Written | None:
     if saving.sentences is None:
         return None
     vectors = saving.sentences.vectors
     parts = vectors.approximate_parts(vectors.ids)  # the keys _write_sentences checked
-    return None if parts is None else ivf_bytes(parts)
+    return None if parts is None else ivf_pieces(parts)
 
 
 def _read_sentences_ivf(opening: Opening) -> None:

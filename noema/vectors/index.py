@@ -332,7 +332,10 @@ class VectorIndex:
             # again as it came, so the next approximate opening need not train one
             stored = self._stored
             if stored.codes is None:  # an older member without codes: encoded once, here
-                return parts_of(stored.build(self._vectors), self._ids, order, stored.trained)
+                coded = parts_of(stored.build(self._vectors), self._ids, self._ids, stored.trained)
+                if coded is None:
+                    return None
+                self._stored = stored = coded
             rows = self.rows_of(order)
             if np.any(rows < 0):
                 return None

@@ -22,8 +22,9 @@ Layout of a ``*.ivf`` member (little-endian):
 ``codes`` (from version 2)
     ``rows`` x ``dimension`` uint8: each row's 8-bit code under those ranges, grouped by list
     (list 0's rows in row order, then list 1's ...: the order a stable sort of ``assignment``
-    gives), so each list's codes are handed to faiss as they lie in the file. Only candidates come from them (every candidate is scored again on its
-    float32 vector), so a damaged code can cost recall, never a wrong score.
+    gives), so each list's codes are handed to faiss as they lie in the file. Only candidates
+    come from them (every candidate is scored again on its float32 vector), so a damaged code
+    can cost recall, never a wrong score.
 ``assignment``
     ``rows`` int32: the list of each row of the vector member it goes with, in that member's row
     order.
@@ -41,7 +42,7 @@ import numpy.typing as npt
 
 from noema.errors import BundleError
 
-__all__ = ["IVF_VERSION", "IVFParts", "ivf_bytes", "parts_of", "read_ivf"]
+__all__ = ["IVF_VERSION", "IVFParts", "ivf_bytes", "ivf_pieces", "parts_of", "read_ivf"]
 
 IVF_VERSION = 2
 # The versions read: 1 holds no codes (its rows are encoded when the index is built).
@@ -86,12 +87,15 @@ class IVFParts:
 
     def for_rows(self, rows: npt.NDArray[np.int64]) -> IVFParts:
         """The parts for the rows ``rows`` (row n of the result is row ``rows[n]`` here)."""
+        if len(rows) == len(self.assignment) and np.array_equal(rows, np.arange(len(rows))):
+            return self  # the same rows in the same order (a sidecar saved as it was opened)
         assignment = self.assignment[rows]
         codes = None
         if self.codes is not None:
-            by_row = np.empty_like(self.codes)
-            by_row[np.argsort(self.assignment, kind="stable")] = self.codes
-            codes = by_row[rows][np.argsort(assignment, kind="stable")]
+            # where each row's code lies among the grouped codes, then one gather of them
+            at = np.empty(len(self.assignment), dtype=np.int64)
+            at[np.argsort(self.assignment, kind="stable")] = np.arange(len(self.assignment))
+            codes = self.codes[at[rows][np.argsort(assignment, kind="stable")]]
         return replace(self, assignment=assignment, codes=codes)
 
 
@@ -155,21 +159,30 @@ def parts_of(
     )
 
 
-def ivf_bytes(parts: IVFParts) -> bytes:
-    """The member for ``parts`` (see the module docstring); its codes are required."""
+def ivf_pieces(parts: IVFParts) -> tuple[bytes, memoryview, bytes]:
+    """The member for ``parts`` (see the module docstring), in the pieces a save writes one
+    after another: the header, centroids and ranges; the codes (a view, not a copy); the
+    assignment. Its codes are required."""
     if parts.codes is None:
         raise ValueError("the parts hold no codes: build the index and take its parts again")
     lists, dimension = parts.centroids.shape
     header = _HEADER.pack(
         _MAGIC, IVF_VERSION, len(parts.assignment), dimension, lists, parts.nprobe, parts.trained
     )
-    return (
-        header
-        + parts.centroids.astype("<f4").tobytes()
-        + parts.ranges.astype("<f4").tobytes()
-        + np.ascontiguousarray(parts.codes, dtype=np.uint8).tobytes()
-        + parts.assignment.astype("<i4").tobytes()
+    trained = (
+        header + parts.centroids.astype("<f4").tobytes() + parts.ranges.astype("<f4").tobytes()
     )
+    codes = np.ascontiguousarray(parts.codes, dtype=np.uint8)
+    return (
+        trained,
+        codes.data.cast("B") if codes.size else memoryview(b""),
+        parts.assignment.astype("<i4").tobytes(),
+    )
+
+
+def ivf_bytes(parts: IVFParts) -> bytes:
+    """:func:`ivf_pieces` joined."""
+    return b"".join(ivf_pieces(parts))
 
 
 def read_ivf(blob: bytes | memoryview, rows: int, dimension: int) -> IVFParts:
