@@ -164,7 +164,7 @@ def ivf_pieces(parts: IVFParts) -> tuple[bytes, memoryview, bytes]:
     after another: the header, centroids and ranges; the codes (a view, not a copy); the
     assignment. Its codes are required."""
     if parts.codes is None:
-        raise ValueError("the parts hold no codes: build the index and take its parts again")
+        raise BundleError("the approximate index's parts hold no codes to write")
     lists, dimension = parts.centroids.shape
     header = _HEADER.pack(
         _MAGIC, IVF_VERSION, len(parts.assignment), dimension, lists, parts.nprobe, parts.trained
