@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from noema.errors import BundleError
 from noema.vectors.embed import Vectors
 
 __all__ = [
     "FLAT_HEADER_BYTES",
+    "byte_view",
     "check_flat",
     "check_unit_rows",
     "flat_pieces",
@@ -70,8 +73,12 @@ def little_endian_rows(vectors: Vectors) -> memoryview:
     """The bytes of ``vectors`` as little-endian float32, row-major: a view of the matrix
     itself where it is already laid out so (a save writes a million rows without a copy of
     1.5 GB), else of a converted copy."""
-    rows = np.ascontiguousarray(vectors, dtype="<f4")
-    return rows.data.cast("B") if rows.size else memoryview(b"")
+    return byte_view(np.ascontiguousarray(vectors, dtype="<f4"))
+
+
+def byte_view(array: npt.NDArray[Any]) -> memoryview:
+    """The bytes of a C-contiguous ``array``, as a view (an empty array has no view to cast)."""
+    return array.data.cast("B") if array.size else memoryview(b"")
 
 
 def flat_pieces(vectors: Vectors) -> tuple[bytes, memoryview]:

@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from noema.errors import BundleError
+from noema.vectors._flat import byte_view
 
 __all__ = ["IVF_VERSION", "IVFParts", "ivf_bytes", "ivf_pieces", "parts_of", "read_ivf"]
 
@@ -175,7 +176,7 @@ def ivf_pieces(parts: IVFParts) -> tuple[bytes, memoryview, bytes]:
     codes = np.ascontiguousarray(parts.codes, dtype=np.uint8)
     return (
         trained,
-        codes.data.cast("B") if codes.size else memoryview(b""),
+        byte_view(codes),
         parts.assignment.astype("<i4").tobytes(),
     )
 
