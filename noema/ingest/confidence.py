@@ -10,9 +10,10 @@ __all__ = ["CONFIDENCE", "pattern_of"]
 # on the labelled sample of benchmarks/fact_labels.jsonl, smoothed as (true + 1) / (facts + 2)
 # (python benchmarks/fact_precision.py score), so a fact at 0.7 is true about 7 times in 10.
 # object_prep and role+topic never came up in the sample: they keep the prior (0.5) and role's
-# value; succession ("when Z took over") is not measured yet: near the prior, apart from the
-# rest. "custom" (the user's own patterns) is not measured. Every value is distinct, so a fact's
-# confidence names its pattern (pattern_of); a merged fact keeps its surest pattern's.
+# value; succession ("when Z took over") and list (an entry of a list with its period, see
+# noema.ingest.listings) are not measured yet: near the prior, apart from the rest. "custom"
+# (the user's own patterns) is not measured. Every value is distinct, so a fact's confidence
+# names its pattern (pattern_of); a merged fact keeps its surest pattern's.
 CONFIDENCE = {
     "custom": 0.9,
     "svo": 0.75,
@@ -28,6 +29,7 @@ CONFIDENCE = {
     "phrase": 0.54,
     "phrase+topic": 0.74,
     "succession": 0.56,
+    "list": 0.58,
     "succession+topic": 0.47,
     "sentence": 0.25,
     "sentence+topic": 0.15,

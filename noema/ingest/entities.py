@@ -289,9 +289,15 @@ class NameTable:
         if not self.shared_topic:  # "Sega (singer)" says nothing of the batch's other Sega
             self.cued.add((type_, name))
 
-    def take_over(self, span: Any, name: str, type_: str) -> None:
+    def take_over(self, span: Any, name: str, type_: str | None) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
-        ("Triumph") give up their mentions there, and a name left with none is dropped."""
+        ("Triumph") give up their mentions there (see :meth:`give_up`)."""
+        self.give_up(span)
+        self.add(name, span, type_)
+
+    def give_up(self, span: Any) -> None:
+        """The names found inside ``span`` lose their mentions and tokens there, and a name left
+        with no mention is dropped."""
         start, end = self.offset + span.start_char, self.offset + span.end_char
         for other in list(self.mentions):
             kept = [m for m in self.mentions[other] if not (start <= m.start and m.end <= end)]
@@ -300,7 +306,8 @@ class NameTable:
                 if not kept:
                     del self.mentions[other]
                     self.votes.pop(other, None)
-        self.add(name, span, type_)
+        for token in span:
+            self.by_token.pop(token.i, None)
 
     def add_topic(self, name: str, type_: str) -> None:
         """A main entity named by the title but not in the text: one vote, no mention."""

@@ -54,6 +54,7 @@ from noema.ingest.entities import (
 )
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.listings import entry_facts
 from noema.ingest.people import join_surname
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
@@ -225,9 +226,13 @@ class SpacyExtractor:
         person = pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON"))
         if main is not None and not names.shared_topic and pronouns_say_person(spacy_doc, False):
             names.cued.add(("PERSON", main))  # "he" and "she" say a person as a kind noun does
+        listed, lines = entry_facts(spacy_doc, names, main)
+        found.facts += listed
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
+            if any(start <= sent.start_char and sent.end_char <= end for start, end in lines):
+                continue  # a list entry's line: read above, and no sentence
             links = [link for link in reader.read(sent) if link.subject != link.object]
             timed, ends = read_sentence_times(links, names.by_token)
             found.ends += ends

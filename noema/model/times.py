@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 __all__ = [
+    "DATE_TEXT",
     "OPEN",
     "Period",
     "iso_date",
@@ -52,6 +53,13 @@ _DATE_FORMS = (
     (re.compile(rf"^({_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}$", re.I), "my"),
     (re.compile(rf"^{_YEAR}$"), "y"),
 )
+
+# A date as :func:`iso_date` reads it, to find one inside a longer text (no groups of its own).
+DATE_TEXT = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\.?,?\s+{_YEAR}"
+    rf"|(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}"
+    rf"|(?:{_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}|{_YEAR})"
+).replace("(1[0-9]", "(?:1[0-9]")
 
 
 @dataclass(frozen=True, slots=True, order=True)

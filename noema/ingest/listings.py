@@ -1,0 +1,199 @@
+"""Entries of a list that pair a name with a period: who held an office, owned a house or
+managed a club in turn.
+
+Articles write successions as lists rather than sentences::
+
+    - 2015–2019: Trond Olaussen            (a period, then the names)
+    - Sir Edward Bridges (1945–1956)       (a name, then its period in brackets)
+    - Guido Münch, 1978–1989               (a name, then its period after a comma)
+    - Hanne Birkeli (1910–1986), chemist, 1955 - 1958
+
+The sentence rules read nothing from such a line (a name and a year, no verb), so the name the
+question asks for was in the graph with no fact, or not at all: NER misses or cuts names
+without a sentence around them ("Baker" of "Newton D. Baker"). A list line of one of these forms
+in a document with a topic (its title, see :mod:`noema.ingest.topic`) says that each name it
+lists was listed for the topic in that period: an event ``*listed_for (#name,#topic) @period``.
+The line itself says no more: the office or the house is in the heading above the list, which
+may be another document.
+
+Only lines that start with a list mark are read, and only periods of two ends (or one end and
+"present"): a single year beside a name is as often a work's year or a birth as a term. A period
+at the end of the line is the entry's; one in brackets beside a name with another at the end is
+the person's life. An end written "?" is unknown: an entry that starts so ends at its other end,
+one that ends so states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from noema.ingest.confidence import CONFIDENCE
+from noema.ingest.entities import ExtractedFact, NameTable
+from noema.model.names import clean_name
+from noema.model.times import DATE_TEXT, iso_date, period_text
+
+__all__ = ["LISTED", "ListEntry", "entry_facts", "list_entries"]
+
+LISTED = "listed_for"
+
+_MARK = re.compile(r"^[ \t]*(?:[-*+\u2022\u2013]|\d{1,3}[.)])[ \t]+", re.M)
+_OPEN_WORDS = ("present", "now", "today")
+_END = rf"(?:{DATE_TEXT}|{'|'.join(_OPEN_WORDS)}|\?)"
+_PERIOD = (
+    rf"(?P<start>{DATE_TEXT}|\?)\s*(?:[-\u2013\u2014]|\bto\b|\buntil\b|\btill\b)\s*(?P<end>{_END})"
+)
+# "2015–2019: Trond Olaussen", "1916-1920 - Newton D. Baker"
+_PERIOD_FIRST = re.compile(rf"^{_PERIOD}\s*[:\-\u2013\u2014]\s+(?P<names>.+)$", re.I)
+# "Guido Münch, 1978–1989", "Hanne Birkeli (1910–1986), chemist, 1955 - 1958"
+_PERIOD_LAST = re.compile(
+    rf"^(?P<names>[^(),]+?)(?:\s*\([^)]*\))?(?:,\s*[^,()\d]{{1,40}})?,\s*{_PERIOD}\s*\.?$", re.I
+)
+# "Sir Edward Bridges (1945–1956)", "Alyaksey Baha (4 June 2018 – 19 December 2019), ..."
+_PERIOD_BRACKETED = re.compile(rf"^(?P<names>[^(),]+?)\s*\(\s*{_PERIOD}\s*\)", re.I)
+# "Lisa Marr, Owen Marr and Petra Quist"; not the comma of "John F. Kennedy, Jr."
+_NAME_SEPARATOR = re.compile(r",\s+(?!(?:Jr|Sr)\b)|\s+(?:and|&)\s+|;\s*")
+# lowercase words a name may hold: "Palacio de Deportes", "Charles the Fat", "Ludwig van Beethoven"
+_NAME_WORDS = frozenset(
+    {"de", "del", "della", "di", "da", "das", "do", "dos", "du", "la", "le", "les", "van", "von"}
+    | {"der", "den", "ter", "y", "e", "of", "the", "al", "bin", "ibn"}
+)
+_NAME_MOST_WORDS = 8
+
+
+class ListEntry(NamedTuple):
+    """The names one list line lists (their character spans in the text read) and its period."""
+
+    names: tuple[tuple[int, int], ...]
+    time: str
+    period: tuple[int, int]
+    line: tuple[int, int]
+
+
+def list_entries(text: str) -> Iterator[ListEntry]:
+    """The entries of a name and a period among the list lines of ``text``.
+
+    Example:
+        >>> text = "Mayors:\\n- 2015–2019: Trond Olaussen\\n- Sir Edward Bridges (1945–1956)"
+        >>> [([text[a:b] for a, b in e.names], e.time) for e in list_entries(text)]
+        [(['Trond Olaussen'], '2015/2019'), (['Sir Edward Bridges'], '1945/1956')]
+    """
+    for mark in _MARK.finditer(text):
+        start = mark.end()
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        entry = _entry(text[start:end], start, (mark.start(), end))
+        if entry is not None:
+            yield entry
+
+
+def _entry(line: str, at: int, whole: tuple[int, int]) -> ListEntry | None:
+    """The entry of one list line (whose text starts at ``at``), or ``None``."""
+    line = line.rstrip()
+    for form in (_PERIOD_FIRST, _PERIOD_LAST, _PERIOD_BRACKETED):
+        match = form.match(line)
+        if match is None:
+            continue
+        time = _time(match.group("start"), match.group("end"))
+        if time is None:
+            return None
+        names = tuple(_names(line, match.start("names"), match.end("names"), at))
+        period = (at + match.start("start"), at + match.end("end"))
+        return ListEntry(names, time, period, whole) if names else None
+    return None
+
+
+def _time(start: str, end: str) -> str | None:
+    """The ISO period of two written ends; ``None`` where the end is unknown ("?"), either is no
+    date, or the end comes first.
+
+    Example:
+        >>> _time("?", "1827"), _time("1796", "?"), _time("2019", "present")
+        ('../1827', None, '2019/..')
+    """
+    first = None if start == "?" else iso_date(start)
+    last = None if end.lower() in _OPEN_WORDS else iso_date(end)
+    if (
+        end == "?"
+        or (first is None and start != "?")
+        or (last is None and end.lower() not in _OPEN_WORDS)
+    ):
+        return None
+    if first is not None and last is not None and last[:4] < first[:4]:
+        return None
+    return period_text(first, last)
+
+
+def _names(line: str, start: int, end: int, at: int) -> Iterator[tuple[int, int]]:
+    """The spans of the names in ``line[start:end]``, in order, up to the first part that is no
+    name ("David Orrin, who restored the roof" lists David Orrin)."""
+    cut = line.find("(", start, end)
+    end = cut if cut >= 0 else end
+    position = start
+    for separator in [*_NAME_SEPARATOR.finditer(line, start, end), None]:
+        stop = end if separator is None else separator.start()
+        part = line[position:stop]
+        stripped = part.strip(" .")
+        if not _is_name(stripped):
+            return
+        first = position + part.index(stripped)
+        yield at + first, at + first + len(stripped)
+        if separator is None:
+            return
+        position = separator.end()
+
+
+def _is_name(text: str) -> bool:
+    """Whether ``text`` reads as a proper name: capitalized words (and the small words names
+    hold), not too many, not a date."""
+    words = text.split()
+    if not words or len(words) > _NAME_MOST_WORDS or not words[0][:1].isupper():
+        return False
+    if iso_date(text) is not None or not any(c.isalpha() for c in text):
+        return False
+    return all(w[:1].isupper() or w.lower() in _NAME_WORDS for w in words)
+
+
+def entry_facts(
+    spacy_doc: Any, names: NameTable, topic: str | None
+) -> tuple[list[ExtractedFact], list[tuple[int, int]]]:
+    """The facts the list entries of a parsed piece state, and the character spans of the lines
+    they come from (whose sentences the rules leave alone: what they read there takes the period
+    for a name, "1943–1951 interim_minister_in April 1946").
+
+    Each listed name is filed over whatever NER found inside it ("Baker" of "Newton D. Baker"),
+    and the names NER found in the period are dropped.
+    """
+    if topic is None:
+        return [], []
+    facts: list[ExtractedFact] = []
+    lines: list[tuple[int, int]] = []
+    for entry in list_entries(spacy_doc.text):
+        line = spacy_doc.char_span(*entry.line, alignment_mode="expand")
+        period = spacy_doc.char_span(*entry.period, alignment_mode="expand")
+        if line is None or period is None or not len(line):
+            continue
+        names.give_up(period)
+        mention = names.sentence(line)
+        for at in entry.names:
+            name = _file_name(spacy_doc, names, at)
+            if name is not None and name != topic:
+                facts.append(
+                    ExtractedFact(name, LISTED, topic, mention, CONFIDENCE["list"], entry.time)
+                )
+        lines.append(entry.line)
+    return facts, lines
+
+
+def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int]) -> str | None:
+    """File the name written at character span ``at`` with the type NER gave a name covering
+    most of it (no type when NER saw only a piece of it), and return it."""
+    span = spacy_doc.char_span(*at, alignment_mode="expand")
+    name = clean_name(spacy_doc.text[at[0] : at[1]])
+    if span is None or not name:
+        return None
+    inner = {names.by_token[t.i] for t in span if t.i in names.by_token}
+    covering = [n for n in inner if len(n) * 2 >= len(name)]
+    names.take_over(span, name, names.leading_type(covering[0]) if len(covering) == 1 else None)
+    return name
