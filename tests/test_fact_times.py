@@ -133,6 +133,30 @@ def _times_of(graph: SemanticGraph, subject: str, label: str) -> set[str | None]
             "Lund School",
             "2001/2004",
         ),
+        # "ever since", "since then": since the year written last before them
+        (
+            "Kesswick was the capital of Valdra until 1923. "
+            "Dunmore has been the capital of Valdra ever since.",
+            "Dunmore",
+            "capital_of",
+            "Valdra",
+            "1923/..",
+        ),
+        (
+            "Ada Quill joined Hallam Press in 2004. Ada Quill has led Hallam Press since then.",
+            "Ada Quill",
+            "lead",
+            "Hallam Press",
+            "2004/..",
+        ),
+        # the time on the role noun a copula's subject is
+        (
+            "The editor of the Marren Gazette since 2018 is Nora Quist.",
+            "Nora Quist",
+            "editor_of",
+            "Marren Gazette",
+            "2018/..",
+        ),
     ],
     ids=[
         "in-year",
@@ -148,6 +172,9 @@ def _times_of(graph: SemanticGraph, subject: str, label: str) -> set[str | None]
         "after",
         "become-in",
         "served-as",
+        "ever-since",
+        "since-then",
+        "role-subject-since",
     ],
 )
 def test_a_time_on_the_verb_makes_the_fact_an_event(

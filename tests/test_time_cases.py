@@ -88,12 +88,10 @@ STATED_TIMELESS = (
     "marchetti-in-2010",
     "marchetti-current",
     "valdra-current",
-    "valdra-before-1923",
     "hawks-coach-current",
     "hawks-coach-before-2012",
     "quillon-in-2015",
     "quillon-current",
-    "gazette-former",
     "brenner-in-2016",
 )
 STATED_WITH_TIME_NOW = {
@@ -120,6 +118,8 @@ AS_OF_NOW = {
     "norrvik-as-of-now-notation",
     "norrvik-as-of-now-natural_language",
     "norrvik-as-of-now-sentences",
+    "valdra-as-of-1900-notation",
+    "valdra-as-of-1900-natural_language",
     "valdra-as-of-1900-sentences",
     "veltrix-as-of-2015-notation",
     "veltrix-as-of-2015-natural_language",

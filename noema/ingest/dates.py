@@ -1,5 +1,5 @@
 """Dates a document writes relative to the one before them: "the following year", "two years
-later", "that same year".
+later", "that same year", "ever since", "since then".
 
 Read alone such a date names no time, and as a name it is the same words in every document, so
 one node "following year" would join unrelated facts. Read in order through the document it is a
@@ -42,6 +42,18 @@ _APART = re.compile(
     r"(later|afterwards|after|earlier|before)$"
 )
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+
+
+def _since_then(token: Any) -> bool:
+    """Whether ``token`` is the "then" of "since then" or the "since" of "ever since" (a
+    "since" the parser gives no object)."""
+    if token.lower_ == "then":
+        return token.i > 0 and token.nbor(-1).lower_ == "since"
+    return (
+        token.lower_ == "since"
+        and token.dep_ == "advmod"
+        and not any(child.dep_ in ("pobj", "pcomp") for child in token.children)
+    )
 
 
 def relative_year(text: str) -> int | None:
@@ -90,5 +102,8 @@ def relative_years(doc: Any) -> Mapping[int, str]:
         elif _YEAR.match(token.text) and token.ent_type_ in ("", "DATE"):
             # a year NER left untagged counts too ("from 2006 to 2014": "2014" often is)
             last = int(token.text)
+        elif last is not None and _since_then(token):
+            # "ever since", "since then": since the year written last
+            years[token.i] = f"{last:04d}"
     doc.user_data[RELATIVE_KEY] = years
     return years

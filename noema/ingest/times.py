@@ -106,8 +106,9 @@ def _begins(anchor: Any) -> bool:
 
 def _time_phrases(anchor: Any) -> Iterable[tuple[str, Any]]:
     """Each time preposition of the clause with the words of its phrase (the preposition's own
-    subtree without the clauses hanging from it: "until 2019, when Z took over"), and each date
-    said without one ("The following year he became ...", "two years later"), as "in"."""
+    subtree without the clauses hanging from it: "until 2019, when Z took over"), each date
+    said without one ("The following year he became ...", "two years later"), as "in", and a
+    "since" with no object ("has been the capital ever since")."""
     stack = [(anchor, 0)]
     while stack:
         node, depth = stack.pop()
@@ -128,12 +129,35 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[str, Any]]:
                 if bare is not None:
                     yield "in", bare
                     continue
+            if node is anchor and child.lower_ == "since" and _since_then(child) is not None:
+                # "ever since", "since then": the year they stand for is read with the
+                # relative dates
+                yield "since", _since_then(child)
+                continue
             if depth >= _DEPTH:
                 continue
             if child.dep_ in ("prep", "agent"):
                 stack.extend((g, depth + 1) for g in child.children if g.dep_ == "pobj")
-            elif child.dep_ in ("dobj", "obj", "attr"):
+            elif child.dep_ in ("dobj", "obj", "attr") or (
+                # "The editor of the Gazette since 2018 is Nora Quist": the role's own time
+                node is anchor
+                and child.dep_ == "nsubj"
+                and child.pos_ == "NOUN"
+                and lemma(anchor) == "be"
+                and any(c.dep_ == "attr" and c.pos_ == "PROPN" for c in anchor.children)
+            ):
                 stack.append((child, depth + 1))
+
+
+def _since_then(since: Any) -> Any:
+    """The word of "since then" or "ever since" that stands for a year (a one-token span), or
+    ``None`` when ``since`` has an object of its own."""
+    then = [c for c in since.children if c.lower_ == "then"]
+    if then:
+        return since.doc[then[0].i : then[0].i + 1]
+    if since.dep_ == "advmod" and not any(c.dep_ in ("pobj", "pcomp") for c in since.children):
+        return since.doc[since.i : since.i + 1]
+    return None
 
 
 def _date_around(token: Any) -> Any:
