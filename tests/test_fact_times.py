@@ -313,8 +313,21 @@ def test_a_year_of_another_verb_is_not_taken(
             "join",
             "Hartwell Press",
         ),
+        # "has since V-ed" says it happened some time after, not from the year before on
+        (
+            "Ada Quill joined Hartwell Press in 1984. Hartwell Press has since acquired "
+            "Nimbus Analytics.",
+            "Hartwell Press",
+            "acquire",
+            "Nimbus Analytics",
+        ),
     ],
-    ids=["year-of-a-relative-clause", "year-of-the-object's-clause", "year-of-a-noun"],
+    ids=[
+        "year-of-a-relative-clause",
+        "year-of-the-object's-clause",
+        "year-of-a-noun",
+        "has-since-done",
+    ],
 )
 def test_a_year_elsewhere_leaves_the_fact_a_relation(
     extractor: noema.SpacyExtractor, text: str, subject: str, predicate: str, obj: str

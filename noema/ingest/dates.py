@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["RELATIVE_KEY", "relative_year", "relative_years"]
+__all__ = ["RELATIVE_KEY", "relative_year", "relative_years", "since_then"]
 
 # where a parsed piece keeps its reading, so every reader of the piece shares one pass
 RELATIVE_KEY = "noema.relative_years"
@@ -44,16 +44,18 @@ _APART = re.compile(
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
 
 
-def _since_then(token: Any) -> bool:
-    """Whether ``token`` is the "then" of "since then" or the "since" of "ever since" (a
-    "since" the parser gives no object)."""
+def since_then(token: Any) -> bool:
+    """Whether ``token`` is the word of "since then" or "ever since" that stands for a year: the
+    "then", or a "since" with no object after its verb ("has been the capital ever since",
+    "has recorded six albums since"). Not "has since been superseded", which says only that it
+    happened at some time after."""
     if token.lower_ == "then":
-        return token.i > 0 and token.nbor(-1).lower_ == "since"
-    return (
-        token.lower_ == "since"
-        and token.dep_ == "advmod"
-        and not any(child.dep_ in ("pobj", "pcomp") for child in token.children)
-    )
+        return bool(token.i > 0 and token.nbor(-1).lower_ == "since")
+    if token.lower_ != "since" or token.dep_ != "advmod":
+        return False
+    if any(child.lower_ != "ever" for child in token.children):
+        return False
+    return bool((token.i > 0 and token.nbor(-1).lower_ == "ever") or token.i > token.head.i)
 
 
 def relative_year(text: str) -> int | None:
@@ -102,7 +104,7 @@ def relative_years(doc: Any) -> Mapping[int, str]:
         elif _YEAR.match(token.text) and token.ent_type_ in ("", "DATE"):
             # a year NER left untagged counts too ("from 2006 to 2014": "2014" often is)
             last = int(token.text)
-        elif last is not None and _since_then(token):
+        elif last is not None and since_then(token):
             # "ever since", "since then": since the year written last
             years[token.i] = f"{last:04d}"
     doc.user_data[RELATIVE_KEY] = years

@@ -25,7 +25,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from noema.ingest._tokens import lemma, place_clause, role_phrase
-from noema.ingest.dates import relative_years
+from noema.ingest.dates import relative_years, since_then
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
 from noema.ingest.rules import Link
 from noema.model.times import OPEN, iso_date, period_text, read_period, time_phrase
@@ -150,14 +150,10 @@ def _time_phrases(anchor: Any) -> Iterable[tuple[str, Any]]:
 
 
 def _since_then(since: Any) -> Any:
-    """The word of "since then" or "ever since" that stands for a year (a one-token span), or
-    ``None`` when ``since`` has an object of its own."""
-    then = [c for c in since.children if c.lower_ == "then"]
-    if then:
-        return since.doc[then[0].i : then[0].i + 1]
-    if since.dep_ == "advmod" and not any(c.dep_ in ("pobj", "pcomp") for c in since.children):
-        return since.doc[since.i : since.i + 1]
-    return None
+    """The word of "since then" or "ever since" that stands for a year (a one-token span, see
+    :func:`noema.ingest.dates.since_then`), or ``None``."""
+    word = next((c for c in since.children if c.lower_ == "then"), since)
+    return since.doc[word.i : word.i + 1] if since_then(word) else None
 
 
 def _date_around(token: Any) -> Any:
