@@ -132,6 +132,13 @@ def test_a_list_line_makes_no_name_of_its_period(extractor: noema.SpacyExtractor
     assert ("Aris Poulidis", "Council of Halden", "1943/1951") in _listed(graph)
 
 
+def test_a_listed_name_holding_the_topic_keeps_the_topic(extractor: noema.SpacyExtractor) -> None:
+    # NER reads the topic "James Varden" inside "John James Varden": filing the longer name
+    # took the topic's only mention, and the fact's end was a name no longer filed (KeyError)
+    graph = _extract(extractor, "James Varden", "- John James Varden (1829–1836), who died young.")
+    assert _listed(graph) == {("John James Varden", "James Varden", "1829/1836")}
+
+
 def test_a_list_without_a_topic_states_nothing(extractor: noema.SpacyExtractor) -> None:
     graph = extractor.extract([noema.Document("- 1998–2006: Edda Morland")])
     assert _listed(graph) == set()

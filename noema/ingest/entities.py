@@ -289,21 +289,22 @@ class NameTable:
         if not self.shared_topic:  # "Sega (singer)" says nothing of the batch's other Sega
             self.cued.add((type_, name))
 
-    def take_over(self, span: Any, name: str, type_: str | None) -> None:
+    def take_over(self, span: Any, name: str, type_: str | None, keep: str | None = None) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
         ("Triumph") give up their mentions there (see :meth:`give_up`)."""
-        self.give_up(span)
+        self.give_up(span, keep)
         self.add(name, span, type_)
 
-    def give_up(self, span: Any) -> None:
+    def give_up(self, span: Any, keep: str | None = None) -> None:
         """The names found inside ``span`` lose their mentions and tokens there, and a name left
-        with no mention is dropped."""
+        with no mention is dropped, except ``keep`` (the document's topic, which facts name
+        without a mention, as :meth:`add_topic` files it)."""
         start, end = self.offset + span.start_char, self.offset + span.end_char
         for other in list(self.mentions):
             kept = [m for m in self.mentions[other] if not (start <= m.start and m.end <= end)]
             if len(kept) < len(self.mentions[other]):
                 self.mentions[other] = kept
-                if not kept:
+                if not kept and other != keep:
                     del self.mentions[other]
                     self.votes.pop(other, None)
         for token in span:

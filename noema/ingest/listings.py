@@ -174,10 +174,10 @@ def entry_facts(
         period = spacy_doc.char_span(*entry.period, alignment_mode="expand")
         if line is None or period is None or not len(line):
             continue
-        names.give_up(period)
+        names.give_up(period, keep=topic)
         mention = names.sentence(line)
         for at in entry.names:
-            name = _file_name(spacy_doc, names, at)
+            name = _file_name(spacy_doc, names, at, topic)
             if name is not None and name != topic:
                 facts.append(
                     ExtractedFact(name, LISTED, topic, mention, CONFIDENCE["list"], entry.time)
@@ -186,7 +186,7 @@ def entry_facts(
     return facts, lines
 
 
-def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int]) -> str | None:
+def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int], topic: str) -> str | None:
     """File the name written at character span ``at`` with the type NER gave a name covering
     most of it (no type when NER saw only a piece of it), and return it."""
     span = spacy_doc.char_span(*at, alignment_mode="expand")
@@ -195,5 +195,6 @@ def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int]) -> str | N
         return None
     inner = {names.by_token[t.i] for t in span if t.i in names.by_token}
     covering = [n for n in inner if len(n) * 2 >= len(name)]
-    names.take_over(span, name, names.leading_type(covering[0]) if len(covering) == 1 else None)
+    type_ = names.leading_type(covering[0]) if len(covering) == 1 else None
+    names.take_over(span, name, type_, keep=topic)
     return name
