@@ -509,7 +509,8 @@ def test_a_topic_link_to_the_time_of_another_fact_is_not_made(
         (
             "Teo Marchetti is a midfielder. He played for FC Dravona between 2004 and 2008, then "
             "moved to Port Celen Athletic, where he stayed until 2013.",
-            ("Teo Marchetti", "stay_in", "Port Celen Athletic", "../2013"),
+            # "then moved": when the period before it ended
+            ("Teo Marchetti", "stay_in", "Port Celen Athletic", "2008/2013"),
         ),
         (
             "Georgia Tremayne moved to Pennick, where she died in 2010.",
@@ -540,3 +541,91 @@ def test_a_clause_of_place_under_a_verbless_sentence_is_read(
     # a title-like sentence with a noun for its root: the walk up to a verb ends there
     graph = _graph(extractor, "Halden Museum, where Ada Quill worked until 1990.")
     assert ("Ada Quill", "work_in", "Halden Museum", "../1990") in _events(graph)
+
+
+@pytest.mark.parametrize(
+    ("texts", "present"),
+    [
+        pytest.param(
+            (
+                "Pell Manor stayed with the Harker family until 1938, when it was bought by the "
+                "Crossfield Trust.",
+            ),
+            {("Crossfield Trust", "buy", "Pell Manor", "1938")},
+            id="a-when-clause-is-at-the-date-it-hangs-on",
+        ),
+        pytest.param(
+            (
+                "In 2016 Ada Kramm was replaced by Joel Basset, who still manages the Tarnow "
+                "Pilots.",
+            ),
+            {("Joel Basset", "manage", "Tarnow Pilots", "2016/..")},
+            id="still-holds-from-the-date-of-the-clause-it-hangs-on",
+        ),
+        pytest.param(
+            (
+                "Hanna Ljung is an economist. She worked for Kelmar Bank between 1990 and 1996, "
+                "then moved to Ostby Trust, where she stayed until 2004.",
+            ),
+            {
+                ("Hanna Ljung", "move_to", "Ostby Trust", "1996"),
+                ("Hanna Ljung", "stay_in", "Ostby Trust", "1996/2004"),
+            },
+            id="then-is-when-the-period-before-it-ended",
+        ),
+    ],
+)
+def test_a_clause_takes_the_time_of_the_clause_it_hangs_on(
+    extractor: noema.SpacyExtractor,
+    texts: tuple[str, ...],
+    present: set[tuple[str, str, str, str | None]],
+) -> None:
+    assert present <= _events(_graph(extractor, *texts))
+
+
+@pytest.mark.parametrize(
+    ("texts", "present"),
+    [
+        pytest.param(
+            (
+                "Ada Kramm managed the Tarnow Pilots for four seasons. In 2016 she was replaced "
+                "by Joel Basset, who now manages the team.",
+            ),
+            {
+                ("Ada Kramm", "manage", "Tarnow Pilots", "../2016"),
+                ("Joel Basset", "manage", "Tarnow Pilots", "2016/.."),
+            },
+            id="the-role-both-hold-in-one-document",
+        ),
+        pytest.param(
+            (
+                "Ole Brandvik was chief executive of Sarnet Marine from 2009. He left Sarnet "
+                "Marine in 2018 and was replaced by Ingrid Falk.",
+                "Ingrid Falk is the chief executive of Sarnet Marine. She trained as a lawyer.",
+            ),
+            {
+                ("Ingrid Falk", "replace", "Ole Brandvik", "2018"),
+                ("Ole Brandvik", "chief_executive_of", "Sarnet Marine", "2009/2018"),
+                ("Ingrid Falk", "chief_executive_of", "Sarnet Marine", "2018/.."),
+            },
+            id="the-role-the-successor-holds-in-another-document",
+        ),
+    ],
+)
+def test_a_replacement_that_names_no_role_hands_over_the_role_both_hold(
+    extractor: noema.SpacyExtractor,
+    texts: tuple[str, ...],
+    present: set[tuple[str, str, str, str | None]],
+) -> None:
+    assert present <= _events(_graph(extractor, *texts))
+
+
+def test_a_replacement_hands_over_no_role_the_successor_does_not_hold(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Ada Kramm is the daughter of Pavel Kramm. Ada Kramm managed the Tarnow Pilots. In 2016 "
+        "she was replaced by Joel Basset.",
+    )
+    assert ("Ada Kramm", "daughter_of", "Pavel Kramm") in _relations(graph)

@@ -615,3 +615,52 @@ def test_a_one_word_person_the_sentence_or_a_given_name_says_stays_a_person(
     types = _types(graph)
     assert types["Rihanna"] == {"PERSON"}  # "was born"
     assert types["Paul"] == {"PERSON"}  # a given name
+
+
+def test_she_in_a_company_s_document_is_the_person_named_before(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Tarvel Foods named Greta Holm its chief executive in 2020. She replaced Ivo Stern.",
+    )
+    facts = _facts(graph)
+    assert ("Greta Holm", "replace", "Ivo Stern") in facts
+    assert not any(s == "Tarvel Foods" and o == "Ivo Stern" for s, _, o in facts)
+    assert _types(graph)["Tarvel Foods"] == {"ORG"}
+
+
+def test_he_in_a_clause_of_time_is_the_subject_of_the_clause_it_hangs_on(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Lena Ardal led Fenwick Systems until 2015. Karl Moen had run a shipping bank in Bergen "
+        "before he joined Fenwick Systems.",
+    )
+    facts = _facts(graph)
+    assert ("Karl Moen", "join", "Fenwick Systems") in facts
+    assert ("Lena Ardal", "join", "Fenwick Systems") not in facts
+
+
+def test_a_surname_the_tagger_read_as_an_organisation_is_the_person(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Quillon Foods named Anika Berg its chief executive in 2021. She replaced Tomas Reyes. "
+        "Reyes, formerly the head of sales at Brannis Dairy, left to start a cider business.",
+    )
+    assert "Reyes" not in _types(graph)
+    assert not any(s == "Quillon Foods" for s, _, o in _facts(graph) if o == "Brannis Dairy")
+
+
+def test_a_family_named_as_the_subject_is_not_the_document_s_topic(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "The Calloway House was built in 1874 for Silas Ondry. The Morrow family kept it until "
+        "1951.",
+    )
+    assert not any(s == "Calloway House" and p.startswith("keep") for s, p, _ in _facts(graph))

@@ -92,12 +92,14 @@ class ExtractedFact(NamedTuple):
 class FactEnd(NamedTuple):
     """A succession or departure read in a sentence: ``holder``'s open fact of ``predicate``
     (with ``object``, or any object when ``None``; any role held at ``object`` when
-    ``predicate`` is ``None``) ended at ``at``."""
+    ``predicate`` is ``None``) ended at ``at``; ``successor`` took it over ("Z replaced X in
+    2012": the roles the two share)."""
 
     holder: str
     predicate: str | None
     object: str | None
     at: str
+    successor: str | None = None
 
 
 class NameTable:
@@ -441,7 +443,21 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
         for full in names.votes
         if " " in full and surname(full) == name and names.leading_type(full) in wanted
     ]
+    if type_ == "ORG" and not matches and not _names_a_firm(names, name):
+        # the small NER model reads a lone surname as an organisation more often than not:
+        # "Reyes, formerly the head of sales" after "Tomas Reyes" is he, where no name of the
+        # document is a firm of his name ("Ford Motor Company"); a person by the look of the
+        # name too, not a title NER called a person ("Diehard GameFan"); and the only full
+        # name of that surname, whatever its type ("Rocky Mosley Sr." beside the topic, Jr.)
+        fulls = [full for full in names.votes if " " in full and surname(full) == name]
+        if len(fulls) == 1 and names.leading_type(fulls[0]) == "PERSON" and given_name(fulls[0]):
+            matches = fulls
     return matches[0] if len(matches) == 1 else None
+
+
+def _names_a_firm(names: NameTable, name: str) -> bool:
+    """Whether a longer name of the document starts with ``name`` ("Ford Motor Company")."""
+    return any(other.startswith(f"{name} ") for other in names.votes)
 
 
 def _best(counts: Counter[str], order: Sequence[str]) -> str:

@@ -52,6 +52,7 @@ from noema.ingest.entities import (
     map_spacy_label,
     read_entities,
 )
+from noema.ingest.evidence import form_type
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.listings import entry_facts
@@ -223,8 +224,18 @@ class SpacyExtractor:
         # the document's own word for its topic ("was an Austrian physicist") outweighs its
         # pronouns ("when it absorbed a neutron" is about the uranium)
         said = names.said_type(main or "")
-        person = pronouns_say_person(spacy_doc, bool(votes and votes[0][0] == "PERSON"))
-        if main is not None and not names.shared_topic and pronouns_say_person(spacy_doc, False):
+        # a name whose own words say a company or a place ("Quillon Foods") is no person
+        # whatever the pronouns: "She replaced Tomas Reyes" there is the chief executive it named
+        named_thing = main is not None and form_type(main) not in (None, "PERSON")
+        person = not named_thing and pronouns_say_person(
+            spacy_doc, bool(votes and votes[0][0] == "PERSON")
+        )
+        if (
+            main is not None
+            and not names.shared_topic
+            and not named_thing
+            and pronouns_say_person(spacy_doc, False)
+        ):
             names.cued.add(("PERSON", main))  # "he" and "she" say a person as a kind noun does
         listed, lines = entry_facts(spacy_doc, names, main)
         found.facts += listed

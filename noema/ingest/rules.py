@@ -197,7 +197,12 @@ class SentenceReader:
         document's main entity when the sentence is about it), with the governing verb or noun
         as predicate, so every named thing in the text can be reached from its topic."""
         root = sent.root
-        topic = next(iter(self._subjects_of(root)), None)
+        # a name at the root is a sentence the parser read without its verb ("Reyes, formerly
+        # the head of sales at Brannis Dairy, left to ..."): what it says is about that name
+        topic = self.by_token.get(root.i) or next(iter(self._subjects_of(root)), None)
+        subject = next((c for c in root.children if c.dep_ in _SUBJECT_DEPS), None)
+        if topic is None and subject is not None and self._named_compound(subject):
+            return
         if topic is None and self.main is not None:
             topic = self.main
         if topic is None:
@@ -222,6 +227,16 @@ class SentenceReader:
             return found
         return self._fallback_subject(verb)
 
+    def _named_compound(self, noun: Any) -> bool:
+        """Whether a person's name qualifies common noun ``noun`` ("the Morrow family", "the
+        Obama administration"); "the 1970 NBA draft" is the article's own."""
+        return noun.pos_ == "NOUN" and any(
+            c.dep_ == "compound"
+            and c.i in self.by_token
+            and self.names.leading_type(self.by_token[c.i]) == "PERSON"
+            for c in noun.children
+        )
+
     def _fallback_subject(self, verb: Any) -> list[str]:
         """ "The band played in Tulsa" in the article about the band: a definite common-noun
         subject (or none at all, in a fragment) stands for the document's main entity."""
@@ -232,6 +247,8 @@ class SentenceReader:
         subject = next((c for c in verb.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")), None)
         if subject is None:
             return [self.main] if verb.dep_ == "ROOT" else []
+        if self._named_compound(subject):
+            return []  # "The Morrow family kept it" is the Morrows', not the house's
         if subject.pos_ == "NOUN" and any(
             c.dep_ in ("det", "poss") and c.lower_ in _FALLBACK_DETERMINERS
             for c in subject.children
@@ -282,6 +299,9 @@ class SentenceReader:
             return None
         lower = token.lower_
         if lower in PERSON_PRONOUNS:
+            bound = self._bound_subject(token)
+            if bound is not None:
+                return bound
             return self.main if self.main_is_person else self._antecedent(token, _PEOPLE)
         if lower in THING_PRONOUNS:
             return self._antecedent(token, _THINGS) if self.main_is_person else self.main
@@ -291,6 +311,21 @@ class SentenceReader:
             plural = self.main.lower().endswith("s")
             return "" if self._main_place_type() and not plural else self.main
         return None
+
+    def _bound_subject(self, token: Any) -> str | None:
+        """ "Fenn had run the division before he joined Veltrix": a person pronoun subject of a
+        clause of time or reason stands for the person named as the subject of the clause it
+        hangs on, not for the document's main person."""
+        verb = token.head
+        if token.dep_ not in ("nsubj", "nsubjpass") or verb.dep_ != "advcl":
+            return None
+        subjects = [c for c in verb.head.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")]
+        if not subjects or subjects[0].pos_ != "PROPN":
+            return None
+        name = self.by_token.get(subjects[0].i)
+        if name is None or self.names.leading_type(name) != "PERSON":
+            return None
+        return name
 
     def _antecedent(self, token: Any, types: frozenset[str]) -> str:
         """The nearest name of ``types`` before ``token``, not one of its clause's subjects;
@@ -465,12 +500,18 @@ class SentenceReader:
         if (
             not subjects
             and not passive
-            and verb.dep_ == "conj"
+            # "worked for Kelmar Bank between 1990 and 1996, then moved to ...": the parser
+            # hangs the second verb on the first as "dep"
+            and (verb.dep_ == "conj" or (verb.dep_ == "dep" and _then(verb)))
             and verb.head.pos_ in ("VERB", "AUX")
         ):
             head_children = list(verb.head.children)
             subjects = self.entities(c for c in head_children if c.dep_ in _SUBJECT_DEPS)
             passive = self.entities(c for c in head_children if c.dep_ == "nsubjpass")
+            if any(c.dep_ == "auxpass" for c in children):
+                # "Marr left Brenner in 2020 and was replaced by Tomas Reyes": the shared
+                # subject is what this verb's deed was done to
+                subjects, passive = [], subjects + passive
         if not subjects and not passive:
             subjects = self._fallback_subject(verb)
         agents = self.entities(
@@ -634,3 +675,8 @@ class SentenceReader:
         for predicate, target in self._role_targets(noun):
             for h in holders:
                 yield Link(h, predicate, target, "role", noun)
+
+
+def _then(verb: Any) -> bool:
+    """Whether ``verb`` says it came "then", after the verb it hangs on."""
+    return any(c.lower_ == "then" and c.dep_ == "advmod" for c in verb.children)

@@ -94,10 +94,25 @@ def clause_time(anchor: Any) -> ClauseTime | None:
         point = next(iter(points))
         text = f"{point}/{OPEN}" if _begins(anchor) else point
     else:
-        return None
+        return _then_time(anchor)
     if text is None or read_period(text) is None:  # an end before its start
         return None
     return ClauseTime(text, frozenset(tokens))
+
+
+def _then_time(verb: Any) -> ClauseTime | None:
+    """ "He played for FC Dravona between 2004 and 2008, then moved to Port Celen": a verb that
+    comes "then", after one whose period ended, happened when it ended (``2008``)."""
+    if (
+        verb.pos_ not in ("VERB", "AUX")
+        or verb.dep_ not in ("conj", "dep")
+        or verb.head.pos_ not in ("VERB", "AUX")
+        or not any(c.lower_ == "then" and c.dep_ == "advmod" for c in verb.children)
+    ):
+        return None
+    before = clause_time(verb.head)
+    end = before.text.partition("/")[2] if before is not None else ""
+    return ClauseTime(end, before.tokens) if before is not None and end not in ("", OPEN) else None
 
 
 def _begins(anchor: Any) -> bool:
@@ -232,6 +247,26 @@ def _when_time(verb: Any) -> str | None:
     return None
 
 
+def _still_time(verb: Any) -> ClauseTime | None:
+    """ "In 2012 he was replaced by Sofia Lind, who still coaches the team": a clause that
+    "still" holds, hung on a name of a clause with a date, holds from that date on (``2012/..``);
+    a verb joined to it by "and" ("still owns the house and opens it") the same."""
+    if verb.dep_ == "conj" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+        verb = verb.head
+    if verb.dep_ != "relcl" or not any(c.lower_ == "still" for c in verb.children):
+        return None
+    outer = verb.head
+    while outer.pos_ not in ("VERB", "AUX") and outer.head.i != outer.i:
+        outer = outer.head
+    if outer.pos_ not in ("VERB", "AUX"):
+        return None
+    found = clause_time(outer)
+    point = found.text if found is not None and "/" not in found.text else _when_time(outer)
+    if point is None:
+        return None
+    return ClauseTime(f"{point}/{OPEN}", found.tokens if found is not None else frozenset())
+
+
 def _entity_text(token: Any) -> str:
     ent = _entity_of(token)
     return str((ent if ent is not None else token).text)
@@ -265,7 +300,10 @@ def read_sentence_times(
         elif link.rule == "svo" and lemma(link.anchor) in _SUCCEEDING:
             role = _role_taken(link.anchor, by_token)
             if role is None:
-                continue  # "Z succeeded X in 2019": which of X's facts ended is not said
+                # "Z replaced X in 2012": which of X's facts ended is not said; those Z holds
+                # too (see close_tenures)
+                ends.append(FactEnd(link.object, None, None, time, successor=link.subject))
+                continue
             predicate, target = role
             ends.append(FactEnd(link.object, predicate, target, time))
             if target is not None:
@@ -313,6 +351,15 @@ def _link_time(
     found = cache[link.anchor.i]
     if link.rule == "prep" and place_clause(link.anchor):
         found = _from_outer(found, link.anchor, cache)
+    if found is None and link.anchor.pos_ in ("VERB", "AUX"):
+        # "until 1951, when it was bought by the Society": bought then; "replaced by Sofia
+        # Lind in 2012, who still coaches the team": coaches from then on
+        when = _when_time(link.anchor)
+        found = ClauseTime(when, frozenset()) if when is not None else _still_time(link.anchor)
+    if found is None and link.anchor.dep_ == "conj" and lemma(link.anchor) in _SUCCEEDING:
+        # "Marr left Brenner in 2020 and was replaced by Tomas Reyes": replaced then
+        outer = clause_time(link.anchor.head)
+        found = outer if outer is not None and "/" not in outer.text else None
     if found is None:
         return None
     stated = {by_token.get(i) for i in found.tokens}
@@ -400,9 +447,43 @@ def close_tenures(found: Sequence[FoundDocument]) -> Sequence[FoundDocument]:
     ``../2019``. A tenure that began after the succession is another one and stays open."""
     ends = [end for item in found for end in item.ends]
     if ends:
+        facts = [fact for item in found for fact in item.facts]
+        ends = [*(end for end in ends if end.successor is None), *_shared_ends(ends, facts)]
         for item in found:
-            item.facts = [_closed(fact, ends) for fact in item.facts]
+            item.facts = [_opened(_closed(fact, ends), ends) for fact in item.facts]
     return found
+
+
+def _shared_ends(ends: Sequence[FactEnd], facts: Sequence[ExtractedFact]) -> Iterable[FactEnd]:
+    """ "Sofia Lind replaced Bram Keller in 2012", where both coach the Harwick Hawks: the
+    role the two share ends for Bram Keller then, and Sofia Lind holds it from then on."""
+    held: dict[str, set[tuple[str, str]]] = {}
+    for fact in facts:
+        if fact.predicate in _HELD or fact.predicate.endswith(("_of", "_at", "_for")):
+            held.setdefault(fact.subject, set()).add((fact.predicate, fact.object))
+    for end in ends:
+        if end.successor is None:
+            continue
+        for predicate, object_ in sorted(
+            held.get(end.holder, set()) & held.get(end.successor, set())
+        ):
+            if not predicate.startswith(_KEPT):
+                yield end._replace(predicate=predicate, object=object_)
+
+
+def _opened(fact: ExtractedFact, ends: Sequence[FactEnd]) -> ExtractedFact:
+    """The successor's fact of a role taken, said without a time ("who coaches the team"),
+    holds from the succession on."""
+    if fact.time is not None:
+        return fact
+    for end in ends:
+        if (end.successor, end.predicate, end.object) == (
+            fact.subject,
+            fact.predicate,
+            fact.object,
+        ):
+            return fact._replace(time=f"{end.at}/{OPEN}")
+    return fact
 
 
 def _ends(end: FactEnd, predicate: str) -> bool:
