@@ -12,6 +12,7 @@ import noema
 from noema.ingest.confidence import CONFIDENCE
 from noema.model.graph import SemanticGraph
 from noema.model.records import make_event_id
+from noema.model.times import read_period
 
 
 def _graph(extractor: noema.SpacyExtractor, *texts: str) -> SemanticGraph:
@@ -629,3 +630,29 @@ def test_a_replacement_hands_over_no_role_the_successor_does_not_hold(
         "she was replaced by Joel Basset.",
     )
     assert ("Ada Kramm", "daughter_of", "Pavel Kramm") in _relations(graph)
+
+
+def test_a_clause_takes_no_time_that_is_not_its_own(extractor: noema.SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Anna Berg is a Swedish singer. In 2005 she married John Smith, who still plays for FC "
+        "Dravona.",
+        "Bram Keller studied at Harwick University. Sofia Lind studied at Harwick University. "
+        "Sofia Lind replaced Bram Keller in 2012.",
+    )
+    assert ("John Smith", "play_for", "FC Dravona") in _relations(graph)
+    assert ("Sofia Lind", "study_at", "Harwick University") in _relations(graph)
+    assert ("Bram Keller", "study_at", "Harwick University") in _relations(graph)
+
+
+def test_a_when_clause_on_a_clause_that_begins_then_is_at_its_start(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Bram Keller coached the Harwick Hawks. In 2012 Sofia Lind became head coach when she "
+        "replaced Bram Keller.",
+    )
+    assert ("Sofia Lind", "replace", "Bram Keller", "2012") in _events(graph)
+    # every time stated is one read_period reads ("..", "../.." are none)
+    assert all(read_period(time) is not None for *_, time in _events(graph) if time is not None)

@@ -664,3 +664,17 @@ def test_a_family_named_as_the_subject_is_not_the_document_s_topic(
         "1951.",
     )
     assert not any(s == "Calloway House" and p.startswith("keep") for s, p, _ in _facts(graph))
+
+
+def test_he_in_a_clause_of_time_is_not_bound_where_the_outer_clause_names_another_person(
+    extractor: SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Pierre Curie was a French physicist. Marie Curie continued his work after he died in "
+        "1906.",
+        "Anna Berg is a Swedish singer. Tom Berg met Anna Berg in Oslo before she moved to Paris.",
+    )
+    facts = _facts(graph)
+    assert ("Marie Curie", "die_in", "1906") not in facts
+    assert ("Anna Berg", "move_to", "Paris") in facts

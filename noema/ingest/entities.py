@@ -429,7 +429,8 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
     """ "Holm" after "Anna Holm" in the same document means Anna Holm: a one-word name that is
     the last word of exactly one longer name of the document. A short form NER typed a place is
     never completed (spec: "a person named Washington never merges with the city"), one it typed
-    an organisation only to an organisation ("Villa" after "Aston Villa"), and a longer name
+    an organisation to an organisation ("Villa" after "Aston Villa"), else to the one person of
+    that surname (see below), and a longer name
     that reads as a place is never the one meant. Nor is a short form completed that the
     document already named where places stand ("moved to Marlow ... Marlow became a county
     seat")."""

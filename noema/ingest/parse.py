@@ -224,9 +224,10 @@ class SpacyExtractor:
         # the document's own word for its topic ("was an Austrian physicist") outweighs its
         # pronouns ("when it absorbed a neutron" is about the uranium)
         said = names.said_type(main or "")
-        # a name whose own words say a company or a place ("Quillon Foods") is no person
-        # whatever the pronouns: "She replaced Tomas Reyes" there is the chief executive it named
-        named_thing = main is not None and form_type(main) not in (None, "PERSON")
+        # a name whose own words say a company ("Quillon Foods") is no person whatever the
+        # pronouns: "She replaced Tomas Reyes" there is the chief executive it named. Not a
+        # place's words: "Lake Bell" and "River Phoenix" are people by their "she" and "he"
+        named_thing = main is not None and form_type(main) == "ORG"
         person = not named_thing and pronouns_say_person(
             spacy_doc, bool(votes and votes[0][0] == "PERSON")
         )

@@ -22,7 +22,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.ingest.kinds import KIND_TYPES, kind_type
-from noema.model.records import normalize_predicate
+from noema.model.records import VALUE_TYPES, normalize_predicate
 
 __all__ = ["Link", "SentenceReader"]
 
@@ -199,7 +199,10 @@ class SentenceReader:
         root = sent.root
         # a name at the root is a sentence the parser read without its verb ("Reyes, formerly
         # the head of sales at Brannis Dairy, left to ..."): what it says is about that name
-        topic = self.by_token.get(root.i) or next(iter(self._subjects_of(root)), None)
+        named_root = self.by_token.get(root.i)
+        if named_root is not None and self.names.leading_type(named_root) in VALUE_TYPES:
+            named_root = None  # "1998, the Vell Cup final at Oslo Stadium": no topic of its own
+        topic = named_root or next(iter(self._subjects_of(root)), None)
         subject = next((c for c in root.children if c.dep_ in _SUBJECT_DEPS), None)
         if topic is None and subject is not None and self._named_compound(subject):
             return
@@ -319,9 +322,24 @@ class SentenceReader:
         verb = token.head
         if token.dep_ not in ("nsubj", "nsubjpass") or verb.dep_ != "advcl":
             return None
-        subjects = [c for c in verb.head.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")]
+        outer = verb.head
+        subjects = [c for c in outer.children if c.dep_ in (*_SUBJECT_DEPS, "nsubjpass")]
         if not subjects or subjects[0].pos_ != "PROPN":
             return None
+        # "Tom Berg met Anna Berg before she moved", "Marie Curie continued his work after he
+        # died": another person in the outer clause may be the one meant
+        others = (
+            t
+            for t in outer.subtree
+            if t.i < verb.left_edge.i or t.i > verb.right_edge.i
+            if t.i not in (s.i for s in subjects[0].subtree)
+        )
+        for other in others:
+            name = self.by_token.get(other.i)
+            if other.lower_ in PERSON_PRONOUNS or (
+                name is not None and self.names.leading_type(name) == "PERSON"
+            ):
+                return None
         name = self.by_token.get(subjects[0].i)
         if name is None or self.names.leading_type(name) != "PERSON":
             return None

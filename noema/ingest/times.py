@@ -53,6 +53,18 @@ _HELD = frozenset({"lead", "run", "head", "manage", "direct", "chair", "coach", 
 _KEPT = ("founder", "co_founder", "cofounder", "creator")
 # a state that begins at its time rather than holding only then: "became the CEO in 2010"
 _BEGINNING = frozenset({"become"})
+# verbs whose agent takes something from their time on: "bought by the Society, which still
+# owns the house", "replaced by Sofia Lind, who still coaches the team"
+_TAKING = _SUCCEEDING | frozenset(
+    {"buy", "purchase", "acquire", "take", "appoint", "name", "elect", "hire", "sign", "join"}
+)
+# the words of a role's predicate that make it an office one holder hands to the next
+# ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
+_OFFICES = frozenset(
+    {"ceo", "chief", "executive", "president", "chairman", "chairwoman", "chair", "director"}
+    | {"head", "coach", "captain", "manager", "mayor", "governor", "editor", "leader", "owner"}
+    | {"minister", "secretary", "principal", "dean", "conductor", "chancellor", "commissioner"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +254,12 @@ def _when_time(verb: Any) -> str | None:
         return iso_date(_entity_text(head))
     if verb.dep_ == "advcl":
         found = clause_time(head)
-        if found is not None:
-            return found.text.rpartition("/")[2] if "/" in found.text else found.text
+        if found is None:
+            return None
+        # "until 2019 when ...": the end; "became the CEO in 2010 when ...": the start
+        start, _, end = found.text.partition("/")
+        point = found.text if not end else (end if end != OPEN else start)
+        return point if point not in ("", OPEN) and read_period(point) is not None else None
     return None
 
 
@@ -258,13 +274,15 @@ def _still_time(verb: Any) -> ClauseTime | None:
     outer = verb.head
     while outer.pos_ not in ("VERB", "AUX") and outer.head.i != outer.i:
         outer = outer.head
-    if outer.pos_ not in ("VERB", "AUX"):
+    if outer.pos_ not in ("VERB", "AUX") or lemma(outer) not in _TAKING:
+        # "In 2005 she married John Smith, who still plays for FC Dravona": the marriage's
+        # date says nothing of when he began to play
         return None
     found = clause_time(outer)
-    point = found.text if found is not None and "/" not in found.text else _when_time(outer)
-    if point is None:
-        return None
-    return ClauseTime(f"{point}/{OPEN}", found.tokens if found is not None else frozenset())
+    if found is not None and "/" not in found.text:
+        return ClauseTime(f"{found.text}/{OPEN}", found.tokens)
+    point = _when_time(outer)
+    return ClauseTime(f"{point}/{OPEN}", frozenset()) if point is not None else None
 
 
 def _entity_text(token: Any) -> str:
@@ -459,7 +477,7 @@ def _shared_ends(ends: Sequence[FactEnd], facts: Sequence[ExtractedFact]) -> Ite
     role the two share ends for Bram Keller then, and Sofia Lind holds it from then on."""
     held: dict[str, set[tuple[str, str]]] = {}
     for fact in facts:
-        if fact.predicate in _HELD or fact.predicate.endswith(("_of", "_at", "_for")):
+        if fact.predicate in _HELD or set(fact.predicate.split("_")) & _OFFICES:
             held.setdefault(fact.subject, set()).add((fact.predicate, fact.object))
     for end in ends:
         if end.successor is None:
