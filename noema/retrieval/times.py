@@ -5,7 +5,8 @@ A question names a time in one of two ways. A *period* is written out: "in 2005"
 a month and year, or a full date, as :func:`noema.model.times.iso_date` reads them). A *relative*
 time is a word that picks among the periods of rival facts: "current", "now", "still" (the fact
 still valid, or the one valid latest), "former", "previous" (a fact that has ended), "first",
-"earliest", "last", "latest", "most recent" (the earliest or latest to begin among rivals).
+"earliest", "last", "latest", "most recent" (the earliest or latest to begin among rivals; not
+in a question that compares two things, "X or Y").
 :func:`read_question_time` finds the first written period, else the first such word; a question
 with neither reads as ``None`` and its retrieval is what it was before facts had times.
 """
@@ -56,6 +57,10 @@ _WORDS: tuple[tuple[TimeKind, re.Pattern[str]], ...] = (
 )
 
 
+# a question that names two things to compare: "X or Y"
+_COMPARING = re.compile(r"\bor\b", re.I)
+
+
 @dataclass(frozen=True)
 class QuestionTime:
     """The time a question asks about.
@@ -90,6 +95,8 @@ def read_question_time(question: str) -> QuestionTime | None:
         'current'
         >>> read_question_time("Who founded Google?") is None
         True
+        >>> read_question_time("Who was born first, Ada Ring or Bo Lind?") is None
+        True
     """
     for pattern in _RANGES:
         match = pattern.search(question)
@@ -104,8 +111,11 @@ def read_question_time(question: str) -> QuestionTime | None:
             return QuestionTime("period", match.group(0), period)
     for kind, pattern in _WORDS:
         word = pattern.search(question)
-        if word is not None:
-            return QuestionTime(kind, word.group(0))
+        if word is None or (kind in ("first", "last") and _COMPARING.search(question)):
+            # "Which was established first, UNSW or Purbanchal University?" compares two named
+            # things; the earliest of one thing's rival periods is not what it asks
+            continue
+        return QuestionTime(kind, word.group(0))
     return None
 
 
