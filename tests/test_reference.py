@@ -666,6 +666,21 @@ def test_a_family_named_as_the_subject_is_not_the_document_s_topic(
     assert not any(s == "Calloway House" and p.startswith("keep") for s, p, _ in _facts(graph))
 
 
+def test_the_topic_s_own_name_qualifying_a_noun_is_the_topic(extractor: SpacyExtractor) -> None:
+    graph = extractor.extract(
+        [
+            Document(
+                # NER calls "USA Sevens" a person in this sentence, as in TimeQA's paragraph
+                "The USA Sevens tournament was held from 2007 to 2009 in San Diego at Petco "
+                "Park, the home field of the San Diego Padres of Major League Baseball.",
+                id="d0",
+                metadata={"title": "USA Sevens"},
+            )
+        ]
+    )
+    assert ("USA Sevens", "hold_at", "Petco Park") in _facts(graph)
+
+
 def test_he_in_a_clause_of_time_is_not_bound_where_the_outer_clause_names_another_person(
     extractor: SpacyExtractor,
 ) -> None:

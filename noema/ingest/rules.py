@@ -54,6 +54,10 @@ _WHERE_WHEN = frozenset(
 )
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _ANY_PRONOUNS = frozenset({"they", "them", "their"})
+# nouns for the people of a name: "the Morrow family kept it" is theirs, not the topic's
+_GROUP_NOUNS = frozenset(
+    {"family", "brother", "sister", "household", "clan", "dynasty", "administration", "heir"}
+)
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
 # Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
 _PHRASE_MODIFIERS = frozenset(
@@ -231,11 +235,13 @@ class SentenceReader:
         return self._fallback_subject(verb)
 
     def _named_compound(self, noun: Any) -> bool:
-        """Whether a person's name qualifies common noun ``noun`` ("the Morrow family", "the
-        Obama administration"); "the 1970 NBA draft" is the article's own."""
-        return noun.pos_ == "NOUN" and any(
+        """Whether ``noun`` is a group a person's name qualifies ("the Morrow family", "the
+        Obama administration"): the article's own name never is ("The USA Sevens tournament",
+        which NER may call a person), nor a noun of no group ("the 1970 NBA draft")."""
+        return lemma(noun) in _GROUP_NOUNS and any(
             c.dep_ == "compound"
             and c.i in self.by_token
+            and self.by_token[c.i] != self.main
             and self.names.leading_type(self.by_token[c.i]) == "PERSON"
             for c in noun.children
         )
