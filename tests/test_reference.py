@@ -693,3 +693,16 @@ def test_he_in_a_clause_of_time_is_not_bound_where_the_outer_clause_names_anothe
     facts = _facts(graph)
     assert ("Marie Curie", "die_in", "1906") not in facts
     assert ("Anna Berg", "move_to", "Paris") in facts
+
+
+def test_a_period_at_the_root_of_a_verbless_line_is_no_topic(extractor: SpacyExtractor) -> None:
+    graph = extractor.extract(
+        [
+            Document(
+                "1913–1922: New owners, a new home, and a new name: Years at the Polo Grounds.",
+                id="d0",
+                metadata={"title": "New York Yankees"},
+            )
+        ]
+    )
+    assert any(s == "New York Yankees" and o == "Polo Grounds" for s, _, o in _facts(graph))

@@ -204,8 +204,13 @@ class SentenceReader:
         # a name at the root is a sentence the parser read without its verb ("Reyes, formerly
         # the head of sales at Brannis Dairy, left to ..."): what it says is about that name
         named_root = self.by_token.get(root.i)
-        if named_root is not None and self.names.leading_type(named_root) in VALUE_TYPES:
-            named_root = None  # "1998, the Vell Cup final at Oslo Stadium": no topic of its own
+        if named_root is not None and (
+            self.names.leading_type(named_root) in VALUE_TYPES
+            or not any(c.isalpha() for c in named_root)
+        ):
+            # "1998, the Vell Cup final at Oslo Stadium", "1913–1922: Years at the Polo
+            # Grounds": a date or a period is no topic of its own
+            named_root = None
         topic = named_root or next(iter(self._subjects_of(root)), None)
         subject = next((c for c in root.children if c.dep_ in _SUBJECT_DEPS), None)
         if topic is None and subject is not None and self._named_compound(subject):
