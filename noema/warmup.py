@@ -7,6 +7,7 @@ from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import RetrieveOptions
+from noema.vectors.index import load_search_library
 
 __all__ = ["load_models", "warm_up"]
 
@@ -18,7 +19,7 @@ def load_models(
 ) -> None:
     """Load the spaCy pipeline and the embedding model (once per process; later knowledge bases
     share them) and run a tiny ingest and retrieval through them, which also pays the first
-    forward passes, the vector index and the token encoding. Measured on 2 cores: a first
+    forward passes, the vector index and the token encoding, and load the vector search library. Measured on 2 cores: a first
     ``noema.compress`` call on 6 short chunks took 9.2 s, 7 s of it loading the models; after
     this it costs what parsing and embedding the chunks cost (about 0.3 s).
 
@@ -31,6 +32,7 @@ def load_models(
     kb = KnowledgeBase(spacy_model=spacy_model, embedding_model=embedding_model)
     kb.ingest([Document("Larry Page founded Google in 1998.", id="warm-up")])
     kb.retrieve(WARM_UP_QUESTION)
+    load_search_library()  # a base this small never needs it
 
 
 def warm_up(

@@ -180,12 +180,13 @@ def _columns(
 ) -> Callable[[dict[str, bytes]], None]:
     """graph.columns rewritten after ``update`` changed its arrays or its strings (the heap and
     offsets are then made again from the strings, unless ``strings_kept`` is false)."""
-    from noema.storage.columns import _arrays, _pack, _strings
+    from noema.storage.columns import _arrays, _heap, _pack
 
     def change(members: dict[str, bytes]) -> None:
         arrays, header = _arrays(memoryview(members["graph.columns"]))
         copies = {name: array.copy() for name, array in arrays.items()}
-        strings = _strings(arrays["heap"], arrays["string_offsets"])
+        heap = _heap(arrays["heap"], arrays["string_offsets"])
+        strings = heap.picked(np.arange(len(heap)))
         update(copies, strings)
         if strings_kept:
             copies["heap"] = np.frombuffer("".join(strings).encode(), np.uint8)

@@ -8,10 +8,10 @@ treat them alike through :meth:`SemanticGraph.fact` and their ``entity_ids``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import cast
+from typing import TypeVar, cast
 
 from noema.errors import GraphError
 from noema.model.gcpause import paused_gc
@@ -37,10 +37,19 @@ from noema.model.records import (
     union_mentions,
     updated_mentions,
 )
+from noema.model.stores import RecordStore
 
 # The items are imported from noema.model.records; retrieval's time order and bridges still
 # take Event and VALUE_TYPES from here.
 __all__ = ["VALUE_TYPES", "Event", "SemanticGraph"]
+
+_R = TypeVar("_R")
+
+
+def _copied(store: MutableMapping[str, _R]) -> MutableMapping[str, _R]:
+    """A copy of a record store to change alone: a dict's, or a column store's changes (its
+    rows are shared, never changed)."""
+    return store.copy() if isinstance(store, RecordStore) else dict(store)
 
 
 def _label(text: str, what: str) -> str:
@@ -104,7 +113,7 @@ class SemanticGraph(GraphRecords):
     def facts_of(self, entity_id: str) -> list[str]:
         """Ids of the relations and events that involve ``entity_id``, in insertion order."""
         self._require_entity(entity_id)
-        return list(self._facts_by_entity.get(entity_id, {}))
+        return self._facts_by_entity.of(entity_id)
 
     def iter_facts(self) -> Iterator[Fact]:
         """Every relation, then every event, in insertion order."""
@@ -234,7 +243,7 @@ class SemanticGraph(GraphRecords):
         fact = replace(fact, mentions=union_mentions(fact.mentions))
         self._store_of(fact)[fact.id] = fact
         for eid in fact.entity_ids:
-            self._facts_by_entity.setdefault(eid, {})[fact.id] = None
+            self._facts_by_entity.add(eid, fact.id)
         return fact.id
 
     def _add_like(self, fact: Fact, entity_ids: Sequence[str], mentions: Sequence[Mention]) -> str:
@@ -299,12 +308,12 @@ class SemanticGraph(GraphRecords):
     def remove_entity(self, entity_id: str) -> None:
         """Remove an entity, the relations that use it, and it from events (empty events go)."""
         self._require_entity(entity_id)
-        for fact_id in list(self._facts_by_entity.get(entity_id, {})):
+        for fact_id in self._facts_by_entity.of(entity_id):
             fact = self._remove_fact(fact_id)
             rest = [e for e in fact.entity_ids if e != entity_id]
             if isinstance(fact, Event) and rest:
                 self._add_like(fact, rest, fact.mentions)
-        self._facts_by_entity.pop(entity_id, None)
+        self._facts_by_entity.drop(entity_id)
         del self._entities[entity_id]
 
     def remove_document_support(self, document_ids: Iterable[str]) -> tuple[set[str], set[str]]:
@@ -331,7 +340,7 @@ class SemanticGraph(GraphRecords):
         for entity in list(self._entities.values()):
             rest = kept(entity.mentions)
             if rest is None:
-                removed_facts.update(self._facts_by_entity.get(entity.id, {}))
+                removed_facts.update(self._facts_by_entity.of(entity.id))
                 self.remove_entity(entity.id)
                 removed_entities.add(entity.id)
             elif rest != entity.mentions:
@@ -358,12 +367,12 @@ class SemanticGraph(GraphRecords):
                 f"cannot merge {gone.name!r} ({gone.type}) into {keep.name!r} ({keep.type}): "
                 "entities merge only within one type"
             )
-        for fact_id in list(self._facts_by_entity.get(merge_id, {})):
+        for fact_id in self._facts_by_entity.of(merge_id):
             fact = self._remove_fact(fact_id)
             ends = [keep_id if e == merge_id else e for e in fact.entity_ids]
             if isinstance(fact, Event) or ends[0] != ends[1]:
                 self._add_like(fact, ends, fact.mentions)
-        self._facts_by_entity.pop(merge_id, None)
+        self._facts_by_entity.drop(merge_id)
         del self._entities[merge_id]
         self.absorb(keep_id, gone)
         return keep_id
@@ -398,7 +407,7 @@ class SemanticGraph(GraphRecords):
             aliases=[a for a in entity.aliases if a != name],
             mentions=[m for m in entity.mentions if m not in moved],
         )
-        for fact_id in list(self._facts_by_entity.get(entity_id, {})):
+        for fact_id in self._facts_by_entity.of(entity_id):
             fact = self.fact(fact_id)
             taken = [m for m in fact.mentions if m.document_id in docs]
             if not taken:
@@ -414,11 +423,11 @@ class SemanticGraph(GraphRecords):
         """A copy that can be changed without touching this graph."""
         other = SemanticGraph()
         with paused_gc():  # a dict per entity: see noema.model.gcpause
-            other._entities = dict(self._entities)
-            other._relations = dict(self._relations)
-            other._events = dict(self._events)
-            other._documents = dict(self._documents)
-            other._facts_by_entity = {k: dict(v) for k, v in self._facts_by_entity.items()}
+            other._entities = _copied(self._entities)
+            other._relations = _copied(self._relations)
+            other._events = _copied(self._events)
+            other._documents = _copied(self._documents)
+            other._facts_by_entity = self._facts_by_entity.copy()
         return other
 
     # -- internals -----------------------------------------------------------------------------
@@ -431,5 +440,5 @@ class SemanticGraph(GraphRecords):
     def _remove_fact(self, fact_id: str) -> Fact:
         fact = self._relations.pop(fact_id, None) or self._events.pop(fact_id)
         for eid in fact.entity_ids:
-            self._facts_by_entity.get(eid, {}).pop(fact_id, None)
+            self._facts_by_entity.discard(eid, fact_id)
         return fact

@@ -19,7 +19,7 @@ beside it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from noema.model.records import (
     read_str,
     record_to_dict,
 )
+from noema.model.stores import FactsByEntity, RecordStore, changed_ids
 
 __all__ = ["GRAPH_FORMAT_VERSION", "GraphRecords"]
 
@@ -49,7 +50,7 @@ _R = TypeVar("_R", Document, Entity)
 _G = TypeVar("_G", bound="GraphRecords")
 
 
-def _fill(store: dict[str, _R], records: Iterable[_R], what: str) -> None:
+def _fill(store: MutableMapping[str, _R], records: Iterable[_R], what: str) -> None:
     """``store`` holding ``records`` by id; a repeated id is refused."""
     listed = list(records)
     store.update((r.id, r) for r in listed)
@@ -62,12 +63,13 @@ class GraphRecords:
     base of :class:`~noema.model.graph.SemanticGraph`, which is the class to use."""
 
     def __init__(self) -> None:
-        self._entities: dict[str, Entity] = {}
-        self._relations: dict[str, Relation] = {}
-        self._events: dict[str, Event] = {}
-        self._documents: dict[str, Document] = {}
+        # dicts, or stores read from a bundle's columns on demand (noema.model.stores)
+        self._entities: MutableMapping[str, Entity] = {}
+        self._relations: MutableMapping[str, Relation] = {}
+        self._events: MutableMapping[str, Event] = {}
+        self._documents: MutableMapping[str, Document] = {}
         # entity id -> ids of relations and events that mention it, in insertion order
-        self._facts_by_entity: dict[str, dict[str, None]] = {}
+        self._facts_by_entity = FactsByEntity()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; lossless, so ``from_dict(g.to_dict())`` equals ``g``."""
@@ -192,7 +194,7 @@ class GraphRecords:
             raise GraphError(f"{kind} id {fact.id!r} appears twice")
         store[fact.id] = fact
         for eid in fact.entity_ids:
-            self._facts_by_entity.setdefault(eid, {})[fact.id] = None
+            self._facts_by_entity.add(eid, fact.id)
 
     @classmethod
     def from_json(cls: type[_G], data: bytes | str) -> _G:
@@ -212,6 +214,49 @@ class GraphRecords:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _store_of(self, fact: Fact) -> dict[str, Any]:
+    def changed_ids(self, other: GraphRecords, kind: str) -> set[str] | None:
+        """The ids of ``kind`` ("documents", "entities", "relations" or "events") whose records
+        may differ between this graph and ``other`` when both read the same bundle's columns
+        (one a copy of the other): every other id holds the same record in both. ``None`` when
+        they read none in common: compare the records themselves (a change replaces the
+        record, so an unchanged one is the same object)."""
+        stores: dict[str, tuple[Mapping[str, Any], Mapping[str, Any]]] = {
+            "documents": (self._documents, other._documents),
+            "entities": (self._entities, other._entities),
+            "relations": (self._relations, other._relations),
+            "events": (self._events, other._events),
+        }
+        mine, theirs = stores[kind]
+        return changed_ids(mine, theirs)
+
+    def documents_only(self: _G) -> _G:
+        """A graph of this one's documents alone (shared: a graph read in place from a bundle's
+        columns shares its store, which makes no record until one is read)."""
+        g = type(self)()
+        g._documents = (
+            self._documents.copy()
+            if isinstance(self._documents, RecordStore)
+            else dict(self._documents)
+        )
+        return g
+
+    @classmethod
+    def from_stores(
+        cls: type[_G],
+        documents: RecordStore[Document],
+        entities: RecordStore[Entity],
+        relations: RecordStore[Relation],
+        events: RecordStore[Event],
+        facts_by_entity: FactsByEntity,
+    ) -> _G:
+        """A graph over stores its caller has checked (a bundle's columns, read in place), with
+        the facts-by-entity index they come with."""
+        g = cls()
+        g._documents, g._entities = documents, entities
+        g._relations, g._events = relations, events
+        g._facts_by_entity = facts_by_entity
+        return g
+
+    def _store_of(self, fact: Fact) -> MutableMapping[str, Any]:
         """The dict that holds facts of this one's kind."""
         return self._relations if isinstance(fact, Relation) else self._events

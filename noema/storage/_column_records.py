@@ -1,16 +1,24 @@
-"""The records of ``graph.columns``, made from arrays :mod:`noema.storage.columns` has already
-checked: documents, entities, relations and events, and the graph holding them."""
+"""The records of ``graph.columns``, read in place from arrays :mod:`noema.storage.columns` has
+already checked: documents, entities, relations and events are made one at a time when a reader
+asks for them (:mod:`noema.model.stores`), so opening makes none.
+
+What opening still checks over every row is vectorized or runs once per distinct string
+(predicates, labels, names, times); what only a record's own fields can show (a document's
+metadata too deep to save again) is checked when that record is made, and refused there as a
+:class:`~noema.errors.BundleError`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
-from noema.errors import GraphError
+from noema.errors import BundleError, GraphError
 from noema.model.graph import SemanticGraph
 from noema.model.records import (
     ENTITY_TYPES,
@@ -24,127 +32,276 @@ from noema.model.records import (
     check_json_value,
     normalize_predicate,
 )
+from noema.model.stores import FactsByEntity, RecordStore
 
-__all__ = ["graph_from_arrays", "split_ranges"]
+__all__ = ["Heap", "graph_from_arrays", "split_ranges"]
 
-_Record = TypeVar("_Record")
+_RECENT_DOCUMENTS = 1024
+_RECENT_RECORDS = 1 << 16
 
 
-class _Arrays:
-    """The checked arrays and the decoded strings, read by field name."""
+class Heap:
+    """The strings by number, sliced on demand from one decoding of the heap."""
 
-    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]) -> None:
-        self.arrays = arrays
-        self.strings = strings
+    def __init__(self, text: str, offsets: npt.NDArray[np.int64]) -> None:
+        self.text = text
+        self.offsets = offsets
 
-    def __getitem__(self, name: str) -> list[Any]:
-        values: list[Any] = self.arrays[name].tolist()
-        return values
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
 
-    def picked(self, name: str) -> list[str]:
-        return [self.strings[i] for i in self.arrays[name].tolist()]
+    def __getitem__(self, number: int) -> str:
+        return self.text[self.offsets[number] : self.offsets[number + 1]]
 
-    def mentions(self, kind: str, doc_ids: list[str]) -> list[tuple[Mention, ...]]:
-        prefix = f"{kind}_mention"
-        made = [
-            Mention(doc_ids[d], s, e)
-            for d, s, e in zip(
-                self[f"{prefix}_document"],
-                self[f"{prefix}_start"],
-                self[f"{prefix}_end"],
-                strict=True,
-            )
-        ]
-        return split_ranges(made, self.arrays[f"{prefix}_range"])
+    def picked(self, numbers: npt.NDArray[Any]) -> list[str]:
+        """The strings of these numbers, in order."""
+        bounds, text = self.offsets, self.text
+        starts, ends = bounds[numbers].tolist(), bounds[numbers + 1].tolist()
+        return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
-    def records(
+
+class _Table:
+    """One kind of record's rows: their ids, and the row of an id."""
+
+    def __init__(
         self,
+        arrays: Mapping[str, npt.NDArray[Any]],
         kind: str,
-        make: Callable[..., _Record],
-        ids: Iterable[str],
-        fields: Sequence[Iterable[Any]],
-        doc_ids: list[str],
-    ) -> list[_Record]:
-        """One record of ``kind`` per row: ``make(id, *fields, mentions, confidence)``, as
-        every kind of record ends with its mentions and its confidence."""
-        rows = zip(
-            ids,
-            *fields,
-            self.mentions(kind, doc_ids),
-            self[f"{kind}_confidence"],
-            strict=True,
+        heap: Heap,
+        recent: int | None = None,
+    ) -> None:
+        self.arrays = arrays
+        self.heap = heap
+        # a retrieval reads the same few hundred records many times (making each at every
+        # read took a third more time per retrieval); the last ones read are kept
+        kept = _RECENT_RECORDS if recent is None else recent
+        self.record = lru_cache(maxsize=kept)(self.make)  # type: ignore[method-assign]
+        # the ids are the strings every other index of them shares (the vector index's rows,
+        # the sidecar's facts): one copy of each
+        self.ids = heap.picked(arrays[f"{kind}_id"])
+        self.rows = {key: n for n, key in enumerate(self.ids)}
+        if len(self.rows) != len(self.ids):
+            raise GraphError(f"two {kind} records share an id")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def id_at(self, row: int) -> str:
+        return self.ids[row]
+
+    def all_ids(self) -> list[str]:
+        return self.ids
+
+    def row_of(self, record_id: str) -> int | None:
+        return self.rows.get(record_id)
+
+    def record(self, row: int) -> Any:
+        """The record of ``row`` (one of the last read, else made by :meth:`make`)."""
+        return self.make(row)
+
+    def make(self, row: int) -> Any:
+        raise NotImplementedError
+
+
+class _MentionRows:
+    """The mentions of one kind of record, by row."""
+
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], kind: str, docs: _Table) -> None:
+        prefix = f"{kind}_mention"
+        self.range = arrays[f"{prefix}_range"]
+        self.document = arrays[f"{prefix}_document"]
+        self.start, self.end = arrays[f"{prefix}_start"], arrays[f"{prefix}_end"]
+        self.docs = docs
+
+    def __call__(self, row: int) -> tuple[Mention, ...]:
+        a, b = int(self.range[row]), int(self.range[row + 1])
+        docs = self.document[a:b].tolist()
+        return tuple(
+            Mention(self.docs.id_at(d), s, e)
+            for d, s, e in zip(docs, self.start[a:b].tolist(), self.end[a:b].tolist(), strict=True)
         )
-        return [make(*row) for row in rows]
 
 
-def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], strings: list[str]) -> SemanticGraph:
-    """The records, made from arrays already checked."""
-    columns = _Arrays(arrays, strings)
-    doc_ids = columns.picked("document_id")
-    documents = _documents(columns, doc_ids)
-    entity_ids = columns.picked("entity_id")
-    entities = _entities(columns, entity_ids, doc_ids)
-    relations = _relations(columns, entity_ids, doc_ids)
-    events = _events(columns, entity_ids, doc_ids)
-    return SemanticGraph.from_records(documents, entities, relations, events)
+class _Documents(_Table):
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
+        # fewer kept: a document's text may be long
+        super().__init__(arrays, "document", heap, _RECENT_DOCUMENTS)
+        self.text, self.metadata = arrays["document_text"], arrays["document_metadata"]
 
-
-def _documents(columns: _Arrays, doc_ids: list[str]) -> list[Document]:
-    documents = []
-    strings = columns.strings
-    parsed: dict[int, Any] = {}  # documents with the same metadata share its string
-    for doc_id, text, meta in zip(
-        doc_ids, columns.picked("document_text"), columns["document_metadata"], strict=True
-    ):
-        if meta not in parsed:
-            try:
-                metadata = {} if meta < 0 else orjson.loads(strings[meta])
-                # what the writer could not write again is refused here, as from_dict refuses
-                # it (orjson already refused NaN, infinities and lone surrogates; json_bytes on
-                # every document took longer than the rest of reading the documents)
-                check_json_value(metadata, depth=METADATA_DEPTH)
-            except (TypeError, ValueError) as exc:
-                raise GraphError(f"document {doc_id!r} metadata cannot be saved: {exc}") from None
+    def make(self, row: int) -> Document:
+        doc_id = self.id_at(row)
+        meta = int(self.metadata[row])
+        try:
+            metadata = {} if meta < 0 else orjson.loads(self.heap[meta])
+            # what the writer could not write again is refused here, as from_dict refuses it
+            # (orjson already refused NaN, infinities and lone surrogates)
+            check_json_value(metadata, depth=METADATA_DEPTH)
             if not isinstance(metadata, dict):
                 raise GraphError(f"document {doc_id!r} metadata is not an object")
-            parsed[meta] = metadata
-        # parsed once; each document's own top level, so changing one changes no other
-        documents.append(Document(text, doc_id, dict(parsed[meta])))
-    return documents
+        except (TypeError, ValueError, GraphError) as exc:
+            raise BundleError(
+                f"graph.columns: document {doc_id!r} metadata cannot be saved: {exc}"
+            ) from None
+        return Document(self.heap[self.text[row]], doc_id, metadata)
 
 
-def _entities(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list[Entity]:
-    names = columns.picked("entity_name")
-    aliases = split_ranges(columns.picked("entity_alias"), columns.arrays["entity_alias_range"])
-    _check_one_line([*names, *(a for group in aliases for a in group)], "entity name or alias")
-    types = [ENTITY_TYPES[t] for t in columns["entity_type"]]
-    return columns.records("entity", Entity, entity_ids, (names, types, aliases), doc_ids)
+class _Entities(_Table):
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], heap: Heap, docs: _Table) -> None:
+        super().__init__(arrays, "entity", heap)
+        self.name, self.type = arrays["entity_name"], arrays["entity_type"]
+        self.confidence = arrays["entity_confidence"]
+        self.alias, self.alias_range = arrays["entity_alias"], arrays["entity_alias_range"]
+        self.mentions = _MentionRows(arrays, "entity", docs)
+
+    def make(self, row: int) -> Entity:
+        a, b = int(self.alias_range[row]), int(self.alias_range[row + 1])
+        return Entity(
+            self.id_at(row),
+            self.heap[self.name[row]],
+            ENTITY_TYPES[self.type[row]],
+            tuple(self.heap.picked(self.alias[a:b])),
+            self.mentions(row),
+            float(self.confidence[row]),
+        )
 
 
-def _relations(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list[Relation]:
-    predicates = columns.picked("relation_predicate")
-    _check_snake_case(set(predicates))
-    subjects = map(entity_ids.__getitem__, columns["relation_subject"])
-    objects = map(entity_ids.__getitem__, columns["relation_object"])
-    ids = columns.picked("relation_id")
-    return columns.records("relation", Relation, ids, (subjects, predicates, objects), doc_ids)
+class _Relations(_Table):
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], heap: Heap, docs: _Table) -> None:
+        super().__init__(arrays, "relation", heap)
+        self.entities = arrays["entity_id"]
+        self.subject, self.object = arrays["relation_subject"], arrays["relation_object"]
+        self.predicate, self.confidence = (
+            arrays["relation_predicate"],
+            arrays["relation_confidence"],
+        )
+        self.mentions = _MentionRows(arrays, "relation", docs)
+
+    def make(self, row: int) -> Relation:
+        heap, entities = self.heap, self.entities
+        return Relation(
+            self.id_at(row),
+            heap[entities[self.subject[row]]],
+            heap[self.predicate[row]],
+            heap[entities[self.object[row]]],
+            self.mentions(row),
+            float(self.confidence[row]),
+        )
 
 
-def _events(columns: _Arrays, entity_ids: list[str], doc_ids: list[str]) -> list[Event]:
-    labels = columns.picked("event_label")
-    _check_snake_case(set(labels))
-    times = [None if t < 0 else columns.strings[t] for t in columns["event_time"]]
-    _check_one_line([t for t in times if t is not None], "event time")
-    participants = split_ranges(
-        [entity_ids[p] for p in columns["event_participant"]],
-        columns.arrays["event_participant_range"],
+class _Events(_Table):
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], heap: Heap, docs: _Table) -> None:
+        super().__init__(arrays, "event", heap)
+        self.entities = arrays["entity_id"]
+        self.label, self.time = arrays["event_label"], arrays["event_time"]
+        self.confidence = arrays["event_confidence"]
+        self.participant = arrays["event_participant"]
+        self.participant_range = arrays["event_participant_range"]
+        self.mentions = _MentionRows(arrays, "event", docs)
+
+    def make(self, row: int) -> Event:
+        a, b = int(self.participant_range[row]), int(self.participant_range[row + 1])
+        time = int(self.time[row])
+        return Event(
+            self.id_at(row),
+            self.heap[self.label[row]],
+            tuple(self.heap.picked(self.entities[self.participant[a:b]])),
+            None if time < 0 else self.heap[time],
+            self.mentions(row),
+            float(self.confidence[row]),
+        )
+
+
+class _Adjacency:
+    """The facts touching each entity as CSR arrays: for entity row n, ``facts[starts[n]:
+    starts[n + 1]]`` are fact rows (relations, then events after them), in fact order."""
+
+    def __init__(
+        self,
+        arrays: Mapping[str, npt.NDArray[Any]],
+        entities: _Table,
+        relations: _Table,
+        events: _Table,
+    ) -> None:
+        n_relations = len(relations)
+        subject, obj = arrays["relation_subject"], arrays["relation_object"]
+        participant_range = arrays["event_participant_range"]
+        event_rows = np.repeat(
+            np.arange(len(events), dtype=np.int64) + n_relations, np.diff(participant_range)
+        )
+        loops = subject == obj  # a relation of an entity with itself is listed once
+        ends = np.concatenate([subject, obj[~loops], arrays["event_participant"]])
+        facts = np.concatenate(
+            [
+                np.arange(n_relations, dtype=np.int64),
+                np.flatnonzero(~loops),
+                event_rows,
+            ]
+        )
+        # by entity, then by fact row: the order the facts were added in
+        order = np.argsort(ends.astype(np.int64) * (len(facts) + 1) + facts, kind="stable")
+        self.facts_rows = facts[order].astype(np.int32)
+        self.starts = np.searchsorted(ends[order], np.arange(len(entities) + 1))
+        self.entities, self.relations, self.events = entities, relations, events
+        self.n_relations = n_relations
+
+    def facts(self, entity_id: str) -> list[str]:
+        row = self.entities.row_of(entity_id)
+        if row is None:
+            return []
+        out = []
+        for fact in self.facts_rows[self.starts[row] : self.starts[row + 1]].tolist():
+            if fact < self.n_relations:
+                out.append(self.relations.id_at(fact))
+            else:
+                out.append(self.events.id_at(fact - self.n_relations))
+        return out
+
+
+def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> SemanticGraph:
+    """The graph over arrays already checked, its records read from them when asked for.
+
+    The arrays are copied out of the bundle's mapped file first (the heap is decoded already):
+    a record is read long after opening, and a file another program truncated since would kill
+    the process at that read (SIGBUS) rather than raise. They are a small part of the member
+    (ids, rows, spans: about 70 bytes a fact); the strings are the bulk."""
+    arrays = {name: np.array(array) for name, array in arrays.items() if name != "heap"}
+    heap = Heap(heap.text, arrays["string_offsets"])
+    _check_strings(arrays, heap)
+    docs = _Documents(arrays, heap)
+    entities = _Entities(arrays, heap, docs)
+    relations = _Relations(arrays, heap, docs)
+    events = _Events(arrays, heap, docs)
+    adjacency = _Adjacency(arrays, entities, relations, events)
+    return SemanticGraph.from_stores(
+        RecordStore(docs),
+        RecordStore(entities),
+        RecordStore(relations),
+        RecordStore(events),
+        FactsByEntity(adjacency),
     )
-    ids = columns.picked("event_id")
-    events = columns.records("event", Event, ids, (labels, participants, times), doc_ids)
-    for event in events:
-        if len(set(event.participant_ids)) != len(event.participant_ids):
-            raise GraphError(f"event {event.id!r} names a participant twice")
-    return events
+
+
+def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
+    """What notation writes on one line (names, aliases, times) holds no line break and is not
+    blank; predicates and labels are snake_case; no event names a participant twice. Each
+    distinct string is checked once."""
+    one_line = [arrays["entity_name"], arrays["entity_alias"], arrays["event_time"]]
+    numbers = np.unique(np.concatenate(one_line))
+    for text in heap.picked(numbers[numbers >= 0]):
+        if not text.strip() or not LINE_BREAKS.isdisjoint(text):
+            raise GraphError(
+                f"entity name, alias or event time {text!r} is empty or holds a line break"
+            )
+    labels = np.unique(np.concatenate([arrays["relation_predicate"], arrays["event_label"]]))
+    for text in heap.picked(labels):
+        if not text or normalize_predicate(text) != text:
+            raise GraphError(f"predicate or label {text!r} is not in snake_case")
+    participants, starts = arrays["event_participant"], arrays["event_participant_range"]
+    if len(participants):
+        event = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+        pairs = np.unique(np.stack([event, participants]), axis=1)
+        if pairs.shape[1] != len(participants):
+            raise GraphError("an event names a participant twice")
 
 
 def split_ranges(items: list[Any], starts: npt.NDArray[Any]) -> list[tuple[Any, ...]]:
@@ -158,16 +315,3 @@ def split_ranges(items: list[Any], starts: npt.NDArray[Any]) -> list[tuple[Any, 
         return [(item,) for item in items]
     bounds = starts.tolist()
     return [tuple(items[a:b]) for a, b in zip(bounds, bounds[1:])]  # noqa: B905
-
-
-def _check_one_line(texts: Sequence[str], what: str) -> None:
-    """What notation writes on one line holds no line break and is not blank."""
-    for text in texts:
-        if not text.strip() or not LINE_BREAKS.isdisjoint(text):
-            raise GraphError(f"{what} {text!r} is empty or holds a line break")
-
-
-def _check_snake_case(texts: set[str]) -> None:
-    for text in texts:
-        if not text or normalize_predicate(text) != text:
-            raise GraphError(f"predicate or label {text!r} is not in snake_case")

@@ -2,7 +2,8 @@
 
 A bundle's ``graph.json`` is the source of truth; this member is a derived copy of it that
 opens faster, because nothing is parsed: every field is an array read in place, checked with
-vectorized numpy, and the records are made straight from the arrays (the figures are in the
+vectorized numpy, and a record is made from the arrays only when a reader asks for it
+(:mod:`noema.storage._column_records`; the figures are in the
 README's "Large knowledge bases").
 
 Layout (all numbers little-endian):
@@ -108,7 +109,7 @@ from noema.storage._column_checks import (
     is_int,
     same_length,
 )
-from noema.storage._column_records import graph_from_arrays, split_ranges
+from noema.storage._column_records import Heap, graph_from_arrays, split_ranges
 from noema.storage._save_checks import check_sentence_keys, check_sentence_sources
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
@@ -344,7 +345,7 @@ def read_columns(
         BundleError: saying what is wrong (the caller adds the bundle's name).
     """
     arrays, header = _arrays(memoryview(blob))
-    strings = _strings(arrays["heap"], arrays["string_offsets"])
+    strings = _heap(arrays["heap"], arrays["string_offsets"])
     n = {
         "documents": same_length(arrays, "document", ("id", "text", "metadata")),
         "entities": same_length(arrays, "entity", ("id", "name", "type", "confidence")),
@@ -369,7 +370,7 @@ def read_columns(
     return Columns(graph, _merge_log(header["merge_log"], strings), sentences)
 
 
-def _merge_log(number: int, strings: list[str]) -> list[Any]:
+def _merge_log(number: int, strings: Heap) -> list[Any]:
     if number < 0:
         return []
     if number >= len(strings):
@@ -429,9 +430,9 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
     return arrays, header
 
 
-def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
-    """Every string, from one decoding of the heap (a decode per string took longer than the
-    rest of reading)."""
+def _heap(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> Heap:
+    """The strings, read from one decoding of the heap (a decode per string took longer than
+    the rest of reading)."""
     try:
         text = heap.tobytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -442,13 +443,12 @@ def _strings(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> list[str]:
         )
     if np.any(np.diff(offsets) < 0):
         raise BundleError("graph.columns: the string offsets go backwards")
-    bounds = offsets.tolist()
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]  # noqa: B905 (one more bound)
+    return Heap(text, offsets)
 
 
 def _sentences(
     arrays: Mapping[str, npt.NDArray[Any]],
-    strings: list[str],
+    strings: Heap,
     graph: SemanticGraph,
     check_keys: bool,
 ) -> StoredSentences:
@@ -467,7 +467,7 @@ def _sentences(
             strict=True,
         )
     ]
-    digests = [strings[i] for i in arrays["sentence_digest"].tolist()]
+    digests = strings.picked(arrays["sentence_digest"])
     keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
     if check_keys:
         check_sentence_keys(graph, keys)
@@ -479,14 +479,13 @@ def _sentences(
     )
 
     def forms(kind: str) -> dict[str, str]:
-        return {
-            strings[a]: strings[b]
-            for a, b in zip(
-                arrays[f"compared_{kind}"].tolist(),
-                arrays[f"compared_{kind}_form"].tolist(),
+        return dict(
+            zip(
+                strings.picked(arrays[f"compared_{kind}"]),
+                strings.picked(arrays[f"compared_{kind}_form"]),
                 strict=True,
             )
-        }
+        )
 
     return StoredSentences(
         dict(zip(listed, facts, strict=True)),

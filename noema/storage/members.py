@@ -282,6 +282,7 @@ def _read_index(opening: Opening) -> None:
         blobs["embeddings.bin"],
         blobs["index.faiss"],
         check=opening.check,
+        rows_compared=opening.verified,
     )
     opening.built = Core(graph, merge_log, index, dimension, stored)
     opening.spent += [blobs[graph_member], blobs["index.faiss"]]
@@ -326,9 +327,7 @@ def _keys_check(
     """:func:`check_sentence_keys` to run later, holding the documents and the keys only, not
     the opened graph, which a write replaces (they stay in memory until the first save or
     merge runs it, or for good in a base never saved: the documents' texts are the bulk)."""
-    documents = SemanticGraph()
-    for document in graph.documents.values():
-        documents.add_document(document)
+    documents = graph.documents_only()
 
     def check() -> None:
         try:

@@ -88,18 +88,26 @@ def flat_pieces(vectors: Vectors) -> tuple[bytes, memoryview]:
 
 
 def check_flat(
-    blob: bytes | memoryview, vectors: bytes | memoryview, rows: int, dimension: int
+    blob: bytes | memoryview,
+    vectors: bytes | memoryview,
+    rows: int,
+    dimension: int,
+    *,
+    rows_compared: bool = True,
 ) -> None:
     """``index.faiss`` must be exactly the flat inner-product index of ``embeddings.bin``: its
     header compared with the one faiss writes and the rest with the vectors' bytes, never
     deserialized, so a header claiming gigabytes, another metric or another index type is never
     acted on. (An approximate index is never read from a bundle: the loader builds it again
-    from the vectors.)"""
+    from the vectors.) ``rows_compared=False`` checks the header and size only: nothing reads
+    the member's rows (search uses ``embeddings.bin``, a save writes them again from it), and
+    comparing them read both members whole, 0.18 s of a 1.7 s opening at 100,000 facts; a load
+    with ``verify=True`` compares them."""
     header = _flat_header(rows, dimension)
     if (
         len(blob) != len(header) + len(vectors)
         or bytes(blob[: len(header)]) != header
-        or not _same_bytes(memoryview(blob)[len(header) :], memoryview(vectors))
+        or (rows_compared and not _same_bytes(memoryview(blob)[len(header) :], memoryview(vectors)))
     ):
         raise BundleError(
             "index.faiss is not the inner-product flat index of the vectors in embeddings.bin"

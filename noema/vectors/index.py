@@ -43,6 +43,7 @@ __all__ = [
     "SourceCheck",
     "VectorIndex",
     "check_search_mode",
+    "load_search_library",
     "one_blas_thread",
 ]
 
@@ -123,6 +124,12 @@ def _near_top(scores: Any, k: int, margin: float = _ROUNDING) -> Any:
         return np.arange(len(scores))
     kth = np.partition(scores, len(scores) - k)[len(scores) - k]
     return np.flatnonzero(scores >= kth - margin)
+
+
+def load_search_library() -> None:
+    """Load faiss now (about 0.3 s of loading its code), as a service loads its models before
+    the first question: a small base never needs it, a large one opens with it."""
+    faiss_module()
 
 
 def check_search_mode(mode: object) -> SearchMode:
@@ -451,10 +458,13 @@ class VectorIndex:
         index: bytes | memoryview | None,
         *,
         check: SourceCheck | None = None,
+        rows_compared: bool = True,
     ) -> VectorIndex:
         """Rebuild from :meth:`vector_view` and :meth:`index_pieces`, checking their sizes agree.
         ``check``: where ``vectors`` is a view of a bundle's mapped file, the check to call
-        before every later read of the rows (:meth:`check_unchanged`).
+        before every later read of the rows (:meth:`check_unchanged`). ``rows_compared``: the
+        index's rows compared with the vectors too, not only its header and size
+        (:func:`~noema.vectors._flat.check_flat`).
 
         Raises:
             BundleError: the byte sizes, row counts or dimensions disagree with ``ids``.
@@ -476,6 +486,6 @@ class VectorIndex:
             raise BundleError("the same fact id appears twice in the vector rows") from None
         check_unit_rows(matrix)
         if index is not None:
-            check_flat(index, vectors, len(ids), dimension)
+            check_flat(index, vectors, len(ids), dimension, rows_compared=rows_compared)
         out._source_check = check
         return out

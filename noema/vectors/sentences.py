@@ -160,11 +160,19 @@ def _changed_facts(graph: SemanticGraph, built: SemanticGraph) -> tuple[list[Fac
     changes, so a record kept is the same object)."""
     withdrawn: list[Fact] = []
     added: list[Fact] = []
-    for new, old in ((graph.relations, built.relations), (graph.events, built.events)):
-        fresh = [fact for fact_id, fact in new.items() if old.get(fact_id) is not fact]
+    for kind, new, old in (
+        ("relations", graph.relations, built.relations),
+        ("events", graph.events, built.events),
+    ):
+        # both read in place from one bundle: only the ids either changed can differ
+        candidates = graph.changed_ids(built, kind)
+        # (in graph order, which orders a new sentence's facts; listing the ids makes no record)
+        pairs = new.items() if candidates is None else ((k, new[k]) for k in new if k in candidates)
+        fresh = [fact for fact_id, fact in pairs if old.get(fact_id) is not fact]
         added.extend(fresh)
         withdrawn.extend(old[f.id] for f in fresh if f.id in old)
-        withdrawn.extend(old[fact_id] for fact_id in old.keys() - new.keys())
+        gone = old.keys() - new.keys() if candidates is None else candidates - new.keys()
+        withdrawn.extend(old[fact_id] for fact_id in gone if fact_id in old)
     return withdrawn, added
 
 
@@ -194,6 +202,18 @@ def _with_changes(
             for s in previous.by_document[document_id]:
                 out[s] = previous.facts[s]
     return out
+
+
+def _kept_documents(graph: SemanticGraph, previous: SentenceIndex | None) -> Callable[[str], bool]:
+    """Whether a document of ``graph`` is the one ``previous`` was worked out from (a changed
+    document is a new record; one read in place from a bundle is the same row)."""
+    if previous is None or previous._basis is None:
+        return lambda document_id: False
+    documents, before = graph.documents, previous._basis.graph.documents
+    changed = graph.changed_ids(previous._basis.graph, "documents")
+    if changed is not None:
+        return lambda document_id: document_id not in changed and document_id in before
+    return lambda document_id: before.get(document_id) is documents[document_id]
 
 
 def _stored_vectors(
@@ -354,16 +374,11 @@ class SentenceIndex:
         with paused_gc():
             changed = _changed_sentences(previous, graph) if previous is not None else None
             facts, complete = (changed, True) if changed is not None else _source_sentences(graph)
-            documents = graph.documents
-            before = previous._basis.graph.documents if previous and previous._basis else {}
+            kept = _kept_documents(graph, previous)
             before_keys = previous._keys if previous is not None else {}
             keys = {}
             for s in facts:
-                known_key = (
-                    before_keys.get(s)
-                    if before.get(s.document_id) is documents[s.document_id]
-                    else None
-                )
+                known_key = before_keys.get(s) if kept(s.document_id) else None
                 keys[s] = known_key if known_key is not None else sentence_key(graph, s)
             old = previous.vectors if previous is not None else None
             ordered_keys = list(keys.values())
