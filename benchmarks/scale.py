@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -178,10 +177,22 @@ def _rss_mb() -> float:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
-    """Run in a fresh process: load, memory, retrieve against flat search, ingest."""
+def _drop_file_cache() -> bool:
+    """Empty the kernel's file cache (root on Linux), so the next open reads from the disk:
+    whether it could."""
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as handle:
+            handle.write("1")
+    except OSError:
+        return False
+    return True
+
+
+def measure(bundle: str, ingest_docs: int, cold: bool = False) -> dict[str, float]:
+    """Run in a fresh process: load, memory, retrieve against flat search, ingest. ``cold``:
+    the file cache emptied before the load (the figure is ``nan`` where it cannot be)."""
     import faiss
-    import orjson
 
     import noema
     from noema.evaluate import ChunkRetriever  # noqa: F401  (imported for its models' warm-up)
@@ -190,6 +201,7 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
     # model and the token encoding (noema.load_models; a server also runs noema.warm_up)
     noema.load_models()
     embedder = noema.SentenceTransformerEmbedder()
+    dropped = _drop_file_cache() if cold else False
     rss_before = _rss_mb()
     with timer() as load:
         kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
@@ -233,34 +245,31 @@ def measure(bundle: str, ingest_docs: int) -> dict[str, float]:
         for q, rows in zip(probes, flat.search(probes, 5)[1], strict=True)
     )
     del flat
-    with zipfile.ZipFile(bundle) as zf:
-        graph_json = zf.read("graph.json")
-    with timer() as stdlib_parse:
-        json.loads(graph_json)
-    with timer() as orjson_parse:
-        orjson.loads(graph_json)
-    lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()[:ingest_docs]
-    docs = [
-        noema.Document(r["text"], id=f"wiki{n}", metadata={"title": r["title"]})
-        for n, r in enumerate(map(json.loads, lines))
-    ]
-    with timer() as ingest_big:
-        kb.ingest(docs)
-    empty = noema.KnowledgeBase(embedder=embedder)
-    with timer() as ingest_empty:
-        empty.ingest(docs)
+    rss_retrieved = _rss_mb()
+    ingest_big, ingest_empty = [float("nan")], [float("nan")]
+    if ingest_docs:
+        lines = data_file("wiki/wiki_paragraphs.jsonl").read_text().splitlines()[:ingest_docs]
+        docs = [
+            noema.Document(r["text"], id=f"wiki{n}", metadata={"title": r["title"]})
+            for n, r in enumerate(map(json.loads, lines))
+        ]
+        with timer() as ingest_big:
+            kb.ingest(docs)
+        empty = noema.KnowledgeBase(embedder=embedder)
+        with timer() as ingest_empty:
+            empty.ingest(docs)
     out = {
         "facts": facts,
-        "load": load[0],
+        "load": load[0] if dropped or not cold else float("nan"),
         "first_ms": first[0] * 1000,
         "rss_mb": rss_after - rss_before,
+        # after opening and the retrievals (the flat index's copy of the vectors freed)
+        "rss_retrieved_mb": rss_retrieved - rss_before,
         "vector_mb": vector_mb,
         "ingest_big": ingest_big[0],
         "ingest_empty": ingest_empty[0],
         "approximate": float(snapshot.index.approximate),
         "recall": hits / (5 * len(queries)),
-        "json_s": stdlib_parse[0],
-        "orjson_s": orjson_parse[0],
     }
     for name, values in timings.items():
         values.sort()
@@ -349,6 +358,15 @@ def main() -> int:
     parser.add_argument("--ingest-docs", type=int, default=1000)
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # the fresh process's entry point
     parser.add_argument(
+        "--bundle", nargs="+", help="instead of building: measure these bundles (built with --keep)"
+    )
+    parser.add_argument("--keep", help="keep the bundles built, in this folder")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also open each bundle with the file cache emptied first (root on Linux)",
+    )
+    parser.add_argument(
         "--recall-bundle",
         help="instead: recall of the approximate index on this real bundle's vectors "
         "(e.g. one saved by benchmarks/hotpotqa.py --bundle)",
@@ -366,57 +384,34 @@ def main() -> int:
         real_recall(args.recall_bundle)
         return 0
     if args.measure:
-        print(json.dumps(measure(args.measure, args.ingest_docs)))
+        print(json.dumps(measure(args.measure, args.ingest_docs, args.cold)))
         return 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in args.facts:
-            path = Path(tmp) / f"scale{n}.noema"
-            save, save_peak = build_bundle(n, path)
+        kept = Path(args.keep) if args.keep else Path(tmp)
+        sizes: list[int | str] = [*args.bundle] if args.bundle else [*args.facts]
+        for n in sizes:
+            if isinstance(n, str):  # a bundle built before (--keep): measured as it is
+                path, save_text = Path(n), "(built before)"
+            else:
+                path = kept / f"scale{n}.noema"
+                save, save_peak = build_bundle(n, path)
+                save_text = f"{save:.1f}s, peak +{save_peak:,.0f} MB"
+                print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
             size = path.stat().st_size
-            print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--measure",
-                    str(path),
-                    "--ingest-docs",
-                    str(args.ingest_docs),
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-                env={**os.environ, "HF_HUB_OFFLINE": "1"},
-            )
-            m = json.loads(done.stdout.strip().splitlines()[-1])
-            path.unlink()
-            extra_kb = (m["rss_mb"] - m["vector_mb"]) * 1024 / m["facts"]
-            rows.append(
-                [
-                    f"{m['facts']:,}",
-                    f"{save:.1f}s, peak +{save_peak:,.0f} MB",
-                    f"{size / 2**20:,.0f} MB",
-                    f"{m['load']:.1f}s (graph.json: json {m['json_s']:.1f}s, "
-                    f"orjson {m['orjson_s']:.1f}s)",
-                    f"{m['rss_mb']:,.0f} MB ({extra_kb:.2f} KB/fact beyond vectors)",
-                    f"{m['first_ms']:.0f} ms",
-                    f"{m['retrieve_p50']:.1f} / {m['retrieve_p95']:.1f} ms",
-                    ("approximate" if m["approximate"] else "exact")
-                    + f", recall@5 {m['recall']:.1%}",
-                    f"{m['flat_p50']:.1f} / {m['flat_p95']:.1f} ms",
-                    f"{m['embed+flat_p50']:.1f} / {m['embed+flat_p95']:.1f} ms",
-                    f"{m['ingest_big']:.0f}s (empty base: {m['ingest_empty']:.0f}s)",
-                ]
-            )
+            warm = _measured(path, args.ingest_docs, cold=False)
+            cold = _measured(path, 0, cold=True) if args.cold else None
+            if not args.keep and not isinstance(n, str):
+                path.unlink()
+            rows.append(_row(warm, cold, save_text, size))
     print(f"Large knowledge bases ({machine()}; synthetic facts, generated vectors)\n")
     print_table(
         [
             "facts",
             "save",
             "bundle",
-            "load",
-            "memory after load",
+            "open (cold)",
+            "memory after open / after retrieving",
             "first retrieve",
             "retrieve p50 / p95",
             "fact search, against flat",
@@ -427,6 +422,41 @@ def main() -> int:
         rows,
     )
     return 0
+
+
+def _measured(path: Path, ingest_docs: int, *, cold: bool) -> dict[str, float]:
+    """:func:`measure` in a fresh process."""
+    command = [sys.executable, __file__, "--measure", str(path), "--ingest-docs", str(ingest_docs)]
+    done = subprocess.run(
+        [*command, *(["--cold"] if cold else [])],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    measured: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return measured
+
+
+def _row(m: dict[str, float], cold: dict[str, float] | None, save: str, size: int) -> list[str]:
+    """One table row: memory per fact beyond the vectors, after opening and after retrieving."""
+    per_fact = [
+        (m[key] - m["vector_mb"]) * 1024 / m["facts"] for key in ("rss_mb", "rss_retrieved_mb")
+    ]
+    return [
+        f"{m['facts']:,}",
+        save,
+        f"{size / 2**20:,.0f} MB",
+        f"{m['load']:.2f}s" + (f" ({cold['load']:.1f}s)" if cold else ""),
+        f"{m['rss_mb']:,.0f} / {m['rss_retrieved_mb']:,.0f} MB "
+        f"({per_fact[0]:.2f} / {per_fact[1]:.2f} KB/fact beyond vectors)",
+        f"{m['first_ms']:.0f} ms",
+        f"{m['retrieve_p50']:.1f} / {m['retrieve_p95']:.1f} ms",
+        ("approximate" if m["approximate"] else "exact") + f", recall@5 {m['recall']:.1%}",
+        f"{m['flat_p50']:.1f} / {m['flat_p95']:.1f} ms",
+        f"{m['embed+flat_p50']:.1f} / {m['embed+flat_p95']:.1f} ms",
+        f"{m['ingest_big']:.0f}s (empty base: {m['ingest_empty']:.0f}s)",
+    ]
 
 
 if __name__ == "__main__":

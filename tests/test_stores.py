@@ -3,6 +3,7 @@ saved from, through every change, and makes a record only when one is read."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import noema
 from noema import KnowledgeBase
 from noema.model.graph import SemanticGraph
+from noema.model.spans import Sentence
 from noema.model.stores import RecordStore
 from noema.storage.columns import columns_bytes, read_columns
 from tests.test_columns import _counts, _every_kind_of_record
@@ -59,6 +61,13 @@ def test_a_store_over_rows_changes_as_a_dict_does() -> None:
                 del mapping[key]
         assert list(store.items()) == list(plain.items())
         assert len(store) == len(plain) and list(store) == list(plain)
+    assert store.popitem() == plain.popitem() == ("a", "A2")  # added again: last
+    assert store.popitem() == plain.popitem() == ("c", "C2")  # then the base's last
+    assert store.popitem() == plain.popitem() == ("b", "B2")
+    with pytest.raises(KeyError):
+        store.popitem()
+    store["a"], plain["a"] = "A3", "A3"
+    assert list(store.items()) == list(plain.items())
     assert "d" not in store and store.get("d") is None
     with pytest.raises(KeyError):
         del store["d"]
@@ -106,6 +115,8 @@ def test_a_graph_read_in_place_changes_as_the_graph_it_was_saved_from() -> None:
     # the graph read is unchanged: a copy shares its rows, never writes them
     assert read.to_dict() == read_columns(columns_bytes(read), _counts(read)).graph.to_dict()
     assert len(read.entities) == 5
+    # a graph read in place pickles as one held in memory does (its recent records are not kept)
+    assert pickle.loads(pickle.dumps(copy)).to_dict() == graph.to_dict()
 
 
 def test_opening_a_bundle_makes_no_record_until_one_is_read(
@@ -172,3 +183,35 @@ def test_a_write_after_opening_works_out_only_what_it_changed(
     assert ours is not None and theirs is not None
     assert list(ours.facts.items()) == list(theirs.facts.items())
     assert dict(ours.keys) == dict(theirs.keys)
+
+
+def test_opening_reads_the_sentence_sidecar_in_place(
+    company_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No sentence, key or topic is made on opening: the sidecar's mappings look each up in the
+    bundle's arrays when a retrieval asks, and give what the sidecar held in memory gave."""
+    from noema.storage import _column_sentences, members
+
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)  # as a large bundle opens
+    made: list[int] = []
+    original = _column_sentences._Rows.sentence
+
+    def counted(self: object, row: int) -> object:
+        made.append(row)
+        return original(self, row)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_column_sentences._Rows, "sentence", counted)
+    kb = KnowledgeBase.load(company_kb.save(tmp_path / "kb.noema"))
+    assert made == []
+    ours, theirs = kb._store.snapshot.sentences, company_kb._store.snapshot.sentences
+    assert ours is not None and theirs is not None
+    assert list(ours.facts.items()) == list(theirs.facts.items())
+    assert dict(ours.keys) == dict(theirs.keys)
+    assert list(ours.topics.items()) == list(theirs.topics.items())
+    assert list(ours.by_document.items()) == list(theirs.by_document.items())
+    assert ours.vectors.ids == theirs.vectors.ids
+    for sentence, key in theirs.keys.items():
+        assert sentence in ours.facts and ours.keys[sentence] == key
+        assert ours.search(theirs.vectors.vector(key), 1)[0][0] == sentence
+    missing = Sentence("no such document", 0, 5)
+    assert missing not in ours.facts and ours.facts.get(missing) is None

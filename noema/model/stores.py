@@ -92,6 +92,19 @@ class RecordStore(MutableMapping[str, _R], Generic[_R]):
         else:
             raise UnknownIdError(f"no record with id {key!r}")
 
+    def popitem(self) -> tuple[str, _R]:
+        """The last item, removed (as a dict's ``popitem``; the mixin's takes the first)."""
+        if self._added:
+            key = next(reversed(self._added))
+        else:
+            listed = [k for _, k in self._base_ids()]
+            if not listed:
+                raise UnknownIdError("popitem(): the store is empty")
+            key = listed[-1]
+        value = self[key]
+        del self[key]
+        return key, value
+
     def _base_ids(self) -> Iterator[tuple[int, str]]:
         if self._base is None:
             return

@@ -11,6 +11,7 @@ metadata too deep to save again) is checked when that record is made, and refuse
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -34,7 +35,7 @@ from noema.model.records import (
 )
 from noema.model.stores import FactsByEntity, RecordStore
 
-__all__ = ["Heap", "graph_from_arrays", "split_ranges"]
+__all__ = ["Heap", "Tables", "graph_from_arrays"]
 
 _RECENT_DOCUMENTS = 1024
 _RECENT_RECORDS = 1 << 16
@@ -74,14 +75,23 @@ class _Table:
         self.heap = heap
         # a retrieval reads the same few hundred records many times (making each at every
         # read took a third more time per retrieval); the last ones read are kept
-        kept = _RECENT_RECORDS if recent is None else recent
-        self.record = lru_cache(maxsize=kept)(self.make)  # type: ignore[method-assign]
+        self.kept = _RECENT_RECORDS if recent is None else recent
+        self.record = lru_cache(maxsize=self.kept)(self.make)  # type: ignore[method-assign]
         # the ids are the strings every other index of them shares (the vector index's rows,
         # the sidecar's facts): one copy of each
         self.ids = heap.picked(arrays[f"{kind}_id"])
         self.rows = {key: n for n, key in enumerate(self.ids)}
         if len(self.rows) != len(self.ids):
             raise GraphError(f"two {kind} records share an id")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("record", None)  # the cache of recent records: made again
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.record = lru_cache(maxsize=self.kept)(self.make)  # type: ignore[method-assign]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -257,13 +267,31 @@ class _Adjacency:
         return out
 
 
-def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> SemanticGraph:
+@dataclass(frozen=True)
+class Tables:
+    """The rows a graph read in place is made from, by kind: their ids and each id's row."""
+
+    documents: _Documents
+    entities: _Entities
+    relations: _Relations
+    events: _Events
+
+    def fact_id(self, row: int) -> str:
+        """The id of a fact row: relations, then events."""
+        relations = self.relations.ids
+        return relations[row] if row < len(relations) else self.events.ids[row - len(relations)]
+
+
+def graph_from_arrays(
+    arrays: Mapping[str, npt.NDArray[Any]], heap: Heap
+) -> tuple[SemanticGraph, Tables, Mapping[str, npt.NDArray[Any]], Heap]:
     """The graph over arrays already checked, its records read from them when asked for.
 
     The arrays are copied out of the bundle's mapped file first (the heap is decoded already):
     a record is read long after opening, and a file another program truncated since would kill
     the process at that read (SIGBUS) rather than raise. They are a small part of the member
-    (ids, rows, spans: about 70 bytes a fact); the strings are the bulk."""
+    (ids, rows, spans: about 70 bytes a fact); the strings are the bulk. Returns the graph,
+    its tables, and the copied arrays and heap, for the sidecar to read."""
     arrays = {name: np.array(array) for name, array in arrays.items() if name != "heap"}
     heap = Heap(heap.text, arrays["string_offsets"])
     _check_strings(arrays, heap)
@@ -272,13 +300,14 @@ def graph_from_arrays(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> Sem
     relations = _Relations(arrays, heap, docs)
     events = _Events(arrays, heap, docs)
     adjacency = _Adjacency(arrays, entities, relations, events)
-    return SemanticGraph.from_stores(
+    graph = SemanticGraph.from_stores(
         RecordStore(docs),
         RecordStore(entities),
         RecordStore(relations),
         RecordStore(events),
         FactsByEntity(adjacency),
     )
+    return graph, Tables(docs, entities, relations, events), arrays, heap
 
 
 def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
@@ -302,16 +331,3 @@ def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
         pairs = np.unique(np.stack([event, participants]), axis=1)
         if pairs.shape[1] != len(participants):
             raise GraphError("an event names a participant twice")
-
-
-def split_ranges(items: list[Any], starts: npt.NDArray[Any]) -> list[tuple[Any, ...]]:
-    """``items`` grouped by record (``starts`` an ``X_range``)."""
-    lengths = np.diff(starts)
-    # most relations have one mention and most entities no alias: slicing for each took longer
-    # than making the records
-    if not len(items):
-        return [()] * len(lengths)
-    if len(items) == len(lengths) and np.all(lengths == 1):
-        return [(item,) for item in items]
-    bounds = starts.tolist()
-    return [tuple(items[a:b]) for a, b in zip(bounds, bounds[1:])]  # noqa: B905

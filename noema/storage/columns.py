@@ -101,7 +101,6 @@ from noema.model.records import (
     Relation,
     json_bytes,
 )
-from noema.model.spans import Sentence
 from noema.storage._column_checks import (
     check_numbers,
     check_references,
@@ -109,7 +108,8 @@ from noema.storage._column_checks import (
     is_int,
     same_length,
 )
-from noema.storage._column_records import Heap, graph_from_arrays, split_ranges
+from noema.storage._column_records import Heap, Tables, graph_from_arrays
+from noema.storage._column_sentences import stored_sentences
 from noema.storage._save_checks import check_sentence_keys, check_sentence_sources
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
@@ -117,7 +117,6 @@ from noema.vectors.sentences import (
     SentenceIndex,
     StoredSentences,
     key_digest,
-    key_with_digest,
 )
 
 __all__ = ["COLUMNS_VERSION", "Columns", "columns_bytes", "read_columns"]
@@ -361,12 +360,12 @@ def read_columns(
     check_sentences(arrays, len(strings), n)
     check_references(arrays, max_memory)
     try:
-        graph = graph_from_arrays(arrays, strings)
+        graph, tables, held, strings = graph_from_arrays(arrays, strings)
     except GraphError as exc:
         raise BundleError(f"graph.columns is invalid: {exc}") from None
     sentences = None
     if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
-        sentences = _sentences(arrays, strings, graph, check_keys)
+        sentences = _sentences(held, strings, graph, tables, check_keys)
     return Columns(graph, _merge_log(header["merge_log"], strings), sentences)
 
 
@@ -450,47 +449,22 @@ def _sentences(
     arrays: Mapping[str, npt.NDArray[Any]],
     strings: Heap,
     graph: SemanticGraph,
+    tables: Tables,
     check_keys: bool,
 ) -> StoredSentences:
-    """The sidecar's sentences, facts, keys and topics, from arrays already checked, once they
-    are what a save will work out again from the graph."""
-    doc_ids = list(graph.documents)
-    entity_ids = list(graph.entities)
-    fact_ids = [*graph.relations, *graph.events]
+    """The sidecar's sentences, facts, keys and topics, read in place from arrays already
+    checked, once they are what a save will work out again from the graph."""
+    doc_ids = tables.documents.ids
     check_sentence_sources(arrays, doc_ids, len(graph.relations), len(graph.events))
-    listed = [
-        Sentence(doc_ids[d], s, e)
-        for d, s, e in zip(
-            arrays["sentence_document"].tolist(),
-            arrays["sentence_start"].tolist(),
-            arrays["sentence_end"].tolist(),
-            strict=True,
-        )
-    ]
-    digests = strings.picked(arrays["sentence_digest"])
-    keys = {s: key_with_digest(s, digest) for s, digest in zip(listed, digests, strict=True)}
+    stored = stored_sentences(
+        arrays,
+        strings,
+        doc_ids,
+        tables.documents.rows,
+        tables.entities.ids,
+        tables.entities.rows,
+        tables.fact_id,
+    )
     if check_keys:
-        check_sentence_keys(graph, keys)
-    facts = split_ranges(
-        [fact_ids[f] for f in arrays["sentence_fact"].tolist()], arrays["sentence_fact_range"]
-    )
-    topics = split_ranges(
-        [doc_ids[d] for d in arrays["topic_document"].tolist()], arrays["topic_document_range"]
-    )
-
-    def forms(kind: str) -> dict[str, str]:
-        return dict(
-            zip(
-                strings.picked(arrays[f"compared_{kind}"]),
-                strings.picked(arrays[f"compared_{kind}_form"]),
-                strict=True,
-            )
-        )
-
-    return StoredSentences(
-        dict(zip(listed, facts, strict=True)),
-        keys,
-        dict(zip((entity_ids[e] for e in arrays["topic_entity"].tolist()), topics, strict=True)),
-        forms("name"),
-        forms("title"),
-    )
+        check_sentence_keys(graph, stored.keys)
+    return stored

@@ -41,7 +41,9 @@ class Approximate:
     made: a write that adds rows extends a copy, so readers of the old snapshot keep theirs."""
 
     def __init__(self, ivf: Any, ids: Sequence[str], trained: int) -> None:
-        self.ivf, self.ids, self.trained = ivf, tuple(ids), trained
+        # a list is copied (its owner could change it); other sequences are kept as given
+        self.ivf, self.trained = ivf, trained
+        self.ids: Sequence[str] = tuple(ids) if isinstance(ids, list) else ids
 
     @classmethod
     def trained_on(cls, ids: Sequence[str], vectors: Vectors) -> Approximate:

@@ -16,7 +16,7 @@ best ones. Every score a search reports is computed the same way, row by row
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
 from typing import Any, Literal, get_args
@@ -165,8 +165,10 @@ class VectorIndex:
 
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
-        self._ids: list[str] = []
-        self._rows: dict[str, int] = {}
+        # never changed in place (a change makes new ones), so copies share them; read in place
+        # from a bundle's sidecar, a sequence and a mapping over its arrays
+        self._ids: Sequence[str] = []
+        self._rows: Mapping[str, int] = {}
         self._vectors: Vectors = np.zeros((0, dimension), dtype=np.float32)
         # the approximate index once prepared, and each of its labels' row (-1: removed since);
         # after a write, the one to extend rather than train again (see noema.vectors._approximate)
@@ -213,11 +215,24 @@ class VectorIndex:
         vector matrix is shared (no method writes into it, each change makes a new one), and the
         approximate index is extended rather than trained again when the copy is prepared."""
         copy = VectorIndex(self.dimension)
-        copy._ids, copy._rows, copy._vectors = list(self._ids), dict(self._rows), self._vectors
+        copy._ids, copy._rows, copy._vectors = self._ids, self._rows, self._vectors
         copy._prefilter = self._prefilter  # of the same rows; a change drops it
         copy._source_check = self._source_check
         copy.inherit_approximate(self)
         return copy
+
+    def held(self) -> VectorIndex:
+        """This index with its ids and rows in a list and a dict, for a writer that looks up
+        every row: one read in place from a bundle looks each up in the bundle's arrays."""
+        if isinstance(self._rows, dict):
+            return self
+        out = self.copy()
+        out._ids = list(self._ids)
+        out._rows = {item: n for n, item in enumerate(out._ids)}
+        base = out._base
+        if base is not None and base.ids is self._ids:  # labelled by these rows: the same ids
+            out._base = Approximate(base.ivf, out._ids, base.trained)
+        return out
 
     def inherit_approximate(self, other: VectorIndex) -> None:
         """Extend ``other``'s approximate index at the next :meth:`prepare` instead of training
@@ -371,10 +386,14 @@ class VectorIndex:
                 approximate = Approximate(stored.build(self._vectors), self._ids, stored.trained)
             else:
                 approximate = base.extended(self._ids, self._rows, self._vectors) if base else None
-            if approximate is None:
+            by_row = approximate is None or stored is not None
+            if approximate is None:  # labels are row numbers
                 approximate = Approximate.trained_on(self._ids, self._vectors)
             self._approximate, self._base, self._stored = approximate, None, None
-            self._label_rows = self.rows_of(approximate.ids)
+            # each label's row: looking every id up again took 0.3 s at a million rows
+            self._label_rows = (
+                np.arange(len(self), dtype=np.int64) if by_row else self.rows_of(approximate.ids)
+            )
         return self
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
@@ -414,11 +433,15 @@ class VectorIndex:
         return [(self._ids[row], score) for score, row in scored[:k]]
 
     @classmethod
-    def from_rows(cls, ids: Sequence[str], matrix: Vectors) -> VectorIndex:
+    def from_rows(
+        cls, ids: Sequence[str], matrix: Vectors, rows: Mapping[str, int] | None = None
+    ) -> VectorIndex:
         """An index over ``matrix``, row n the vector of ``ids[n]``, kept as it is: the caller
         hands the matrix over and never writes into it again. How a write assembles a large
         index in one pass over its rows (through :meth:`add` the rows were copied twice more:
-        about 1 s a write at 100,000 sentences).
+        about 1 s a write at 100,000 sentences). ``rows``: each id's row, where the caller
+        holds them already (ids read in place from a bundle, distinct by construction); the ids
+        are then kept as given.
 
         Raises:
             OptionError: the ids repeat, or are not one per row of a float32 matrix of this
@@ -430,8 +453,11 @@ class VectorIndex:
                 f"{matrix.dtype} {matrix.shape}"
             )
         out = cls(matrix.shape[1])
-        out._ids = list(ids)
-        out._rows = {item: n for n, item in enumerate(out._ids)}
+        if rows is not None:
+            out._ids, out._rows = ids, rows
+        else:
+            out._ids = list(ids)
+            out._rows = {item: n for n, item in enumerate(out._ids)}
         if len(out._rows) != len(out._ids):
             raise OptionError("the same id appears twice among the rows")
         out._vectors = np.ascontiguousarray(matrix)
@@ -459,12 +485,13 @@ class VectorIndex:
         *,
         check: SourceCheck | None = None,
         rows_compared: bool = True,
+        rows: Mapping[str, int] | None = None,
     ) -> VectorIndex:
         """Rebuild from :meth:`vector_view` and :meth:`index_pieces`, checking their sizes agree.
         ``check``: where ``vectors`` is a view of a bundle's mapped file, the check to call
         before every later read of the rows (:meth:`check_unchanged`). ``rows_compared``: the
         index's rows compared with the vectors too, not only its header and size
-        (:func:`~noema.vectors._flat.check_flat`).
+        (:func:`~noema.vectors._flat.check_flat`). ``rows``: as for :meth:`from_rows`.
 
         Raises:
             BundleError: the byte sizes, row counts or dimensions disagree with ``ids``.
@@ -481,7 +508,7 @@ class VectorIndex:
         matrix = np.frombuffer(vectors, dtype="<f4").astype(np.float32, copy=False)
         matrix = matrix.reshape(len(ids), dimension)
         try:
-            out = cls.from_rows(ids, matrix)
+            out = cls.from_rows(ids, matrix, rows)
         except OptionError:  # the shape is right: the size was checked above
             raise BundleError("the same fact id appears twice in the vector rows") from None
         check_unit_rows(matrix)

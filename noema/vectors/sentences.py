@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from types import MappingProxyType
+from typing import cast
 
 import numpy as np
 
@@ -42,6 +43,7 @@ __all__ = [
     "sentence_key",
     "sentence_text_for_embedding",
     "source_sentences",
+    "split_key",
 ]
 
 # What a sentence vector is built from; stored in the manifest so a bundle made another way is
@@ -76,6 +78,14 @@ def key_with_digest(sentence: Sentence, digest: str) -> str:
     return _KEY_SEPARATOR.join(
         (sentence.document_id, str(sentence.start), str(sentence.end), digest)
     )
+
+
+def split_key(key: str) -> Sentence | None:
+    """The sentence a :func:`sentence_key` names, ``None`` when ``key`` is no such key."""
+    parts = key.rsplit(_KEY_SEPARATOR, 3)
+    if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    return Sentence(parts[0], int(parts[1]), int(parts[2]))
 
 
 def key_digest(key: str) -> str:
@@ -217,16 +227,20 @@ def _kept_documents(graph: SemanticGraph, previous: SentenceIndex | None) -> Cal
 
 
 def _stored_vectors(
-    keys: list[str], dimension: int, blob: bytes | memoryview, check: SourceCheck | None
+    keys: Sequence[str],
+    dimension: int,
+    blob: bytes | memoryview,
+    check: SourceCheck | None,
+    rows: Mapping[str, int] | None = None,
 ) -> VectorIndex:
     """The sidecar's vectors as a bundle stores them, one row per key (``check``: as for
-    :meth:`VectorIndex.from_bytes`)."""
+    :meth:`VectorIndex.from_bytes`; ``rows``: each key's row, when the caller has them)."""
     if len(blob) != len(keys) * dimension * 4:
         raise BundleError(
             f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, the graph "
             f"has {len(keys)} source sentences"
         )
-    return VectorIndex.from_bytes(keys, dimension, blob, None, check=check)
+    return VectorIndex.from_bytes(keys, dimension, blob, None, check=check, rows=rows)
 
 
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
@@ -292,6 +306,12 @@ class StoredSentences:
     topics: Mapping[str, Sequence[str]]
     names: Mapping[str, str]
     titles: Mapping[str, str]
+    # read in place (noema.storage._column_sentences): each key's sentence, each document's
+    # sentences, the keys in row order and each key's row, none of them made on opening
+    by_key: Mapping[str, Sentence] | None = None
+    by_document: Mapping[str, tuple[Sentence, ...]] | None = None
+    key_list: Sequence[str] | None = None
+    key_rows: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -326,14 +346,14 @@ class SentenceIndex:
         # the graph the keys were computed from: a later sidecar reuses the keys of a sentence
         # whose document is the same object in its graph (a changed document is a new one)
         self._basis = basis
-        self._keys = dict(keys)
+        self._keys: Mapping[Sentence, str] = dict(keys)
         self.facts: Mapping[Sentence, tuple[str, ...]] = MappingProxyType(
             {s: tuple(f) for s, f in facts.items()}
         )
         self.topics: Mapping[str, tuple[str, ...]] = MappingProxyType(
             {e: tuple(d) for e, d in topics.items()}
         )
-        self._by_key = {key: s for s, key in self._keys.items()}
+        self._by_key: Mapping[str, Sentence] = {key: s for s, key in self._keys.items()}
         by_document: dict[str, list[Sentence]] = {}
         for s in self.facts:
             by_document.setdefault(s.document_id, []).append(s)
@@ -372,6 +392,7 @@ class SentenceIndex:
         # the collector is paused over the work on every sentence, not over the embedding
         # (noema.model.gcpause; 100,000 sentences: 1.6-3.0 s -> 0.9-1.0 s a write)
         with paused_gc():
+            previous = previous._held() if previous is not None else None
             changed = _changed_sentences(previous, graph) if previous is not None else None
             facts, complete = (changed, True) if changed is not None else _source_sentences(graph)
             kept = _kept_documents(graph, previous)
@@ -460,10 +481,22 @@ class SentenceIndex:
         Raises:
             BundleError: the rows do not fit the stored sentences.
         """
-        vectors = _stored_vectors(list(stored.keys.values()), dimension, blob, check)
         # a graph read from a bundle has every mention inside its documents (checked on load)
         basis = _Basis(graph, True, stored.names, stored.titles)
-        return cls(vectors, stored.facts, stored.topics, stored.keys, basis=basis)
+        if stored.key_list is None or stored.key_rows is None:
+            vectors = _stored_vectors(list(stored.keys.values()), dimension, blob, check)
+            return cls(vectors, stored.facts, stored.topics, stored.keys, basis=basis)
+        assert stored.by_key is not None and stored.by_document is not None
+        vectors = _stored_vectors(stored.key_list, dimension, blob, check, stored.key_rows)
+        out = cls(vectors, {}, {}, {}, basis=basis)
+        # the stored mappings as they are: nothing made for every sentence (a write makes its
+        # own sidecar from them: see build)
+        out._keys, out._by_key = stored.keys, stored.by_key
+        # (read in place, each value is a tuple)
+        out.facts = MappingProxyType(cast(Mapping[Sentence, tuple[str, ...]], stored.facts))
+        out.topics = MappingProxyType(cast(Mapping[str, tuple[str, ...]], stored.topics))
+        out.by_document = MappingProxyType(stored.by_document)
+        return out
 
     @classmethod
     def _over(
@@ -476,6 +509,19 @@ class SentenceIndex:
         topics, names, titles = _document_topics(graph, {}, {})
         basis = _Basis(graph, complete, names, titles)
         return cls(vectors, facts, topics, keys, basis=basis)
+
+    def _held(self) -> SentenceIndex:
+        """This sidecar with its sentences, keys, topics and vector ids in dicts: what a write
+        reads for every sentence. One read in place from a bundle looks each up in the bundle's
+        arrays; the first write after opening makes them once (what opening made before)."""
+        if isinstance(self._keys, dict):
+            return self
+        held = SentenceIndex(
+            self.vectors.held(), dict(self.facts.items()), dict(self.topics.items()), {}
+        )
+        held._basis, held._keys = self._basis, dict(self._keys.items())
+        held._by_key = {key: s for s, key in held._keys.items()}
+        return held
 
     @classmethod
     def pooled(cls, indexes: Iterable[SentenceIndex]) -> SentenceIndex:
