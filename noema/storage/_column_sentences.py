@@ -24,6 +24,7 @@ from noema.vectors.sentences import StoredSentences, key_with_digest, split_key
 
 __all__ = ["stored_sentences"]
 
+_K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
@@ -95,7 +96,7 @@ class _Rows:
 class _RowItems(ItemsView[Any, Any]):
     """Items read row by row, not looked up by key (a write lists them all once)."""
 
-    _mapping: _BySentence[Any] | _ByKey[Any]
+    _mapping: _ByRow[Any, Any]
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         mapping = self._mapping
@@ -103,53 +104,33 @@ class _RowItems(ItemsView[Any, Any]):
             yield mapping.key_at(row), mapping.value(row)
 
 
-class _BySentence(Mapping[Sentence, _V]):
-    """A value per sentence, in sidecar order."""
+class _ByRow(Mapping[_K, _V]):
+    """A value per sentence row, in sidecar order, under the key ``key_at`` gives a row (the
+    sentence, or its key), found again by ``row_of``."""
 
-    def __init__(self, rows: _Rows, value: Callable[[int], _V]) -> None:
-        self.rows, self.value = rows, value
-        self.key_at = rows.sentence
+    def __init__(
+        self,
+        rows: _Rows,
+        key_at: Callable[[int], _K],
+        row_of: Callable[[object], int | None],
+        value: Callable[[int], _V],
+    ) -> None:
+        self.rows, self.key_at, self.row_of, self.value = rows, key_at, row_of, value
 
-    def items(self) -> ItemsView[Sentence, _V]:
+    def items(self) -> ItemsView[_K, _V]:
         return _RowItems(self)
 
-    def __getitem__(self, sentence: Sentence) -> _V:
-        row = self.rows.row(sentence)
+    def __getitem__(self, key: _K) -> _V:
+        row = self.row_of(key)
         if row is None:
-            raise UnknownIdError(f"no sentence {sentence!r} in the sidecar")
-        return self.value(row)
-
-    def __contains__(self, sentence: object) -> bool:
-        return self.rows.row(sentence) is not None
-
-    def __iter__(self) -> Iterator[Sentence]:
-        return map(self.rows.sentence, range(len(self.rows)))
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-
-class _ByKey(Mapping[str, _V]):
-    """A value per sentence key (a key names its sentence's span: the row is found from it)."""
-
-    def __init__(self, rows: _Rows, value: Callable[[int], _V]) -> None:
-        self.rows, self.value = rows, value
-        self.key_at = rows.key
-
-    def items(self) -> ItemsView[str, _V]:
-        return _RowItems(self)
-
-    def __getitem__(self, key: str) -> _V:
-        row = self.rows.row_of_key(key)
-        if row is None:
-            raise UnknownIdError(f"no sentence key {key!r} in the sidecar")
+            raise UnknownIdError(f"no sentence {key!r} in the sidecar")
         return self.value(row)
 
     def __contains__(self, key: object) -> bool:
-        return self.rows.row_of_key(key) is not None
+        return self.row_of(key) is not None
 
-    def __iter__(self) -> Iterator[str]:
-        return map(self.rows.key, range(len(self.rows)))
+    def __iter__(self) -> Iterator[_K]:
+        return map(self.key_at, range(len(self.rows)))
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -274,14 +255,20 @@ def stored_sentences(
         names, compared = arrays[f"compared_{kind}"], arrays[f"compared_{kind}_form"]
         return lambda: dict(zip(heap.picked(names), heap.picked(compared), strict=True))
 
+    def by_sentence(value: Callable[[int], _V]) -> _ByRow[Sentence, _V]:
+        return _ByRow(rows, rows.sentence, rows.row, value)
+
+    def by_key(value: Callable[[int], _V]) -> _ByRow[str, _V]:
+        return _ByRow(rows, rows.key, rows.row_of_key, value)
+
     return StoredSentences(
-        facts=_BySentence(rows, rows.facts),
-        keys=_BySentence(rows, rows.key),
+        facts=by_sentence(rows.facts),
+        keys=by_sentence(rows.key),
         topics=_Topics(arrays, entity_ids, entity_rows, doc_ids),
         names=_Forms(forms("name")),
         titles=_Forms(forms("title")),
-        by_key=_ByKey(rows, rows.sentence),
+        by_key=by_key(rows.sentence),
         by_document=_ByDocument(rows),
         key_list=_Keys(rows),
-        key_rows=_ByKey(rows, lambda row: row),
+        key_rows=by_key(lambda row: row),
     )
