@@ -15,6 +15,7 @@ __all__ = [
     "governing_predicate",
     "lemma",
     "role_phrase",
+    "said_then",
     "verb_predicate",
     "with_conjuncts",
 ]
@@ -36,6 +37,11 @@ def proper_noun_span(token: Any) -> Any:
         if child.dep_ in ("compound", "flat") and child.pos_ == "PROPN" and child.i == start - 1:
             start = child.i
     return token.doc[start : token.i + 1]
+
+
+def said_then(verb: Any) -> bool:
+    """Whether ``verb`` says it came "then", after the verb it hangs on ("..., then moved to")."""
+    return any(c.lower_ == "then" and c.dep_ == "advmod" for c in verb.children)
 
 
 def lemma(token: Any) -> str:

@@ -17,6 +17,7 @@ from noema.ingest._tokens import (
     place_clause,
     proper_noun_span,
     role_phrase,
+    said_then,
     verb_predicate,
     with_conjuncts,
 )
@@ -531,7 +532,7 @@ class SentenceReader:
             and not passive
             # "worked for Kelmar Bank between 1990 and 1996, then moved to ...": the parser
             # hangs the second verb on the first as "dep"
-            and (verb.dep_ == "conj" or (verb.dep_ == "dep" and _then(verb)))
+            and (verb.dep_ == "conj" or (verb.dep_ == "dep" and said_then(verb)))
             and verb.head.pos_ in ("VERB", "AUX")
         ):
             head_children = list(verb.head.children)
@@ -704,8 +705,3 @@ class SentenceReader:
         for predicate, target in self._role_targets(noun):
             for h in holders:
                 yield Link(h, predicate, target, "role", noun)
-
-
-def _then(verb: Any) -> bool:
-    """Whether ``verb`` says it came "then", after the verb it hangs on."""
-    return any(c.lower_ == "then" and c.dep_ == "advmod" for c in verb.children)

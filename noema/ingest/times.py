@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from noema.ingest._tokens import lemma, place_clause, role_phrase
+from noema.ingest._tokens import lemma, place_clause, role_phrase, said_then
 from noema.ingest.dates import relative_years, since_then
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
 from noema.ingest.rules import Link
@@ -119,7 +119,7 @@ def _then_time(verb: Any) -> ClauseTime | None:
         verb.pos_ not in ("VERB", "AUX")
         or verb.dep_ not in ("conj", "dep")
         or verb.head.pos_ not in ("VERB", "AUX")
-        or not any(c.lower_ == "then" and c.dep_ == "advmod" for c in verb.children)
+        or not said_then(verb)
     ):
         return None
     before = clause_time(verb.head)
