@@ -656,3 +656,117 @@ def test_a_when_clause_on_a_clause_that_begins_then_is_at_its_start(
     assert ("Sofia Lind", "replace", "Bram Keller", "2012") in _events(graph)
     # every time stated is one read_period reads ("..", "../.." are none)
     assert all(read_period(time) is not None for *_, time in _events(graph) if time is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        pytest.param(
+            "Teo Marchetti stayed at Port Celen Athletic until 2013. After two seasons out with "
+            "a knee injury, he signed for Arvik United.",
+            ("Teo Marchetti", "sign_for", "Arvik United", "2015"),
+            id="after-two-seasons-from-an-end",
+        ),
+        pytest.param(
+            "Ilse Marr joined Corvo Savings Bank in 2004. After three years there, she moved to "
+            "Brenner Instruments.",
+            ("Ilse Marr", "move_to", "Brenner Instruments", "2007"),
+            id="after-three-years-from-a-start",
+        ),
+    ],
+)
+def test_a_span_after_the_year_written_before_is_the_year_it_reaches(
+    extractor: noema.SpacyExtractor, text: str, event: tuple[str, str, str, str]
+) -> None:
+    graph = _graph(extractor, text)
+    assert event in _events(graph)
+    assert event[:3] not in _relations(graph)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bram Keller coached the Harwick Hawks for six seasons.",
+        "After two seasons out with a knee injury, Teo Marchetti signed for Arvik United.",
+        "Maia Hirasawa lived in Stockholm for many years.",
+    ],
+)
+def test_a_length_of_time_is_no_end_of_a_stated_fact(
+    extractor: noema.SpacyExtractor, text: str
+) -> None:
+    # "coach_for -> six seasons" says how long, not what with: such a link is left to the
+    # sentence's low-confidence links, under the floor notation states
+    graph = _graph(extractor, text)
+    spans = {e.id for e in graph.entities.values() if e.name.split()[-1] in ("seasons", "years")}
+    stated = [
+        f
+        for f in (*graph.relations.values(), *graph.events.values())
+        if f.confidence >= 0.3 and spans & set(f.entity_ids)
+    ]
+    assert not stated
+
+
+@pytest.mark.parametrize(
+    ("text", "dropped"),
+    [
+        pytest.param(
+            "Columbia Records released it on November 1, 1994.",
+            ("Columbia Records", "release_on", "November 1, 1994"),
+            id="an-object-the-fact-leaves-out",
+        ),
+        pytest.param(
+            "In 2013, the Ames Gate Lodge was protected by a preservation easement held by "
+            "Historic New England.",
+            ("Ames Gate Lodge", "protect_in", "2013"),
+            id="a-passive-with-its-agent",
+        ),
+    ],
+)
+def test_a_date_is_no_end_of_a_verb_whose_object_the_fact_leaves_out(
+    extractor: noema.SpacyExtractor, text: str, dropped: tuple[str, str, str]
+) -> None:
+    # "released it on 1 November 1994" said of the label: what it released is the point, and
+    # "-release_on-> November 1, 1994" drops it
+    graph = _graph(extractor, text)
+    name = {e.id: e.name for e in graph.entities.values()}
+    stated = {
+        (name[r.subject_id], r.predicate, name[r.object_id])
+        for r in graph.relations.values()
+        if r.confidence >= 0.3
+    }
+    assert not any(p == dropped[1] and o == dropped[2] for _, p, o in stated), stated
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Charter Oak State College was founded in 1973.", ("found_in", "1973")),
+        ("Guy Lewis was born in 1922.", ("born_in", "1922")),
+        ("Merry Christmas was released on November 1, 1994.", ("release_on", "November 1, 1994")),
+    ],
+)
+def test_a_date_stays_the_end_of_a_verb_that_has_no_object(
+    extractor: noema.SpacyExtractor, text: str, kept: tuple[str, str]
+) -> None:
+    graph = _graph(extractor, text)
+    name = {e.id: e.name for e in graph.entities.values()}
+    stated = {
+        (r.predicate, name[r.object_id]) for r in graph.relations.values() if r.confidence >= 0.3
+    }
+    assert kept in stated, stated
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("The Harwick Hawks took part in 2011.", ("take_part_in", "2011")),
+        ("Ilse Marr became famous in 1944.", ("become_famous_in", "1944")),
+    ],
+)
+def test_a_date_stays_the_end_of_a_verb_whose_object_the_predicate_holds(
+    extractor: noema.SpacyExtractor, text: str, kept: tuple[str, str]
+) -> None:
+    graph = _graph(extractor, text)
+    name = {e.id: e.name for e in graph.entities.values()}
+    facts = {(r.predicate, name[r.object_id]) for r in graph.relations.values()}
+    assert kept in facts, facts

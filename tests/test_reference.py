@@ -706,3 +706,14 @@ def test_a_period_at_the_root_of_a_verbless_line_is_no_topic(extractor: SpacyExt
         ]
     )
     assert any(s == "New York Yankees" and o == "Polo Grounds" for s, _, o in _facts(graph))
+
+
+def test_the_house_in_the_house_s_own_document_is_that_house(extractor: SpacyExtractor) -> None:
+    text = (
+        "The Calloway House on Brenner Street was built in 1874 for the grain merchant Silas "
+        "Ondry. Ondry sold the house to the physician Agnes Morrow in 1902."
+    )
+    graph = _graph(extractor, text)
+    facts = _facts(graph)
+    assert ("Silas Ondry", "sell", "Calloway House") in facts
+    assert not any(name.lower() == "house" for name in _types(graph))

@@ -78,28 +78,18 @@ _JOINED = (
     'facts in time: "before he joined Veltrix" says no year, so Dario Fenn\'s joining (true) '
     "is stated without one"
 )
-_SIGNED = (
-    'facts in time: "After two seasons out ..., he signed for Arvik United" dates the signing '
-    "by a span after the year written before it, which the extractor does not count"
-)
 _POINTS = (
-    "as_of: an event at a point before the date (built for Silas Ondry in 1874, sold in 1902) "
-    "is kept as having happened by then"
+    'as_of: a fact at a single date stands from that date on, so "built for Silas Ondry in '
+    '1874" is kept at 1920; that his sale of the house in 1902 ended what it began is not read'
 )
 ANSWER_XFAIL: Mapping[str, str] = {}
 WRONG_XFAIL = {
     "veltrix-in-2015-notation": _JOINED,
-    "marchetti-2004-2008-notation": _SIGNED,
-    "marchetti-2004-2008-natural_language": _SIGNED,
-    "marchetti-in-2010-notation": _SIGNED,
-    "marchetti-in-2010-natural_language": _SIGNED,
 }
 AS_OF_XFAIL = {
     "veltrix-as-of-2015-notation": _JOINED,
     "calloway-as-of-1920-notation": _POINTS,
     "calloway-as-of-1920-natural_language": _POINTS,
-    "marchetti-as-of-2006-notation": _SIGNED,
-    "marchetti-as-of-2006-natural_language": _SIGNED,
 }
 
 

@@ -1,5 +1,5 @@
 """Dates a document writes relative to the one before them: "the following year", "two years
-later", "that same year", "ever since", "since then".
+later", "that same year", "after two seasons", "ever since", "since then".
 
 Read alone such a date names no time, and as a name it is the same words in every document, so
 one node "following year" would join unrelated facts. Read in order through the document it is a
@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["RELATIVE_KEY", "relative_year", "relative_years", "since_then"]
+__all__ = ["RELATIVE_KEY", "is_length", "relative_year", "relative_years", "since_then"]
 
 # where a parsed piece keeps its reading, so every reader of the piece shares one pass
 RELATIVE_KEY = "noema.relative_years"
@@ -42,6 +42,18 @@ _APART = re.compile(
     r"(later|afterwards|after|earlier|before)$"
 )
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+# a counted length of years: "after two seasons" is two years on from the year written before
+_SPAN = re.compile(
+    r"^(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(years?|seasons?)$"
+)
+# a length of time of any unit, counted or not: "six seasons", "many years", "a week"
+_LENGTH = re.compile(
+    r"^(?:over\s+|about\s+|nearly\s+|almost\s+|some\s+|the\s+)?"
+    r"(?:a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3}"
+    r"|several|many|few|some|\w+-\w+)\s+"
+    r"(?:more\s+|full\s+|long\s+)?"
+    r"(?:years?|seasons?|months?|weeks?|days?|decades?|hours?|minutes?)$"
+)
 
 
 def since_then(token: Any) -> bool:
@@ -56,6 +68,29 @@ def since_then(token: Any) -> bool:
     if any(child.lower_ != "ever" for child in token.children):
         return False
     return bool((token.i > 0 and token.nbor(-1).lower_ == "ever") or token.i > token.head.i)
+
+
+def is_length(text: str) -> bool:
+    """Whether ``text`` is a length of time, which says how long and names no time or thing.
+
+    Example:
+        >>> is_length("six seasons"), is_length("many years"), is_length("a week")
+        (True, True, True)
+        >>> is_length("2015"), is_length("the following year"), is_length("Four Seasons")
+        (False, False, False)
+    """
+    return bool(_LENGTH.match(" ".join(text.split())))
+
+
+def _span_after(ent: Any) -> int | None:
+    """How many years "after two seasons" moves on from the year written before it (the span
+    an entity ``ent`` right after "after" counts), else ``None``."""
+    if ent.start == 0 or ent.doc[ent.start - 1].lower_ != "after":
+        return None
+    span = _SPAN.match(" ".join(ent.text.lower().split()))
+    if span is None:
+        return None
+    return int(span.group(1)) if span.group(1).isdigit() else _COUNTS[span.group(1)]
 
 
 def relative_year(text: str) -> int | None:
@@ -96,6 +131,8 @@ def relative_years(doc: Any) -> Mapping[int, str]:
             continue
         ent = dates.get(token.i)
         moved = relative_year(ent.text) if ent is not None else None
+        if ent is not None and moved is None:
+            moved = _span_after(ent)
         if ent is not None and moved is not None:
             skip = ent.end
             if last is not None:

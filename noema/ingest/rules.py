@@ -21,6 +21,7 @@ from noema.ingest._tokens import (
     verb_predicate,
     with_conjuncts,
 )
+from noema.ingest.dates import is_length
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
 from noema.ingest.kinds import KIND_TYPES, kind_type
 from noema.model.records import VALUE_TYPES, normalize_predicate
@@ -60,6 +61,8 @@ _GROUP_NOUNS = frozenset(
     {"family", "brother", "sister", "household", "clan", "dynasty", "administration", "heir"}
 )
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
+# what a verb does to something or someone: its object, complement or agent
+_ARGUMENTS = frozenset({"dobj", "obj", "attr", "ccomp", "xcomp", "agent"})
 # Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
 _PHRASE_MODIFIERS = frozenset(
     {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
@@ -191,6 +194,10 @@ class SentenceReader:
             else:
                 continue
             for fact in facts:
+                if is_length(fact.object):
+                    # "coached the Hawks for six seasons": how long, no thing the fact joins;
+                    # the length is left to the sentence's links, under any floor that states
+                    continue
                 # a denied fact is no fact, and its names are not left to the topic links
                 linked.update((fact.subject, fact.object))
                 if not _denied(fact.anchor):
@@ -393,6 +400,10 @@ class SentenceReader:
         type_ = KIND_TYPES.get(kind)
         if type_ is None or type_ == "PERSON":
             return None
+        if type_ != "ORG" and self._main_ends_in(kind):
+            # "the house" in the document about the Calloway House, whatever NER typed it (a
+            # company's own kind word settles its type below)
+            return self.main
         types = _PLACES if type_ in _PLACES else frozenset({type_})
         if type_ == self._main_place_type() and (type_ != "GPE" or kind in _SETTLEMENTS):
             # "Lennox is a river port ... Tobin Vance, a former mayor of Halloran, was born in
@@ -430,6 +441,12 @@ class SentenceReader:
             self.names.settle_type(self.main, type_)
             found = self.main
         return found
+
+    def _main_ends_in(self, kind: str) -> bool:
+        """Whether the document's main entity is a name of two or more words ending in the
+        kind noun ``kind`` ("Calloway House" for "the house", "Crane Studios" for "the studio")."""
+        words = (self.main or "").split()
+        return len(words) > 1 and words[-1].lower() in (kind, f"{kind}s", f"{kind}es")
 
     def _main_place_type(self) -> str | None:
         """GPE or LOC when the document is about a place: its own kind noun ("a river port")
@@ -549,6 +566,7 @@ class SentenceReader:
         )
         objects = self.entities(c for c in children if c.dep_ in ("dobj", "obj"))
         predicate = verb_predicate(verb)
+        folded: set[int] = set()  # the words the predicate holds ("declare_war")
         if verb.lemma_ in _COPULAS:
             # "became famous in 1944": the complement is the point, "became in 1944" says nothing
             complements = [
@@ -556,6 +574,7 @@ class SentenceReader:
             ]
             if complements:
                 predicate = normalize_predicate(f"{predicate}_{lemma(complements[0])}")
+                folded.add(complements[0].i)
         vague = [
             c
             for c in children
@@ -564,6 +583,7 @@ class SentenceReader:
         if vague and not list(vague[0].children):
             # "took place in 2011": the bare noun is half the verb ("take_in" says nothing)
             predicate = normalize_predicate(f"{predicate}_{lemma(vague[0])}")
+            folded.add(vague[0].i)
         linked = predicate
         if verb.lemma_ in _LIGHT_VERBS and not objects and not vague:
             # "Canada declared war in 1939", "made history in 2016": what the verb did is in its
@@ -571,6 +591,7 @@ class SentenceReader:
             plain = [c for c in children if c.dep_ in ("dobj", "obj") and c.pos_ == "NOUN"]
             if plain and plain[0].i not in self.by_token:
                 linked = normalize_predicate(f"{predicate}_{lemma(plain[0])}")
+                folded.add(plain[0].i)
         if not objects and not agents:
             # "Hill won a silver medal": the object is a description, not a name
             for phrase in self.phrases(c for c in children if c.dep_ in ("dobj", "obj")):
@@ -589,11 +610,15 @@ class SentenceReader:
             for o in objects:
                 yield Link(s, predicate, o, "svo", verb)
         anchors = passive if passive and not agents else (subjects or passive)
+        # "released it on 1 November 1994", "was protected by an easement in 2013": what was
+        # done, or by whom, is the point, and a date as the other end drops it
+        dated = not any(c.dep_ in _ARGUMENTS and c.i not in folded for c in children)
         for word, targets in self._prepositions(verb):
             held = patients if passive_verb and word in _WHERE_WHEN else anchors
             for s in held:
                 for o in targets:
-                    yield Link(s, f"{linked}_{word}", o, "prep", verb)
+                    if dated or self.names.leading_type(o) != "DATE":
+                        yield Link(s, f"{linked}_{word}", o, "prep", verb)
         yield from self._noun_links(verb, children, predicate, subjects)
 
     def _noun_links(

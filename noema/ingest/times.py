@@ -90,6 +90,10 @@ def clause_time(anchor: Any) -> ClauseTime | None:
             continue  # "moved to 2019"? only "from X ... to Y" makes "to" an end
         # "the following year": the year it stands for after the one written before it
         text = relative.get(words[-1].i, words.text)
+        if word == "after" and words[0].i in relative and words[0].ent_type_ == "DATE":
+            # "After two seasons out with an injury, he signed": the span already counts on
+            # from the year before it, to the year he signed (not after that year)
+            word, text = "in", relative[words[0].i]
         read = _read_phrase(word, text)
         if read is None:
             continue
