@@ -717,3 +717,50 @@ def test_the_house_in_the_house_s_own_document_is_that_house(extractor: SpacyExt
     facts = _facts(graph)
     assert ("Silas Ondry", "sell", "Calloway House") in facts
     assert not any(name.lower() == "house" for name in _types(graph))
+
+
+def test_a_person_ner_calls_an_organisation_is_a_person_where_she_is_the_topic(
+    extractor: SpacyExtractor,
+) -> None:
+    # the small model types "Nadia Bellamy" ORG; her given name against that settles nothing,
+    # and "she" in her own document settles it
+    graph = _graph(
+        extractor,
+        "Nadia Bellamy is a roboticist from Wendholt, where she was born in 1974. She founded "
+        "Bellamy Robotics in 2009 after a decade of research on mobile robots.",
+        "Bellamy Robotics builds autonomous carts for warehouses. Nadia Bellamy started the "
+        "company in Quillby in 2009.",
+    )
+    assert "PERSON" in _types(graph)["Nadia Bellamy"]
+    assert "ORG" not in _types(graph)["Nadia Bellamy"]
+
+
+@pytest.mark.parametrize(
+    ("text", "present", "absent"),
+    [
+        pytest.param(
+            "Quillon Media is a media group headquartered in Eastholm that owns radio stations, "
+            "a book publisher and, since 2020, Crane Studios. Lucinda Pryce led the company "
+            "until 2017, when Farid Haddad took over.",
+            ("Lucinda Pryce", "lead", "Quillon Media"),
+            ("Lucinda Pryce", "lead", "Crane Studios"),
+            id="not-the-company-the-topic-owns",
+        ),
+        pytest.param(
+            "Lindqvist Marine is a boatbuilder in Solvik that makes aluminium workboats. Astrid "
+            "Lindqvist founded the company in 1998. The firm acquired Gannet Sonar in 2017.",
+            ("Lindqvist Marine", "acquire", "Gannet Sonar"),
+            ("Solvik", "acquire", "Gannet Sonar"),
+            id="not-the-town-it-is-in",
+        ),
+    ],
+)
+def test_the_company_in_a_company_s_own_document_is_that_company(
+    extractor: SpacyExtractor,
+    text: str,
+    present: tuple[str, str, str],
+    absent: tuple[str, str, str],
+) -> None:
+    facts = _facts(_graph(extractor, text))
+    assert present in facts
+    assert absent not in facts

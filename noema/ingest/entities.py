@@ -488,7 +488,9 @@ def _decide_type(votes: Counter[str], batch: Counter[str], name: str = "") -> st
     # city beside the man), unless the name has a person's form ("Agnes Fenwick", LOC once)
     if lone and (own not in ("GPE", "LOC") or given_name(name)) and batch:
         chosen = batch
-    if _best(chosen, document_first) == "PERSON":
+    # OTHER only says the evidence was undecided ("Nadia Bellamy": a given name, NER's ORG), so
+    # a person's cue as strong ("she" in her own document) settles it
+    if _best(chosen, sorted(document_first, key=lambda t: t == "OTHER")) == "PERSON":
         return "PERSON"
     # the batch already holds this document's votes; ties go to the batch's first label, so every
     # document of the batch decides the same

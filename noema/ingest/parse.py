@@ -52,7 +52,7 @@ from noema.ingest.entities import (
     map_spacy_label,
     read_entities,
 )
-from noema.ingest.evidence import form_type
+from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.listings import entry_facts
@@ -238,6 +238,10 @@ class SpacyExtractor:
             and pronouns_say_person(spacy_doc, False)
         ):
             names.cued.add(("PERSON", main))  # "he" and "she" say a person as a kind noun does
+            if given_name(main):
+                # and with a given name they settle what NER's ORG against that name left
+                # undecided ("Nadia Bellamy ... where she was born")
+                names.votes[main]["PERSON"] += CUE_VOTE
         listed, lines = entry_facts(spacy_doc, names, main)
         found.facts += listed
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)

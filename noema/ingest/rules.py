@@ -23,6 +23,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.dates import is_length
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
+from noema.ingest.evidence import form_type
 from noema.ingest.kinds import KIND_TYPES, kind_type
 from noema.model.records import VALUE_TYPES, normalize_predicate
 
@@ -61,6 +62,8 @@ _GROUP_NOUNS = frozenset(
     {"family", "brother", "sister", "household", "clan", "dynasty", "administration", "heir"}
 )
 _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
+# the plain words for a company, which in its own document mean it
+_COMPANY_KINDS = frozenset({"company", "firm", "business", "corporation", "group"})
 # what a verb does to something or someone: its object, complement or agent
 _ARGUMENTS = frozenset({"dobj", "obj", "attr", "ccomp", "xcomp", "agent"})
 # Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
@@ -422,7 +425,20 @@ class SentenceReader:
             if self.names.leading_type(holder) not in types:
                 self.names.settle_type(holder, type_)
             return holder
-        found = self.names.antecedent(at, types, skip, described=describing_nouns(token))
+        described = describing_nouns(token)
+        if (
+            type_ == "ORG"
+            and kind in _COMPANY_KINDS
+            and not described
+            and self.main not in skip
+            and self._main_is_company()
+        ):
+            # "Quillon Media ... owns radio stations and Crane Studios. Lucinda Pryce led the
+            # company": in a company's own document the plain word is that company, not the
+            # last one it named (nor the town it sits in); "the avionics firm" still picks by
+            # its word
+            return self.main
+        found = self.names.antecedent(at, types, skip, described=described)
         leading = self.names.leading_type(self.main)
         # what the document's own words said its topic is ("Ilse Brandt was an Austrian
         # physicist") stands: "the small group of scientists" is then another thing
@@ -441,6 +457,16 @@ class SentenceReader:
             self.names.settle_type(self.main, type_)
             found = self.main
         return found
+
+    def _main_is_company(self) -> bool:
+        """Whether the document's main entity is a company by what the document or its name
+        says ("Lindqvist Marine", "Quillon Media is a media group"), NER agreeing or silent."""
+        if self.main is None or self.main_is_person:
+            return False
+        said = self.names.said_type(self.main) or kind_type(self.kinds)
+        if said is not None:
+            return said == "ORG"
+        return form_type(self.main) == "ORG" or self.names.leading_type(self.main) == "ORG"
 
     def _main_ends_in(self, kind: str) -> bool:
         """Whether the document's main entity is a name of two or more words ending in the
