@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from noema import Document, SemanticGraph, SpacyExtractor
+from noema import Document, Relation, SemanticGraph, SpacyExtractor
 
 
 def _graph(extractor: SpacyExtractor, *texts: str) -> SemanticGraph:
@@ -764,3 +764,64 @@ def test_the_company_in_a_company_s_own_document_is_that_company(
     facts = _facts(_graph(extractor, text))
     assert present in facts
     assert absent not in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        pytest.param(
+            "Corocoro United Copper Mines was a mining company in Bolivia. The lands included "
+            "515 claims in the Coro Coro district.",
+            ("Corocoro United Copper Mines", "include", "515 claims"),
+            id="the-lands-of-a-company",
+        ),
+        pytest.param(
+            "Tybee Island is an island in Chatham County, Georgia. The Euchee tribe likely "
+            "inhabited the island in the years before the Spanish explorers came.",
+            ("Tybee Island", "inhabit", "island"),
+            id="the-tribe-on-an-island",
+        ),
+        pytest.param(
+            "Blue Harbour is a 1996 novel by Ada Voss. The story follows a lighthouse keeper "
+            "on the coast of Maine.",
+            ("Blue Harbour", "follow", "lighthouse keeper"),
+            id="the-story-of-a-novel",
+        ),
+    ],
+)
+def test_a_definite_subject_of_another_kind_is_not_the_document_s_topic(
+    extractor: SpacyExtractor, text: str, absent: tuple[str, str, str]
+) -> None:
+    # "The lands included 515 claims" in a company's document: the lands are not the company;
+    # the names are left to the sentence's links, under the floor notation states
+    graph = _graph(extractor, text)
+    names = {e.id: e.name for e in graph.entities.values()}
+    stated = [
+        (names[f.entity_ids[0]], f.predicate if isinstance(f, Relation) else f.label)
+        for f in (*graph.relations.values(), *graph.events.values())
+        if f.confidence >= 0.3
+    ]
+    assert not any(s == absent[0] and p.startswith(absent[1]) for s, p in stated), stated
+
+
+@pytest.mark.parametrize(
+    ("text", "present"),
+    [
+        pytest.param(
+            "Deep Dark Woods is a Canadian folk band. First established in 2005, the band "
+            "consisted of singer Ryan Boldt and drummer Lucas Goetz.",
+            ("Deep Dark Woods", "consist_of", "Ryan Boldt"),
+            id="the-band",
+        ),
+        pytest.param(
+            "Pipeworks Brewing Company is a brewery in Chicago. The brewery opened in January "
+            "2012.",
+            ("Pipeworks Brewing Company", "open_in", "January 2012"),
+            id="the-word-its-name-ends-in",
+        ),
+    ],
+)
+def test_a_definite_subject_of_the_topic_s_kind_is_the_topic(
+    extractor: SpacyExtractor, text: str, present: tuple[str, str, str]
+) -> None:
+    assert present in _facts(_graph(extractor, text))

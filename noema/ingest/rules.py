@@ -274,12 +274,29 @@ class SentenceReader:
             return [self.main] if verb.dep_ == "ROOT" else []
         if self._named_compound(subject):
             return []  # "The Morrow family kept it" is the Morrows', not the house's
-        if subject.pos_ == "NOUN" and any(
-            c.dep_ in ("det", "poss") and c.lower_ in _FALLBACK_DETERMINERS
-            for c in subject.children
+        if (
+            subject.pos_ == "NOUN"
+            and any(
+                c.dep_ in ("det", "poss") and c.lower_ in _FALLBACK_DETERMINERS
+                for c in subject.children
+            )
+            and self._names_main(subject)
         ):
             return [self.main]
         return []
+
+    def _names_main(self, noun: Any) -> bool:
+        """Whether the common noun ``noun`` can name the document's main entity: one of its own
+        kind nouns, the word its name ends in, a kind noun of its type ("the state" for
+        Montana), or any noun its own name qualifies ("The USA Sevens tournament"); "the
+        lands", "the story" or "the tribe" in its document are other things."""
+        kind = lemma(noun)
+        if kind in self.kinds or self._main_ends_in(kind):
+            return True
+        if any(c.dep_ == "compound" and self.by_token.get(c.i) == self.main for c in noun.children):
+            return True
+        type_ = KIND_TYPES.get(kind)
+        return type_ is not None and type_ == self.names.leading_type(self.main or "")
 
     # entity resolution ------------------------------------------------------------------------
     def resolve(self, token: Any) -> str | None:
