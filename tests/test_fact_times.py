@@ -689,6 +689,7 @@ def test_a_span_after_the_year_written_before_is_the_year_it_reaches(
         "Bram Keller coached the Harwick Hawks for six seasons.",
         "After two seasons out with a knee injury, Teo Marchetti signed for Arvik United.",
         "Maia Hirasawa lived in Stockholm for many years.",
+        "Jordan Sallis took charge of the glassworks after fifteen years as its designer.",
     ],
 )
 def test_a_length_of_time_is_no_end_of_a_stated_fact(
@@ -770,3 +771,25 @@ def test_a_date_stays_the_end_of_a_verb_whose_object_the_predicate_holds(
     name = {e.id: e.name for e in graph.entities.values()}
     facts = {(r.predicate, name[r.object_id]) for r in graph.relations.values()}
     assert kept in facts, facts
+
+
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        pytest.param(
+            "Samir Qasemi was elected mayor of Pennick in 2019.",
+            ("Samir Qasemi", "mayor_of", "Pennick", "2019/.."),
+            id="elected",
+        ),
+        pytest.param(
+            "Ada Voss was appointed chief executive of Corvane Labs in 2015.",
+            ("Ada Voss", "chief_executive_of", "Corvane Labs", "2015/.."),
+            id="appointed",
+        ),
+    ],
+)
+def test_a_role_a_verb_gives_holds_from_its_time(
+    extractor: noema.SpacyExtractor, text: str, event: tuple[str, str, str, str]
+) -> None:
+    # "elect_in -> 2019" says nothing of the office; the office is the fact, from then on
+    assert event in _events(_graph(extractor, text))

@@ -49,8 +49,9 @@ _SPAN = re.compile(
 # a length of time of any unit, counted or not: "six seasons", "many years", "a week"
 _LENGTH = re.compile(
     r"^(?:over\s+|about\s+|nearly\s+|almost\s+|some\s+|the\s+)?"
-    r"(?:a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3}"
-    r"|several|many|few|some|\w+-\w+)\s+"
+    r"(?:a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\d{1,3}|several|many|few|some"
+    r"|\w+-\w+)\s+"
     r"(?:more\s+|full\s+|long\s+)?"
     r"(?:years?|seasons?|months?|weeks?|days?|decades?|hours?|minutes?)$"
 )
@@ -74,7 +75,7 @@ def is_length(text: str) -> bool:
     """Whether ``text`` is a length of time, which says how long and names no time or thing.
 
     Example:
-        >>> is_length("six seasons"), is_length("many years"), is_length("a week")
+        >>> is_length("six seasons"), is_length("many years"), is_length("fifteen years")
         (True, True, True)
         >>> is_length("2015"), is_length("the following year"), is_length("Four Seasons")
         (False, False, False)

@@ -65,7 +65,7 @@ _SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
 # the plain words for a company, which in its own document mean it
 _COMPANY_KINDS = frozenset({"company", "firm", "business", "corporation", "group"})
 # what a verb does to something or someone: its object, complement or agent
-_ARGUMENTS = frozenset({"dobj", "obj", "attr", "ccomp", "xcomp", "agent"})
+_ARGUMENTS = frozenset({"dobj", "obj", "attr", "oprd", "ccomp", "xcomp", "agent"})
 # Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
 _PHRASE_MODIFIERS = frozenset(
     {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
@@ -663,6 +663,13 @@ class SentenceReader:
                     if dated or self.names.leading_type(o) != "DATE":
                         yield Link(s, f"{linked}_{word}", o, "prep", verb)
         yield from self._noun_links(verb, children, predicate, subjects)
+        # "was elected mayor of Pennick", "named X chief executive of Y": the role the verb
+        # gives its patient (its time is the role's start, see noema.ingest.times)
+        for role in children:
+            if role.dep_ == "oprd" and role.pos_ == "NOUN" and role.i not in self.by_token:
+                for role_predicate, target in self._role_targets(role):
+                    for holder in passive or objects:
+                        yield Link(holder, role_predicate, target, "role", verb)
 
     def _noun_links(
         self, verb: Any, children: list[Any], predicate: str, subjects: list[str]

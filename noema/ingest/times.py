@@ -53,6 +53,8 @@ _HELD = frozenset({"lead", "run", "head", "manage", "direct", "chair", "coach", 
 _KEPT = ("founder", "co_founder", "cofounder", "creator")
 # a state that begins at its time rather than holding only then: "became the CEO in 2010"
 _BEGINNING = frozenset({"become"})
+# verbs that give their patient a role from their time on: "was elected mayor in 2019"
+_GIVING_ROLES = frozenset({"elect", "appoint", "name", "make", "crown", "install", "hire"})
 # verbs whose agent takes something from their time on: "bought by the Society, which still
 # owns the house", "replaced by Sofia Lind, who still coaches the team"
 _TAKING = _SUCCEEDING | frozenset(
@@ -389,6 +391,9 @@ def _link_time(
         # "founded in 1779": the date is an end of the fact, which states its time itself, as
         # written (a "when" answer matches "August 19, 2004", not "2004-08-19")
         return None
+    if link.rule == "role" and lemma(link.anchor) in _GIVING_ROLES and "/" not in found.text:
+        # "was elected mayor of Pennick in 2019": mayor from 2019 on
+        return f"{found.text}/{OPEN}"
     return found.text
 
 
