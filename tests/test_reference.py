@@ -825,3 +825,13 @@ def test_a_definite_subject_of_the_topic_s_kind_is_the_topic(
     extractor: SpacyExtractor, text: str, present: tuple[str, str, str]
 ) -> None:
     assert present in _facts(_graph(extractor, text))
+
+
+def test_an_animated_feature_is_a_work_whatever_its_name_looks_like(
+    extractor: SpacyExtractor,
+) -> None:
+    text = (
+        "Lantern Hill is a 2016 animated feature about a lighthouse keeper's daughter. Tobias "
+        "Crane directed it."
+    )
+    assert _types(_graph(extractor, text))["Lantern Hill"] == {"PRODUCT"}

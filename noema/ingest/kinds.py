@@ -48,7 +48,7 @@ _KINDS = {
     "PRODUCT": """
         film movie drama thriller comedy album song single novel book poem play musical opera
         series sitcom miniseries episode documentary soundtrack anthology comic painting
-        sculpture car engine aircraft dvd ep
+        sculpture car engine aircraft dvd ep feature
     """,
     "EVENT": """
         war battle election tournament championship festival ceremony competition offensive
