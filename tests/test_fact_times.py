@@ -690,6 +690,7 @@ def test_a_span_after_the_year_written_before_is_the_year_it_reaches(
         "After two seasons out with a knee injury, Teo Marchetti signed for Arvik United.",
         "Maia Hirasawa lived in Stockholm for many years.",
         "Jordan Sallis took charge of the glassworks after fifteen years as its designer.",
+        "Ben Calloway worked in a record shop in Orlin for years.",
     ],
 )
 def test_a_length_of_time_is_no_end_of_a_stated_fact(

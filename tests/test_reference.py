@@ -835,3 +835,30 @@ def test_an_animated_feature_is_a_work_whatever_its_name_looks_like(
         "Crane directed it."
     )
     assert _types(_graph(extractor, text))["Lantern Hill"] == {"PRODUCT"}
+
+
+@pytest.mark.parametrize(
+    ("text", "absent", "present"),
+    [
+        pytest.param(
+            "Nell Stroud joined The Paper Lanterns as drummer in 2014. Like her brother Joel "
+            "Stroud, she was born in Glassby. She stayed in the band after he left in 2017.",
+            ("Nell Stroud", "leave"),
+            ("Joel Stroud", "leave"),
+            id="he-in-her-document",
+        ),
+        pytest.param(
+            "Tomas Reyes ran Brenner Instruments from 2004 to 2016. He married the architect "
+            "Ada Voss in 1999. She died in 2010, and he retired in 2016.",
+            ("Tomas Reyes", "die"),
+            ("Ada Voss", "die"),
+            id="she-in-his-document",
+        ),
+    ],
+)
+def test_a_pronoun_of_the_other_gender_is_not_the_document_s_person(
+    extractor: SpacyExtractor, text: str, absent: tuple[str, str], present: tuple[str, str]
+) -> None:
+    facts = {(s, p.split("_")[0]) for s, p, _ in _facts(_graph(extractor, text))}
+    assert absent not in facts
+    assert present in facts

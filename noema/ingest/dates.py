@@ -48,12 +48,13 @@ _SPAN = re.compile(
 )
 # a length of time of any unit, counted or not: "six seasons", "many years", "a week"
 _LENGTH = re.compile(
-    r"^(?:over\s+|about\s+|nearly\s+|almost\s+|some\s+|the\s+)?"
+    r"^(?:years|months|weeks|decades|centuries"  # "worked there for years"
+    r"|(?:over\s+|about\s+|nearly\s+|almost\s+|some\s+|the\s+)?"
     r"(?:a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen"
     r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\d{1,3}|several|many|few|some"
     r"|\w+-\w+)\s+"
     r"(?:more\s+|full\s+|long\s+)?"
-    r"(?:years?|seasons?|months?|weeks?|days?|decades?|hours?|minutes?)$"
+    r"(?:years?|seasons?|months?|weeks?|days?|decades?|hours?|minutes?))$"
 )
 
 
@@ -79,6 +80,8 @@ def is_length(text: str) -> bool:
         (True, True, True)
         >>> is_length("2015"), is_length("the following year"), is_length("Four Seasons")
         (False, False, False)
+        >>> is_length("years"), is_length("Years")
+        (True, False)
     """
     return bool(_LENGTH.match(" ".join(text.split())))
 

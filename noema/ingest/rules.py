@@ -164,6 +164,28 @@ def _denied(anchor: Any) -> bool:
     return any(d.dep_ == "det" and d.lower_ == "no" for n in nodes for d in n.children)
 
 
+_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_GENDER_KEY = "noema.main_gender"
+
+
+def _main_gender(doc: Any) -> str | None:
+    """ "m" or "f" when one gender's pronouns, two or more, are at least twice the other's in the
+    parsed piece ``doc`` (those of its main person, the writer's subject), else ``None``; read
+    once per piece (kept in ``doc.user_data``)."""
+    if _GENDER_KEY not in doc.user_data:
+        counts = {"m": 0, "f": 0}
+        for token in doc:
+            if token.lower_ in _GENDER and token.pos_ == "PRON":
+                counts[_GENDER[token.lower_]] += 1
+        found = None
+        for kind, other in (("m", "f"), ("f", "m")):
+            if counts[kind] >= max(2, 2 * counts[other]):
+                found = kind
+        doc.user_data[_GENDER_KEY] = found
+    gender: str | None = doc.user_data[_GENDER_KEY]
+    return gender
+
+
 class SentenceReader:
     """The dependency rules, applied to one sentence at a time."""
 
@@ -344,7 +366,15 @@ class SentenceReader:
             bound = self._bound_subject(token)
             if bound is not None:
                 return bound
-            return self.main if self.main_is_person else self._antecedent(token, _PEOPLE)
+            if not self.main_is_person:
+                return self._antecedent(token, _PEOPLE)
+            gender = _main_gender(token.doc)
+            if gender is not None and _GENDER[lower] != gender:
+                # "She stayed in the band after he left" in her document: he is another person
+                at = self.names.offset + token.idx
+                skip = [*self._clause_subjects(token), self.main]
+                return self.names.antecedent(at, _PEOPLE, skip) or ""
+            return self.main
         if lower in THING_PRONOUNS:
             return self._antecedent(token, _THINGS) if self.main_is_person else self.main
         if lower in _ANY_PRONOUNS:
