@@ -3,8 +3,9 @@
     python benchmarks/fact_precision.py score --bundle /tmp/b/hotpot.noema --bundle /tmp/b/musique.noema
     python benchmarks/fact_precision.py sample --bundle /tmp/b/hotpot.noema --corpus hotpotqa -n 150
 
-``sample`` draws relations at random (seeded) from a bundle and writes them as JSON lines with an
-empty ``label``, to be judged by hand against their sentence. ``score`` reads the judged sample
+``sample`` draws facts at random (seeded) from a bundle, relations and two-participant events
+(``--min-confidence 0.3``: only among those notation states), none labelled before, and writes
+them as JSON lines with an empty ``label``, to be judged by hand against their sentence. ``score`` reads the judged sample
 (``benchmarks/fact_labels.jsonl``), finds each labelled fact in the bundles given by its document,
 sentence and the surface form of its subject, predicate and object (so the labels survive a
 rebuild), and prints precision overall, by extraction pattern (the confidence names it, see
@@ -85,24 +86,47 @@ def key(document: str, sentence: str, subject: str, predicate: str, obj: str) ->
 
 
 def facts_of(graph: SemanticGraph) -> Iterator[tuple[tuple[str, ...], Found, str]]:
-    """Every relation of ``graph`` once per sentence it was read from, with its id."""
-    for rel in graph.relations.values():
-        subject, obj = graph.entities[rel.subject_id], graph.entities[rel.object_id]
-        for mention in rel.mentions:
+    """Every relation and two-participant event of ``graph`` once per sentence it was read
+    from, with its id. An event is named as a relation is (its label as the predicate, its
+    participants as subject and object), so a label of a fact still matches once a time makes
+    the fact an event."""
+    facts: list[tuple[str, str, str, Any]] = [
+        (rel.id, rel.subject_id, rel.predicate, rel) for rel in graph.relations.values()
+    ]
+    facts += [
+        (event.id, event.participant_ids[0], event.label, event)
+        for event in graph.events.values()
+        if len(event.participant_ids) == 2
+    ]
+    for fact_id, subject_id, predicate, fact in facts:
+        object_id = fact.object_id if fact_id in graph.relations else fact.participant_ids[1]
+        subject, obj = graph.entities[subject_id], graph.entities[object_id]
+        for mention in fact.mentions:
             document = graph.documents.get(mention.document_id)
             if document is None:
                 continue
             sentence = document.text[mention.start : mention.end]
             yield (
-                key(mention.document_id, sentence, subject.name, rel.predicate, obj.name),
-                Found(subject.type, obj.type, rel.confidence),
-                rel.id,
+                key(mention.document_id, sentence, subject.name, predicate, obj.name),
+                Found(subject.type, obj.type, fact.confidence),
+                fact_id,
             )
 
 
-def sample(bundle: Path, corpus: str, n: int, seed: int) -> None:
+def sample(bundle: Path, corpus: str, n: int, seed: int, min_confidence: float) -> None:
     graph = read_bundle(bundle).graph
-    rows = sorted(facts_of(graph), key=lambda row: row[0])
+    labelled = {
+        key(r["document"], r["sentence"], r["subject"], r["predicate"], r["object"])
+        for r in read_labels(LABELS)
+    }
+    rows = sorted(
+        (
+            row
+            for row in facts_of(graph)
+            if row[1].confidence >= min_confidence and row[0] not in labelled
+        ),
+        key=lambda row: row[0],
+    )
     for (document, sentence, subject, predicate, obj), found, rel_id in random.Random(seed).sample(
         rows, n
     ):
@@ -268,12 +292,18 @@ def main() -> int:
     s.add_argument("--corpus", required=True)
     s.add_argument("-n", type=int, default=150)
     s.add_argument("--seed", type=int, default=33)
+    s.add_argument(
+        "--min-confidence",
+        type=float,
+        default=0.0,
+        help="draw only among facts at this confidence or above (notation's default: 0.3)",
+    )
     c = sub.add_parser("score", help="precision of the labelled facts in these bundles")
     c.add_argument("--bundle", type=Path, action="append", required=True)
     c.add_argument("--floor", type=float, action="append", default=[0.0, 0.2, 0.3, 0.5, 0.6, 0.7])
     args = parser.parse_args()
     if args.command == "sample":
-        sample(args.bundle, args.corpus, args.n, args.seed)
+        sample(args.bundle, args.corpus, args.n, args.seed, args.min_confidence)
     else:
         score(args.bundle, args.floor)
     return 0
