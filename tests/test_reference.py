@@ -862,3 +862,19 @@ def test_a_pronoun_of_the_other_gender_is_not_the_document_s_person(
     facts = {(s, p.split("_")[0]) for s, p, _ in _facts(_graph(extractor, text))}
     assert absent not in facts
     assert present in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Ira Hough received the Medal of Honor for gallantry in 1864.", "Medal of Honor"),
+        ("The Renaissance was followed by the Age of Enlightenment.", "Age of Enlightenment"),
+    ],
+)
+def test_a_name_the_recognizer_missed_keeps_its_of_phrase(
+    extractor: SpacyExtractor, text: str, name: str
+) -> None:
+    # "medal" or "Age" alone is a piece of the name, no thing a fact can be about
+    names = set(_types(_graph(extractor, text)))
+    assert name in names
+    assert name.split()[0] not in names and name.split()[0].lower() not in names

@@ -549,10 +549,24 @@ class SentenceReader:
         return self.names.surname(token.doc[token.i : token.i + 1])
 
     def _missed_proper_noun(self, token: Any) -> str | None:
-        """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing."""
+        """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing, with the
+        proper noun its "of" joins to it when that names nothing else ("the Medal of Honor",
+        "the Age of Enlightenment": "medal" or "Age" alone is a piece of the name)."""
         if token.pos_ != "PROPN":
             return None
-        return self.names.register(proper_noun_span(token))
+        span = proper_noun_span(token)
+        of = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        tail = next((g for g in of.children if g.dep_ == "pobj"), None) if of else None
+        if (
+            of is not None
+            and tail is not None
+            and tail.pos_ == "PROPN"
+            and token.text[:1].isupper()
+            and proper_noun_span(tail).start == of.i + 1
+            and not any(t.i in self.by_token for t in tail.doc[of.i + 1 : tail.i + 1])
+        ):
+            span = token.doc[span.start : tail.i + 1]
+        return self.names.register(span)
 
     def phrases(self, tokens: Iterable[Any]) -> list[str]:
         """Common-noun phrases (and their conjuncts) named as things of type OTHER: "a silver
