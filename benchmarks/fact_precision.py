@@ -30,11 +30,13 @@ The rule a label follows (written before labelling, applied to every fact alike)
   be right (``right_types``, subject then object), so a rebuild that fixes the type scores the
   fact true without judging it again.
 
-A row with ``drawn_at`` names the commit whose pools it was drawn from. The 240 rows with
+A row with ``drawn_at`` names the commit whose pools it was drawn from. The 360 rows with
 ``drawn_from: "stated"`` were drawn only among the facts notation states at its default floor, 120
 from the pools of ``5bddd69`` (60 from each; the HotpotQA pool was built before that commit's
-review fixes) and 120 from those of ``86d4a54``, each 120 judged by three other readers in one
-pass with 12 labelled facts mixed blind into their batches (11, then 12, the same true-or-not): a
+review fixes), 120 from those of ``86d4a54`` and 120 from those of ``15bb45e`` (events
+included, with ``sample --min-confidence 0.3``), each 120 judged by three other readers in one
+pass with 12 labelled facts mixed blind into their batches (11, 12, then 12 the same
+true-or-not; the last batch also rules an event with the wrong time ``wrong_end``): a
 fresh estimate of what notation states, not of every fact, so with them the "every fact" figures
 lean towards stated facts. The 360 rows drawn at
 ``e2cf8d8`` were judged by four other readers with the same rule; 60 facts of the first sample,
