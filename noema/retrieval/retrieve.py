@@ -25,7 +25,7 @@ from noema.retrieval.result import FactExplanation, FactMatch, RetrievalResult
 from noema.retrieval.steps import Step
 from noema.retrieval.strategies import STRATEGIES, PlanRequest
 from noema.retrieval.timeorder import order_by_time
-from noema.retrieval.times import as_of_period, read_question_time
+from noema.retrieval.times import as_of_period, read_question_time, when_clause
 from noema.retrieval.walk import best_sentences
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex, one_blas_thread
@@ -137,6 +137,7 @@ def _timed(
         read_question_time(question) if question else None,
         allowed=lambda f: fact_filter is None or fact_filter.allows(graph, f),
         sentence_of=sentence_of,
+        clause=when_clause(question) if question else None,
     )
 
 

@@ -27,6 +27,7 @@ period take part in the first rule only by their sentence, and in the second not
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import date
@@ -55,6 +56,8 @@ __all__ = [
 TIME_WINDOW = 400
 # How many of the first steps say what the question is about (see _anchors).
 ANCHOR_STEPS = 5
+# How many of the first steps a question's "when" clause looks for its event among.
+CLAUSE_STEPS = 20
 
 
 def fact_time(graph: SemanticGraph, fact_id: str) -> str | None:
@@ -203,19 +206,29 @@ def order_by_time(
     allowed: Callable[[str], bool],
     sentence_of: Callable[[str], Sentence | None],
     today: date | None = None,
+    clause: str | None = None,
 ) -> Iterable[Step]:
     """``steps`` reordered by the two rules of the module docstring, lazily.
 
     ``allowed`` says whether a rival may be brought in (the filters and ``as_of``);
-    ``sentence_of`` gives the source sentence shown for it. A graph without events gets
-    ``steps`` back untouched.
+    ``sentence_of`` gives the source sentence shown for it; ``clause`` is the question's
+    "when" clause (:func:`noema.retrieval.times.when_clause`), whose event's time is the time
+    asked when the question writes none. A graph without events gets ``steps`` back untouched.
     """
     if not graph.events:
         return steps
-    match = _TimeMatch(graph, asked, today or date.today()) if asked is not None else None
     stream: Iterator[Step] = iter(steps)
-    if match is not None:
+    window: list[Step] | None = None
+    if asked is None and clause is not None:
+        # "when it acquired Gannet Sonar": the time of the event the clause names, found among
+        # the first steps, is the time asked
         window = list(islice(stream, TIME_WINDOW))
+        asked = _event_time(graph, window[:CLAUSE_STEPS], clause)
+    match = _TimeMatch(graph, asked, today or date.today()) if asked is not None else None
+    if window is not None and match is None:
+        stream = chain(window, stream)
+    if match is not None:
+        window = window if window is not None else list(islice(stream, TIME_WINDOW))
         about = _anchors(graph, window[:ANCHOR_STEPS])
         placed = [
             (placing, s)
@@ -229,6 +242,26 @@ def order_by_time(
         rest = [s for s in window if s.fact_id not in moved]
         stream = chain(first, rest, stream)
     return _latest_first(graph, stream, match, allowed, sentence_of)
+
+
+def _event_time(graph: SemanticGraph, leading: Iterable[Step], clause: str) -> QuestionTime | None:
+    """The time of the first event of ``leading`` that ``clause`` names: its verb is a word of
+    the clause ("acquire" in "it acquired Gannet Sonar") and one of its participants is named
+    there; ``None`` when no event is."""
+    words = re.findall(r"[a-z]+", clause.lower())
+    named = clause.lower()
+    for step in leading:
+        fact = graph.fact(step.fact_id)
+        period = fact_period(graph, step.fact_id)
+        if not isinstance(fact, Event) or period is None or period.start is None:
+            continue
+        verb = fact.label.split("_")[0]
+        stem = verb[:-1] if verb.endswith("e") else verb
+        if len(stem) < 3 or not any(word.startswith(stem) for word in words):
+            continue
+        if any(graph.entities[e].name.lower() in named for e in fact.participant_ids):
+            return QuestionTime("period", f"when {clause}", period)
+    return None
 
 
 def _anchors(graph: SemanticGraph, leading: Iterable[Step]) -> set[str]:

@@ -23,7 +23,14 @@ from typing import Literal
 from noema.errors import OptionError
 from noema.model.times import Period, iso_date, read_period
 
-__all__ = ["QuestionTime", "TimeKind", "as_of_period", "read_question_time", "written_periods"]
+__all__ = [
+    "QuestionTime",
+    "TimeKind",
+    "as_of_period",
+    "read_question_time",
+    "when_clause",
+    "written_periods",
+]
 
 TimeKind = Literal["period", "current", "former", "first", "last"]
 
@@ -117,6 +124,25 @@ def read_question_time(question: str) -> QuestionTime | None:
             continue
         return QuestionTime(kind, word.group(0))
     return None
+
+
+# "Who ran Lindqvist Marine when it acquired Gannet Sonar?": a clause naming an event, not a
+# question opening with "When"
+_WHEN = re.compile(r"\S\s+when\s+(?P<clause>[^?.,;]+)", re.I)
+
+
+def when_clause(question: str) -> str | None:
+    """The clause a question's inner "when" opens, which dates what is asked by an event
+    instead of a written time; ``None`` without one.
+
+    Example:
+        >>> when_clause("Who ran Lindqvist Marine when it acquired Gannet Sonar?")
+        'it acquired Gannet Sonar'
+        >>> when_clause("When did Lindqvist Marine acquire Gannet Sonar?") is None
+        True
+    """
+    match = _WHEN.search(question)
+    return match.group("clause").strip() if match else None
 
 
 @lru_cache(maxsize=4096)  # the sentence of every untimed fact of the window, often the same one
