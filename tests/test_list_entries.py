@@ -187,3 +187,21 @@ def test_an_entry_is_stated_with_its_time(halloran: noema.KnowledgeBase) -> None
     lines = [line for line in text.splitlines() if line.startswith(f"*{LISTED} ")]
     assert len(lines) == 3
     assert all(" @" in line for line in lines)
+
+
+def test_a_life_span_beside_a_name_and_its_trade_is_no_entry(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    # a list of notable people: the brackets hold each one's life, not a term of the topic's
+    graph = extractor.extract(
+        [
+            noema.Document(
+                "Notable people\n"
+                "- Hans Carl von Carlowitz (1645–1714), forest scientist\n"
+                "- Clara Wieck (1819–1896), pianist and composer\n"
+                "- Sir Edward Bridges (1945–1956)\n",
+                metadata={"title": "Chemnitz"},
+            )
+        ]
+    )
+    assert _listed(graph) == {("Sir Edward Bridges", "Chemnitz", "1945/1956")}

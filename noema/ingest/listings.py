@@ -18,8 +18,8 @@ may be another document.
 
 Only lines that start with a list mark are read, and only periods of two ends (or one end and
 "present"): a single year beside a name is as often a work's year or a birth as a term. A period
-at the end of the line is the entry's; one in brackets beside a name with another at the end is
-the person's life. An end written "?" is unknown: an entry that starts so ends at its other end,
+at the end of the line is the entry's; one in brackets beside a name with another at the end,
+or with what the person does after it ("(1645–1714), forest scientist"), is the person's life. An end written "?" is unknown: an entry that starts so ends at its other end,
 one that ends so states nothing.
 """
 
@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from noema.ingest.confidence import CONFIDENCE
 from noema.ingest.entities import ExtractedFact, NameTable
+from noema.ingest.kinds import KIND_TYPES
 from noema.model.names import clean_name
 from noema.model.times import DATE_TEXT, iso_date, period_text
 
@@ -96,12 +97,23 @@ def _entry(line: str, at: int, whole: tuple[int, int]) -> ListEntry | None:
         if match is None:
             continue
         time = _time(match.group("start"), match.group("end"))
-        if time is None:
+        if time is None or (form is _PERIOD_BRACKETED and _trade_after(line, match.end())):
+            # "Hans Carl von Carlowitz (1645–1714), forest scientist": a life, not a term
             return None
         names = tuple(_names(line, match.start("names"), match.end("names"), at))
         period = (at + match.start("start"), at + match.end("end"))
         return ListEntry(names, time, period, whole) if names else None
     return None
+
+
+def _trade_after(line: str, at: int) -> bool:
+    """Whether ``line`` goes on from ``at`` with what a person does (", forest scientist",
+    ", pianist and composer"): a person kind noun ends its first part."""
+    rest = line[at:].strip()
+    if not rest.startswith(","):
+        return False
+    words = re.findall(r"[a-z]+", rest[1:].split(",")[0].lower())
+    return any(KIND_TYPES.get(word.removesuffix("s")) == "PERSON" for word in words)
 
 
 def _time(start: str, end: str) -> str | None:
