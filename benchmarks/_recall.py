@@ -93,6 +93,11 @@ def parser_for(doc: str | None, default_questions: int) -> argparse.ArgumentPars
     parser.add_argument(
         "--skip-vector", action="store_true", help="leave out the vector-seeds (spec) row"
     )
+    parser.add_argument(
+        "--min-confidence",
+        type=float,
+        help="retrieve()'s min_confidence (default: each format's own floor)",
+    )
     return parser
 
 
@@ -147,6 +152,7 @@ def main(
                 max_tokens=budget,
                 format=format,  # type: ignore[arg-type]
                 seeds=seeds,  # type: ignore[arg-type]
+                min_confidence=args.min_confidence,
             )
             ranked = list(
                 dict.fromkeys(c.document_id for f in result.fact_ids for c in result.citations[f])
