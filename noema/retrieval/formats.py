@@ -50,7 +50,7 @@ Format = Literal["notation", "natural_language", "sentences"]
 BelowFloor = Literal["entities_only", "left_out", "shown"]
 
 # The confidence under which notation and natural_language show a relation only by its
-# entities' names: the topic links (0.25 and 0.15), true as stated 14-24% of the time on the
+# entities' names: the topic links (0.27 and 0.19), true as stated 18-26% of the time on the
 # labelled sample (benchmarks/fact_precision.py), whose names often are the answer. Both fact
 # formats state the same facts: a model repeats what it is told as fact.
 NOTATION_MIN_CONFIDENCE = 0.3
