@@ -124,6 +124,19 @@ def test_a_surname_tagged_before_the_full_name_was_read_is_the_person(
     assert "Marr" not in _types(graph)
 
 
+def test_a_name_the_tagger_cut_in_two_is_one_person(extractor: SpacyExtractor) -> None:
+    # NER tags "Farid" and "Haddad" as two adjacent people: one name, not a surname node
+    graph = _graph(
+        extractor,
+        "Tarnwick is a market town on the River Tarn with about thirty thousand residents. "
+        "Harrow Avionics has its headquarters there, and Marlow Studios sits near the old "
+        "station. Farid Haddad, the head of Quillon Media, was born in the town.",
+    )
+    assert ("Farid Haddad", "born_in", "Tarnwick") in _facts(graph)
+    assert _types(graph)["Farid Haddad"] == {"PERSON"}
+    assert not {"Farid", "Haddad"} & set(_types(graph))
+
+
 def test_a_surname_of_two_people_of_the_document_stays_unjoined(extractor: SpacyExtractor) -> None:
     graph = _graph(
         extractor,

@@ -24,6 +24,7 @@ from noema.ingest.evidence import (
     named_as_place,
     type_by_form,
 )
+from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, surname
 from noema.model.records import VALUE_TYPES, Document, Mention
@@ -338,7 +339,7 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     spelled-out counts dropped, business suffixes kept with their name, short person names
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
-    for ent in _joined_places(spacy_doc.ents):
+    for ent in _joined_people(_joined_places(spacy_doc.ents)):
         ent = _within_line(ent)
         type_ = map_spacy_label(ent.label_)
         name = clean_name(ent.text)
@@ -361,6 +362,35 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
+
+
+def _joined_people(ents: Sequence[Any]) -> list[Any]:
+    """ "Farid Haddad" tagged as two people side by side ("Farid", "Haddad") is one person: a
+    one-word PERSON span followed at once, with one space between, by another PERSON span of
+    one or two words is one name. Two people are never written without a word or a comma
+    between them; a word that names a kind of thing ("Comedian April Macie" at the start of a
+    sentence) is no part of the name."""
+    from spacy.tokens import Span
+
+    out: list[Any] = []
+    for ent in ents:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and ent.label_ == "PERSON"
+            and last.label_ == "PERSON"
+            and len(last) == 1
+            and len(ent) <= 2
+            and ent.start == last.end
+            and last[0].whitespace_ == " "
+            and last[0].text[:1].isupper()
+            and ent[0].text[:1].isupper()
+            and last[0].lower_ not in KIND_TYPES
+        ):
+            out[-1] = Span(ent.doc, last.start, ent.end, label="PERSON")
+        else:
+            out.append(ent)
+    return out
 
 
 def _joined_places(ents: Sequence[Any]) -> list[Any]:
