@@ -38,6 +38,7 @@ __all__ = [
     "NameTable",
     "batch_graph",
     "fold_short_names",
+    "kind_endings",
     "map_spacy_label",
     "read_entities",
 ]
@@ -264,7 +265,7 @@ class NameTable:
         whatever its type; not one of ``skip``, nor a description ("American multinational
         private equity firm": only a name has every word capitalized)."""
         best: tuple[int, str] | None = None
-        endings = (word, f"{word}s", f"{word}es")
+        endings = kind_endings(word)
         for name, mentions in self.mentions.items():
             words = name.split()
             if (
@@ -648,6 +649,11 @@ def _add_to_graph(
             )
     for name in names.votes:
         entity(name)
+
+
+def kind_endings(word: str) -> tuple[str, str, str]:
+    """The last words a name of the kind ``word`` may end in ("Crane Studios" for "studio")."""
+    return (word, f"{word}s", f"{word}es")
 
 
 def _last_start(mentions: Sequence[Mention], before: int) -> int | None:

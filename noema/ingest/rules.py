@@ -22,7 +22,7 @@ from noema.ingest._tokens import (
     with_conjuncts,
 )
 from noema.ingest.dates import is_length
-from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable
+from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable, kind_endings
 from noema.ingest.evidence import form_type
 from noema.ingest.kinds import KIND_TYPES, kind_type
 from noema.model.records import VALUE_TYPES, normalize_predicate
@@ -371,9 +371,7 @@ class SentenceReader:
             gender = _main_gender(token.doc)
             if gender is not None and _GENDER[lower] != gender:
                 # "She stayed in the band after he left" in her document: he is another person
-                at = self.names.offset + token.idx
-                skip = [*self._clause_subjects(token), self.main]
-                return self.names.antecedent(at, _PEOPLE, skip) or ""
+                return self._antecedent(token, _PEOPLE, also_not=self.main)
             return self.main
         if lower in THING_PRONOUNS:
             return self._antecedent(token, _THINGS) if self.main_is_person else self.main
@@ -414,11 +412,12 @@ class SentenceReader:
             return None
         return name
 
-    def _antecedent(self, token: Any, types: frozenset[str]) -> str:
-        """The nearest name of ``types`` before ``token``, not one of its clause's subjects;
-        ``""`` (names nothing) when there is none."""
+    def _antecedent(self, token: Any, types: frozenset[str], also_not: str | None = None) -> str:
+        """The nearest name of ``types`` before ``token``, not one of its clause's subjects nor
+        ``also_not``; ``""`` (names nothing) when there is none."""
         at = self.names.offset + token.idx
-        return self.names.antecedent(at, types, self._clause_subjects(token)) or ""
+        skip = self._clause_subjects(token) + ([also_not] if also_not else [])
+        return self.names.antecedent(at, types, skip) or ""
 
     def _clause_subjects(self, token: Any) -> list[str]:
         """The names of the other subjects of ``token``'s clause ("Kwame Osei replaced her")."""
@@ -519,7 +518,7 @@ class SentenceReader:
         """Whether the document's main entity is a name of two or more words ending in the
         kind noun ``kind`` ("Calloway House" for "the house", "Crane Studios" for "the studio")."""
         words = (self.main or "").split()
-        return len(words) > 1 and words[-1].lower() in (kind, f"{kind}s", f"{kind}es")
+        return len(words) > 1 and words[-1].lower() in kind_endings(kind)
 
     def _main_place_type(self) -> str | None:
         """GPE or LOC when the document is about a place: its own kind noun ("a river port")
