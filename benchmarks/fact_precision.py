@@ -40,10 +40,10 @@ true-or-not; the last batch also rules an event with the wrong time ``wrong_end`
 fresh estimate of what notation states, not of every fact, so with them the "every fact" figures
 lean towards stated facts. The 150 rows with ``drawn_from: "fitted"`` (75 from each pool of
 ``500bddf`` rebuilt with each fact's confidence from the model ``fit_confidence.py`` fits, a
-trial not kept) were drawn among the facts that model put at 0.4 or above (``fitted_confidence``), judged
-the same way (12 of 12 controls the same true-or-not): the held-out check of that model. The 360
-rows drawn at ``e2cf8d8`` were judged by four other readers with the same rule; 60 facts of the first sample,
-mixed blind into their batches, got the same verdict in 46 cases and the same true-or-not in 51
+trial not kept) were drawn among the facts that model put at 0.4 or above
+(``fitted_confidence``), judged the same way (12 of 12 controls the same true-or-not): the
+held-out check of that model. The 360 rows drawn at ``e2cf8d8`` were judged by four other
+readers with the same rule; 60 facts of the first sample, mixed blind into their batches, got the same verdict in 46 cases and the same true-or-not in 51
 (85%). Those readers are stricter than the first: where they differ, they mostly call
 "meaningless" a terse fact the first judge let stand ("Tom Nowatzke -induct_in-> 2008").
 

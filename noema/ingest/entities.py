@@ -368,8 +368,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
 def _joined_people(ents: Sequence[Any]) -> list[Any]:
     """ "Farid Haddad" tagged as two people side by side ("Farid", "Haddad") is one person: a
     one-word PERSON span followed at once, with one space between, by another PERSON span of
-    one or two words is one name. Two people are never written without a word or a comma
-    between them; a word that names a kind of thing ("Comedian April Macie" at the start of a
+    one or two words is one name: two people are seldom written without a word or a comma
+    between them. A word that names a kind of thing ("Comedian April Macie" at the start of a
     sentence) is no part of the name."""
     from spacy.tokens import Span
 

@@ -19,8 +19,9 @@ may be another document.
 Only lines that start with a list mark are read, and only periods of two ends (or one end and
 "present"): a single year beside a name is as often a work's year or a birth as a term. A period
 at the end of the line is the entry's; one in brackets beside a name with another at the end,
-or with what the person does after it ("(1645–1714), forest scientist"), is the person's life. An end written "?" is unknown: an entry that starts so ends at its other end,
-one that ends so states nothing.
+or with what the person does after it ("(1645–1714), forest scientist"), is the person's life.
+An end written "?" is unknown: an entry that starts so ends at its other end, one that ends so
+states nothing.
 """
 
 from __future__ import annotations
