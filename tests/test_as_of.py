@@ -14,9 +14,10 @@ from datetime import date
 import pytest
 
 import noema
+from noema.retrieval.filters import FactFilter
 from noema.retrieval.plan import Step
 from noema.retrieval.timeorder import order_by_time
-from noema.retrieval.times import read_question_time
+from noema.retrieval.times import as_of_period, read_question_time
 
 # each sentence the documents hold, and the fact read from it: subject (type), label, object
 # (type), time (None: a relation), confidence
@@ -221,6 +222,27 @@ def test_as_of_keeps_what_happened_by_then_and_not_what_came_after(
     assert "Jensen Huang" in timed_kb.retrieve(question, as_of="now", format=format).text
     assert "Jensen Huang" in timed_kb.retrieve(question, as_of="1993-06", format=format).text
     assert "Jensen Huang" not in timed_kb.retrieve(question, as_of="1992", format=format).text
+
+
+def test_a_single_date_stands_until_the_two_it_joins_part() -> None:
+    # a graph of one's own: the filter reads only the events' labels, ends and times
+    graph = noema.SemanticGraph()
+    house = graph.add_entity("Calloway House", "ORG")
+    ondry = graph.add_entity("Silas Ondry", "PERSON")
+    morrow = graph.add_entity("Agnes Morrow", "PERSON")
+    built = graph.add_event("build_for", [house, ondry], time="1874")
+    sold = graph.add_event("sell", [ondry, house], time="1902")
+    sold_to = graph.add_event("sell_to", [ondry, morrow], time="1902")
+
+    def valid(fact_id: str, day: str) -> bool:
+        return FactFilter(valid_on=as_of_period(day)).allows(graph, fact_id)
+
+    assert valid(built, "1890") and valid(built, "1902") and not valid(built, "1920")
+    assert not valid(built, "1873")
+    # the sale is what ended the tie: on its date, not after
+    assert valid(sold, "1902") and not valid(sold, "1920") and not valid(sold, "1901")
+    # selling to the buyer parts nobody from the buyer
+    assert valid(sold_to, "1920")
 
 
 def test_as_of_takes_a_date_and_a_month(timed_kb: noema.KnowledgeBase) -> None:

@@ -193,6 +193,26 @@ def test_a_fact_with_no_time_stays_a_relation(extractor: noema.SpacyExtractor) -
     assert not graph.events
 
 
+def test_a_joining_without_a_date_begins_when_the_document_dates_the_two(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(
+        extractor,
+        "Mara Voss led Veltrix Robotics from 2010 until 2019, when Dario Fenn took over as chief "
+        "executive. Fenn had run the logistics division of Halden Freight before he joined "
+        "Veltrix.",
+    )
+    assert ("Dario Fenn", "join", "Veltrix Robotics", "2019") in _events(graph)
+    assert ("Dario Fenn", "join", "Veltrix Robotics") not in _relations(graph)
+
+
+def test_a_joining_the_document_dates_nothing_for_stays_a_relation(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _graph(extractor, "Dario Fenn joined Veltrix Robotics. Mara Voss led it until 2019.")
+    assert ("Dario Fenn", "join", "Veltrix Robotics") in _relations(graph)
+
+
 def test_a_date_object_stays_a_relation_as_written(extractor: noema.SpacyExtractor) -> None:
     graph = _graph(extractor, "Marta Lindqvist founded Corvane Labs on August 19, 2004.")
     # the date answers "when", as the text writes it; the fact between the two names has it

@@ -161,6 +161,27 @@ def test_a_surname_never_joins_the_company_named_after_the_person(
     assert _types(graph)["Crane Studios"] == {"ORG"}
 
 
+def test_a_firm_s_first_word_alone_is_the_firm(extractor: SpacyExtractor) -> None:
+    # NER types the lone "Veltrix" a place; what one joins is the firm named before
+    graph = _graph(
+        extractor,
+        "Mara Voss led Veltrix Robotics from 2010 until 2019. "
+        "Dario Fenn ran the logistics division of Halden Freight before he joined Veltrix.",
+    )
+    assert "Veltrix" not in _types(graph)
+    assert ("Dario Fenn", "join", "Veltrix Robotics") in _facts(graph)
+
+
+def test_a_place_named_like_a_firm_stays_the_place(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        "Kel Amory played for the Boston Celtics for six years. "
+        "Boston is the largest city of Massachusetts. Amory later moved to Boston.",
+    )
+    types = _types(graph)
+    assert types.get("Boston") == {"GPE"} and types["Boston Celtics"] == {"ORG"}
+
+
 def test_who_took_over_succeeded_the_holder_and_took_over_the_company(
     extractor: SpacyExtractor,
 ) -> None:

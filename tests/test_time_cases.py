@@ -72,25 +72,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ENDED = re.compile(r"\bformer(ly)?\b", re.IGNORECASE)
 
 # "<case id>-<format>" -> what it waits for. Before facts in time every answer was in the
-# context and many of these stated a wrong-period answer as a plain relation; those the
-# extractor and as_of now handle are left out, the rest wait for what each reason names.
-_JOINED = (
-    'facts in time: "before he joined Veltrix" says no year, so Dario Fenn\'s joining (true) '
-    "is stated without one"
-)
-_POINTS = (
-    'as_of: a fact at a single date stands from that date on, so "built for Silas Ondry in '
-    '1874" is kept at 1920; that his sale of the house in 1902 ended what it began is not read'
-)
+# context and many of these stated a wrong-period answer as a plain relation; the extractor and
+# as_of now handle them all. A case that fails on a future extractor is marked here, with why.
 ANSWER_XFAIL: Mapping[str, str] = {}
-WRONG_XFAIL = {
-    "veltrix-in-2015-notation": _JOINED,
-}
-AS_OF_XFAIL = {
-    "veltrix-as-of-2015-notation": _JOINED,
-    "calloway-as-of-1920-notation": _POINTS,
-    "calloway-as-of-1920-natural_language": _POINTS,
-}
+WRONG_XFAIL: Mapping[str, str] = {}
+AS_OF_XFAIL: Mapping[str, str] = {}
 
 
 def cases(formats: tuple[str, ...], xfail: Mapping[str, str], *, as_of: bool) -> Iterator[Any]:

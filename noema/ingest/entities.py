@@ -22,6 +22,7 @@ from noema.ingest.evidence import (
     form_type,
     given_name,
     named_as_place,
+    names_a_firm,
     type_by_form,
 )
 from noema.ingest.kinds import KIND_TYPES
@@ -359,6 +360,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             continue
         # a short form standing where places stand ("moved to Marlow") is the place
         full = None if named_as_place(ent) else _full_name(names, name, type_)
+        if full is None and not named_as_place(ent):
+            full = _firm_short_form(names, name, type_, names_a_firm(ent))
         if full is not None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
@@ -484,6 +487,27 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
         fulls = [full for full in names.votes if " " in full and surname(full) == name]
         if len(fulls) == 1 and names.leading_type(fulls[0]) == "PERSON" and given_name(fulls[0]):
             matches = fulls
+    return matches[0] if len(matches) == 1 else None
+
+
+def _firm_short_form(names: NameTable, name: str, type_: str | None, firm_cue: bool) -> str | None:
+    """ "Veltrix" after "Veltrix Robotics" in the same document means the firm: a one-word name
+    that is the first word of exactly one longer organisation's name of the document. The small
+    NER model types such a short form a place as often as not ("before he joined Veltrix"), so
+    a place's type is overruled only where the sentence puts a firm ("joined Boston" after
+    "Boston Celtics", never "Boston is a city"); a person's never ("Ford" the man is not
+    "Ford Motor Company"), nor a name the document already named where places stand."""
+    if " " in name or not name[:1].isupper() or type_ in ("PERSON", *VALUE_TYPES):
+        return None
+    if name in names.placed or names.leading_type(name) in ("PERSON", "GPE", "LOC"):
+        return None
+    if type_ in ("GPE", "LOC") and not firm_cue:
+        return None
+    matches = [
+        full
+        for full in names.votes
+        if full.startswith(f"{name} ") and names.leading_type(full) == "ORG"
+    ]
     return matches[0] if len(matches) == 1 else None
 
 

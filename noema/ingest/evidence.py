@@ -29,6 +29,7 @@ __all__ = [
     "form_type",
     "given_name",
     "named_as_place",
+    "names_a_firm",
     "type_by_form",
 ]
 
@@ -269,6 +270,26 @@ def named_as_place(span: Any) -> bool:
         or (preposition in ("in", "at", "near") and governor in _PLACE_VERBS)
         # "the town of Lincoln"
         or (preposition == "of" and KIND_TYPES.get(governor) == "GPE")
+    )
+
+
+# "joined Veltrix", "worked for Veltrix": what one joins or works for is a firm or a team, never
+# the place of the same name ("left Boston" is not said: people leave cities too)
+_JOINED_VERBS = frozenset({"join", "rejoin"})
+_WORK_VERBS = frozenset({"work", "play"})
+
+
+def names_a_firm(span: Any) -> bool:
+    """Whether a mention stands where a firm or a team stands, whatever NER typed it: the
+    object of "joined", or of "for" after "worked" or "played"."""
+    root = span.root
+    if root.dep_ in ("dobj", "obj"):
+        return lemma(root.head) in _JOINED_VERBS
+    return (
+        root.dep_ == "pobj"
+        and root.head.dep_ == "prep"
+        and root.head.lower_ == "for"
+        and lemma(root.head.head) in _WORK_VERBS
     )
 
 

@@ -51,6 +51,8 @@ _LEAVING = frozenset({"leave", "quit", "resign", "retire", "depart"})
 # ("founded", "bought") or what a founder stays
 _HELD = frozenset({"lead", "run", "head", "manage", "direct", "chair", "coach", "captain"})
 _KEPT = ("founder", "co_founder", "cofounder", "creator")
+# verbs whose fact begins the subject's time at the object: "before he joined Veltrix"
+_JOINING = frozenset({"join", "rejoin"})
 # a state that begins at its time rather than holding only then: "became the CEO in 2010"
 _BEGINNING = frozenset({"become"})
 # verbs that give their patient a role from their time on: "was elected mayor in 2019"
@@ -478,7 +480,33 @@ def close_tenures(found: Sequence[FoundDocument]) -> Sequence[FoundDocument]:
         ends = [*(end for end in ends if end.successor is None), *_shared_ends(ends, facts)]
         for item in found:
             item.facts = [_opened(_closed(fact, ends), ends) for fact in item.facts]
+    for item in found:
+        item.facts = _dated_joins(item.facts)
     return found
+
+
+def _dated_joins(facts: Sequence[ExtractedFact]) -> list[ExtractedFact]:
+    """ "Fenn had run Halden's logistics before he joined Veltrix" beside "until 2019, when
+    Dario Fenn took over": a joining its own sentence gives no date began the earliest time the
+    document dates for the same two (what would be stated as timeless is bounded by its
+    source). Within one document only: another may tell of an earlier spell at the same place."""
+    starts: dict[tuple[str, str], tuple[date, str]] = {}
+    for fact in facts:
+        start = (fact.time or "").partition("/")[0]
+        period = read_period(start) if start not in ("", OPEN) else None
+        if period is None or period.start is None:
+            continue
+        key = (fact.subject, fact.object)
+        if key not in starts or period.start < starts[key][0]:
+            starts[key] = (period.start, start)
+    return [
+        fact._replace(time=starts[(fact.subject, fact.object)][1])
+        if fact.time is None
+        and fact.predicate in _JOINING
+        and (fact.subject, fact.object) in starts
+        else fact
+        for fact in facts
+    ]
 
 
 def _shared_ends(ends: Sequence[FactEnd], facts: Sequence[ExtractedFact]) -> Iterable[FactEnd]:

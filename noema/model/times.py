@@ -138,8 +138,10 @@ def read_period(text: str | None) -> Period | None:
 
 def standing_period(text: str | None) -> Period | None:
     """The days on which a fact of time ``text`` stands: an interval's own days, and a single date
-    from that date on, as what happened then ("founded in 1993", "sold in 1902") has happened by
-    every later day. ``None`` when ``text`` is not an ISO date or interval.
+    from that date on, as what happened then ("founded in 1993") has happened by every later day
+    (what the graph says of the same two can end it: see
+    :func:`noema.retrieval.filters.standing`). ``None`` when ``text`` is not an ISO date or
+    interval.
 
     Example:
         >>> standing_period("1993").contains(date(2020, 1, 1))

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from noema.errors import OptionError
-from noema.model.graph import SemanticGraph
+from noema.model.graph import Event, SemanticGraph
 from noema.model.records import ENTITY_TYPES
-from noema.model.times import Period, standing_period
+from noema.model.times import Period, read_period, standing_period
 
-__all__ = ["FILTER_FIELDS", "FactFilter", "check_filters"]
+__all__ = ["FILTER_FIELDS", "PARTINGS", "FactFilter", "check_filters", "standing"]
 
 FILTER_FIELDS = {
     "entity_types": "list of entity types; every entity of the fact must have one of them",
@@ -20,6 +20,13 @@ FILTER_FIELDS = {
     "document_ids": "list of document ids; the fact must be mentioned in one of them",
     "metadata": "mapping of document metadata key -> value; the fact must be mentioned in a matching document",
 }
+
+
+# Event labels that end what their subject had with their object: "Ondry sold the house in
+# 1902" ends his tie to it then. Not "sell_to": the buyer is no thing one had.
+PARTINGS = frozenset(
+    {"sell", "leave", "quit", "resign", "resign_from", "retire_from", "depart", "depart_from"}
+)
 
 
 def _strings(name: str, value: Any) -> frozenset[str]:
@@ -36,7 +43,8 @@ class FactFilter:
 
     ``valid_on`` is the ``as_of`` option's day (or month, or year): an event whose ISO time
     does not overlap it is refused, where a single date stands from then on (a founding in 1993
-    is still so in 2020, and not yet in 1992); a relation, or an event with no ISO time, is not.
+    is still so in 2020, and not yet in 1992) until the two it joins part (see
+    :func:`standing`); a relation, or an event with no ISO time, is not.
 
     Example:
         >>> FactFilter.parse({"entity_types": ["PERSON", "ORG"], "predicates": ["found"]}).predicates
@@ -96,7 +104,7 @@ class FactFilter:
             event = graph.events[fact_id]
             entity_ids, label, mentions = event.participant_ids, event.label, event.mentions
             if self.valid_on is not None:
-                period = standing_period(event.time)
+                period = standing(graph, event)
                 if period is not None and not period.overlaps(self.valid_on):
                     return False
         if self.entity_types is not None and any(
@@ -138,3 +146,30 @@ def check_filters(filters: Mapping[str, Any] | None) -> None:
         noema.errors.OptionError: unknown filter field 'lang'; valid fields are entity_types: ...
     """
     FactFilter.parse(filters)
+
+
+def standing(graph: SemanticGraph, event: Event) -> Period | None:
+    """The days on which ``event`` stands (see :func:`noema.model.times.standing_period`), and
+    where it is at a single date, no longer once its two ends part: "built in 1874 for Silas
+    Ondry" stands until "Ondry sold the house in 1902", and the sale itself only on its date
+    (in 1920 it is not what holds between the two)."""
+    period = standing_period(event.time)
+    if period is None or period.start is None or "/" in (event.time or "/"):
+        return period
+    if event.label in PARTINGS:
+        return read_period(event.time)
+    ends = set(event.participant_ids)
+    if len(ends) != 2:
+        return period
+    parted = [
+        when.end
+        for fact_id in graph.facts_of(event.participant_ids[0])
+        if isinstance(other := graph.fact(fact_id), Event)
+        and other.label in PARTINGS
+        and set(other.participant_ids) == ends
+        and (when := read_period(other.time)) is not None
+        and when.start is not None
+        and when.end is not None
+        and when.start > period.start
+    ]
+    return Period(period.start, min(parted)) if parted else period
