@@ -491,17 +491,19 @@ def _full_name(names: NameTable, name: str, type_: str | None = None) -> str | N
 
 
 def _firm_short_form(names: NameTable, name: str, type_: str | None, firm_cue: bool) -> str | None:
-    """ "Veltrix" after "Veltrix Robotics" in the same document means the firm: a one-word name
-    that is the first word of exactly one longer organisation's name of the document. The small
-    NER model types such a short form a place as often as not ("before he joined Veltrix"), so
-    a place's type is overruled only where the sentence puts a firm ("joined Boston" after
-    "Boston Celtics", never "Boston is a city"); a person's never ("Ford" the man is not
-    "Ford Motor Company"), nor a name the document already named where places stand."""
-    if " " in name or not name[:1].isupper() or type_ in ("PERSON", *VALUE_TYPES):
+    """ "joined Veltrix" after "Veltrix Robotics" in the same document means the firm: a
+    one-word name, where the sentence puts a firm or a team (see
+    :func:`noema.ingest.evidence.names_a_firm`), that is the first word of exactly one longer
+    organisation's name of the document. The small NER model types such a short form a place
+    as often as not, and the cue overrules it ("joined Boston" after "Boston Celtics"). Without
+    the cue the first word is as often another thing: the parent ("BBC" beside "BBC Films",
+    "Sony" beside "Sony Network Entertainment"), a people ("British" beside "British Boxing
+    Board of Control") or a place ("Lesotho" beside "Lesotho Liberation Army"). A person's name
+    is never completed so ("Ford" the man is not "Ford Motor Company"), nor a name the document
+    already named where places stand."""
+    if not firm_cue or " " in name or not name[:1].isupper() or type_ in ("PERSON", *VALUE_TYPES):
         return None
     if name in names.placed or names.leading_type(name) in ("PERSON", "GPE", "LOC"):
-        return None
-    if type_ in ("GPE", "LOC") and not firm_cue:
         return None
     matches = [
         full
