@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from noema import BundleError, KnowledgeBase
 from noema.cli import main
 from noema.storage import container, members
 from tests.conftest import BUNDLE_MEMBERS
+from tests.test_bundle import rewrite
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +192,52 @@ def test_validate_names_a_flipped_bit_in_every_member(
     bad = _flipped(saved, tmp_path / "bad.noema", member, middle)
     assert main(["validate", str(bad)]) == 1
     assert re.search(f"^Error: .*{_damage_named(member)}", capsys.readouterr().err)
+
+
+# Where each vector member's first row starts, and what its refusal says: a hostile bundle (its
+# manifest's sha256 rewritten to match) whose first row is 1000 times too long.
+_FIRST_ROW: dict[str, tuple[Callable[[dict[str, Any]], int], str]] = {
+    "embeddings.bin": (lambda manifest: 0, "unit vector"),
+    "sentences.bin": (lambda manifest: 0, "unit vector"),
+    "names.bin": (lambda manifest: 4 * manifest["names"]["rows"], "unit length"),
+}
+
+
+def _longer_first_row(saved: Path, target: Path, member: str) -> Path:
+    at = _FIRST_ROW[member][0](_manifest(saved))
+
+    def change(stored: dict[str, bytes]) -> None:
+        data = bytearray(stored[member])
+        row = np.frombuffer(bytes(data[at : at + 4 * 384]), dtype="<f4") * 1000
+        data[at : at + 4 * 384] = row.astype("<f4").tobytes()
+        stored[member] = bytes(data)
+
+    return rewrite(saved, target, change, fix_manifest=True)
+
+
+@_MAPPED
+@pytest.mark.parametrize("member", sorted(_FIRST_ROW))
+def test_a_longer_vector_in_a_large_member_is_refused_by_verify_validate_and_a_save(
+    saved: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    member: str,
+    mapped: bool,
+) -> None:
+    message = f"{re.escape(member)}.*{_FIRST_ROW[member][1]}"
+    small = _longer_first_row(saved, tmp_path / "small.noema", member)
+    with pytest.raises(BundleError, match=_FIRST_ROW[member][1]):
+        KnowledgeBase.load(small)  # a member hashed on opening has every row checked too
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    if mapped:
+        monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    bad = _longer_first_row(saved, tmp_path / "bad.noema", member)
+    damaged = KnowledgeBase.load(bad)  # a large one: every row is read with its sha256
+    with pytest.raises(BundleError, match=_FIRST_ROW[member][1]):
+        KnowledgeBase.load(bad, verify=True)
+    assert main(["validate", str(bad)]) == 1
+    assert _FIRST_ROW[member][1] in capsys.readouterr().err
+    with pytest.raises(BundleError, match=f"{message}.*nothing was written"):
+        damaged.save(tmp_path / "new.noema")
+    assert not (tmp_path / "new.noema").exists()

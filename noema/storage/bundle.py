@@ -69,7 +69,9 @@ version (newer ones are refused), counts against the contents, the dimension, an
 graph references. It checks the sha256 of the members up to
 :data:`~noema.storage.members.HASHED_ON_OPENING_BYTES` (and of every member of a bundle it cannot
 map); the larger ones with ``verify=True``, and before their contents go into another bundle
-(:class:`~noema.storage.container.UnhashedMembers`, kept with the contents). Each failure raises
+(:class:`~noema.storage.container.UnhashedMembers`, kept with the contents); what reads every
+byte of a member (each vector of unit length, the sidecar's keys) is checked with its sha256.
+Each failure raises
 :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the
 previous bundle untouched. The same knowledge base gives the same bytes.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ from noema.storage.container import (
     read_member,
 )
 from noema.storage.manifest import checked_settings, declared_entry
-from noema.storage.names import names_bytes, read_names
+from noema.storage.names import check_name_lengths, names_bytes, read_names
 from noema.vectors.index import VectorIndex
 from noema.vectors.ivf import ivf_pieces, read_ivf
 from noema.vectors.sentences import (
@@ -218,6 +219,26 @@ class Opening:
                 f"{self.name!r}: {member} holds {stored} bytes, the manifest declares {size}"
             )
 
+    def checks_now(self, member: str) -> bool:
+        """Whether what ``member`` holds is checked in full as it is read: where its sha256 was
+        checked (on opening, or by ``verified`` first). A large member read without its hash
+        has such checks (every vector of unit length) run with its hash instead, by
+        :meth:`defer`: opening checks the structure of what it reads, not every byte of it."""
+        return member not in self.unhashed
+
+    def defer(self, member: str, check: Callable[[], None]) -> None:
+        """Run ``check`` of what ``member`` holds once its sha256 is checked (before its
+        contents go into another bundle), its failure naming the bundle and the member."""
+        name = self.name
+
+        def checked() -> None:
+            try:
+                check()
+            except BundleError as exc:
+                raise BundleError(f"{name!r}: {member}: {exc}") from None
+
+        self.deferred.append(checked)
+
     def keep(self, member: str) -> None:
         """Fetch ``member`` and keep it for index.faiss, which builds the graph and the fact
         index from it."""
@@ -276,6 +297,7 @@ def _read_index(opening: Opening) -> None:
         )
     dimension = checked_settings(opening.manifest, opening.name)
     blobs = opening.blobs
+    unit_checked = opening.checks_now("embeddings.bin")
     index = VectorIndex.from_bytes(
         fact_order(graph),
         dimension,
@@ -283,7 +305,10 @@ def _read_index(opening: Opening) -> None:
         blobs["index.faiss"],
         check=opening.check,
         rows_compared=opening.verified,
+        unit_checked=unit_checked,
     )
+    if not unit_checked:
+        opening.defer("embeddings.bin", index.unit_rows_check())
     opening.built = Core(graph, merge_log, index, dimension, stored)
     opening.spent += [blobs[graph_member], blobs["index.faiss"]]
 
@@ -369,17 +394,25 @@ def _read_sentences(opening: Opening) -> None:
         return  # embedded another way: re-embedded on first use, never mixed
     _declared_rows(opening, info, SENTENCES_MEMBER, 4 * core.dimension, "rows")
     blob = opening.fetch(SENTENCES_MEMBER)
+    unit_checked = opening.checks_now(SENTENCES_MEMBER)
     try:
         if core.stored is not None:
             opening.sentences = SentenceIndex.from_stored(
-                core.graph, core.dimension, blob, core.stored, check=opening.check
+                core.graph,
+                core.dimension,
+                blob,
+                core.stored,
+                check=opening.check,
+                unit_checked=unit_checked,
             )
         else:
             opening.sentences = SentenceIndex.from_bytes(
-                core.graph, core.dimension, blob, check=opening.check
+                core.graph, core.dimension, blob, check=opening.check, unit_checked=unit_checked
             )
     except BundleError as exc:
         raise BundleError(f"{name!r}: {exc}") from exc
+    if not unit_checked:
+        opening.defer(SENTENCES_MEMBER, opening.sentences.vectors.unit_rows_check())
 
 
 def _write_sentences_ivf(saving: Saving) -> Written | None:
@@ -425,10 +458,15 @@ def _read_names(opening: Opening) -> None:
         return
     rows = _declared_rows(opening, info, NAMES_MEMBER, 4 + 4 * core.dimension, "positions and rows")
     blob = opening.fetch(NAMES_MEMBER)
+    unit_checked = opening.checks_now(NAMES_MEMBER)
     try:
-        opening.name_vectors = read_names(blob, rows, core.dimension, list(core.graph.entities))
+        opening.name_vectors = read_names(
+            blob, rows, core.dimension, list(core.graph.entities), unit_checked=unit_checked
+        )
     except BundleError as exc:
         raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
+    if not unit_checked:
+        opening.defer(NAMES_MEMBER, partial(check_name_lengths, blob, rows, core.dimension))
     opening.spent.append(blob)
 
 

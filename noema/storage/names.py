@@ -15,7 +15,7 @@ import numpy.typing as npt
 from noema.errors import BundleError
 from noema.model.graph import SemanticGraph
 
-__all__ = ["names_bytes", "read_names"]
+__all__ = ["check_name_lengths", "names_bytes", "read_names"]
 
 
 def names_bytes(
@@ -32,17 +32,23 @@ def names_bytes(
 
 
 def read_names(
-    blob: bytes | memoryview, rows: int, dimension: int, entity_ids: Sequence[str]
+    blob: bytes | memoryview,
+    rows: int,
+    dimension: int,
+    entity_ids: Sequence[str],
+    *,
+    unit_checked: bool = True,
 ) -> dict[str, npt.NDArray[np.float32]]:
     """The name vectors by entity id, from a member of ``rows * (4 + 4 * dimension)`` bytes
-    (the caller checks the size against the manifest).
+    (the caller checks the size against the manifest). ``unit_checked``: the vectors' lengths
+    checked now (:func:`check_name_lengths`); else the caller checks them later.
 
     Raises:
-        BundleError: positions out of order or outside ``entity_ids``, or vectors that are not
-            unit length.
+        BundleError: positions out of order or outside ``entity_ids``, or (``unit_checked``)
+            vectors that are not unit length.
     """
     positions = np.frombuffer(blob, dtype="<i4", count=rows).astype(np.int64)
-    vectors = np.frombuffer(blob, dtype="<f4", offset=4 * rows).reshape(rows, dimension)
+    vectors = _vectors(blob, rows, dimension)
     if rows and (
         positions[0] < 0 or positions[-1] >= len(entity_ids) or np.any(np.diff(positions) <= 0)
     ):
@@ -50,13 +56,28 @@ def read_names(
             f"lists entity positions out of order or outside the {len(entity_ids)} entities "
             "of graph.json"
         )
-    # squared lengths without a squared copy of the matrix (np.linalg.norm made one: 1.1 s of
-    # opening a million facts' names)
-    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
-    if not np.all(np.abs(norms - 1.0) <= 1e-3):
-        raise BundleError("holds vectors that are not unit length")
+    if unit_checked:
+        check_name_lengths(blob, rows, dimension)
     # one copy of the matrix, each entity's vector a view of it (a copy of each row took 5 s of
     # opening a million-fact base); not views of the mapped file, which the canonicalizer would
     # then hold open for the life of the process, past any save that replaces it
     matrix = np.array(vectors, dtype=np.float32)
     return {entity_ids[p]: matrix[n] for n, p in enumerate(positions.tolist())}
+
+
+def check_name_lengths(blob: bytes | memoryview, rows: int, dimension: int) -> None:
+    """Every name vector of the member of unit length.
+
+    Raises:
+        BundleError: one is not.
+    """
+    vectors = _vectors(blob, rows, dimension)
+    # squared lengths without a squared copy of the matrix (np.linalg.norm made one: 1.1 s of
+    # opening a million facts' names)
+    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+    if not np.all(np.abs(norms - 1.0) <= 1e-3):
+        raise BundleError("holds vectors that are not unit length")
+
+
+def _vectors(blob: bytes | memoryview, rows: int, dimension: int) -> npt.NDArray[np.float32]:
+    return np.frombuffer(blob, dtype="<f4", offset=4 * rows).reshape(rows, dimension)

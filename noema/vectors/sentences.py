@@ -232,15 +232,20 @@ def _stored_vectors(
     blob: bytes | memoryview,
     check: SourceCheck | None,
     rows: Mapping[str, int] | None = None,
+    *,
+    unit_checked: bool = True,
 ) -> VectorIndex:
-    """The sidecar's vectors as a bundle stores them, one row per key (``check``: as for
-    :meth:`VectorIndex.from_bytes`; ``rows``: each key's row, when the caller has them)."""
+    """The sidecar's vectors as a bundle stores them, one row per key (``check``,
+    ``unit_checked``: as for :meth:`VectorIndex.from_bytes`; ``rows``: each key's row, when the
+    caller has them)."""
     if len(blob) != len(keys) * dimension * 4:
         raise BundleError(
             f"the sentence sidecar holds {len(blob) // (4 * dimension)} rows, the graph "
             f"has {len(keys)} source sentences"
         )
-    return VectorIndex.from_bytes(keys, dimension, blob, None, check=check, rows=rows)
+    return VectorIndex.from_bytes(
+        keys, dimension, blob, None, check=check, rows=rows, unit_checked=unit_checked
+    )
 
 
 def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
@@ -453,15 +458,19 @@ class SentenceIndex:
         blob: bytes | memoryview,
         *,
         check: SourceCheck | None = None,
+        unit_checked: bool = True,
     ) -> SentenceIndex:
         """The sidecar of ``graph`` over rows stored by a bundle (:func:`source_sentences` order);
-        ``check`` as for :meth:`VectorIndex.from_bytes`.
+        ``check`` and ``unit_checked`` as for :meth:`VectorIndex.from_bytes`.
 
         Raises:
             BundleError: the rows do not fit the graph's sentences.
         """
 
-        return cls._over(graph, lambda keys: _stored_vectors(keys, dimension, blob, check))
+        def vectors(keys: list[str]) -> VectorIndex:
+            return _stored_vectors(keys, dimension, blob, check, unit_checked=unit_checked)
+
+        return cls._over(graph, vectors)
 
     @classmethod
     def from_stored(
@@ -472,11 +481,13 @@ class SentenceIndex:
         stored: StoredSentences,
         *,
         check: SourceCheck | None = None,
+        unit_checked: bool = True,
     ) -> SentenceIndex:
         """The sidecar of ``graph`` over rows stored by a bundle, with the sentences, facts,
         keys, topics and compared forms it stored beside them: nothing is listed, hashed or
         normalized again (at a million facts that took 11 s of opening, and the compared forms
-        2.8 s of the first write after it).
+        2.8 s of the first write after it). ``check`` and ``unit_checked`` as for
+        :meth:`VectorIndex.from_bytes`.
 
         Raises:
             BundleError: the rows do not fit the stored sentences.
@@ -484,10 +495,18 @@ class SentenceIndex:
         # a graph read from a bundle has every mention inside its documents (checked on load)
         basis = _Basis(graph, True, stored.names, stored.titles)
         if stored.key_list is None or stored.key_rows is None:
-            vectors = _stored_vectors(list(stored.keys.values()), dimension, blob, check)
+            keys = list(stored.keys.values())
+            vectors = _stored_vectors(keys, dimension, blob, check, unit_checked=unit_checked)
             return cls(vectors, stored.facts, stored.topics, stored.keys, basis=basis)
         assert stored.by_key is not None and stored.by_document is not None
-        vectors = _stored_vectors(stored.key_list, dimension, blob, check, stored.key_rows)
+        vectors = _stored_vectors(
+            stored.key_list,
+            dimension,
+            blob,
+            check,
+            stored.key_rows,
+            unit_checked=unit_checked,
+        )
         out = cls(vectors, {}, {}, {}, basis=basis)
         # the stored mappings as they are: nothing made for every sentence (a write makes its
         # own sidecar from them: see build)
