@@ -10,7 +10,7 @@ metadata too deep to save again) is checked when that record is made, and refuse
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -275,6 +275,15 @@ class Tables:
     entities: _Entities
     relations: _Relations
     events: _Events
+
+    def facts(self) -> tuple[Sequence[str], Mapping[str, int]]:
+        """The fact ids in row order (relations, then events) and each one's row: where there
+        are no events, the relations' own list and dict (made again for the fact vectors, a
+        million of them took 0.4 s of opening)."""
+        if not len(self.events):
+            return self.relations.ids, self.relations.rows
+        ids = [*self.relations.ids, *self.events.ids]
+        return ids, {key: n for n, key in enumerate(ids)}
 
     def fact_id(self, row: int) -> str:
         """The id of a fact row: relations, then events."""

@@ -325,6 +325,9 @@ class Columns:
     graph: SemanticGraph
     merge_log: list[Any]
     sentences: StoredSentences | None
+    # the fact ids in row order and each one's row, as the vectors are stored (relations, then
+    # events): the tables' own, shared with the fact index rather than made again
+    facts: tuple[Sequence[str], Mapping[str, int]]
 
 
 def read_columns(
@@ -366,7 +369,7 @@ def read_columns(
     sentences = None
     if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
         sentences = _sentences(held, strings, graph, tables, check_keys)
-    return Columns(graph, _merge_log(header["merge_log"], strings), sentences)
+    return Columns(graph, _merge_log(header["merge_log"], strings), sentences, tables.facts())
 
 
 def _merge_log(number: int, strings: Heap) -> list[Any]:

@@ -11,7 +11,7 @@ graph and the fact index once all of them are checked), then the derived members
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -288,7 +288,7 @@ def _read_index(opening: Opening) -> None:
     refused before the graph is parsed."""
     opening.keep("index.faiss")
     graph_member = COLUMNS_MEMBER if opening.columnar else GRAPH_MEMBER
-    graph, merge_log, stored = _read_graph(opening, graph_member)
+    graph, merge_log, stored, facts = _read_graph(opening, graph_member)
     counts = opening.manifest.get("counts")
     actual = graph_counts(graph)
     if counts != actual:
@@ -298,13 +298,15 @@ def _read_index(opening: Opening) -> None:
     dimension = checked_settings(opening.manifest, opening.name)
     blobs = opening.blobs
     unit_checked = opening.checks_now("embeddings.bin")
+    fact_ids, fact_rows = facts if facts is not None else (fact_order(graph), None)
     index = VectorIndex.from_bytes(
-        fact_order(graph),
+        fact_ids,
         dimension,
         blobs["embeddings.bin"],
         blobs["index.faiss"],
         check=opening.check,
         rows_compared=opening.verified,
+        rows=fact_rows,
         unit_checked=unit_checked,
     )
     if not unit_checked:
@@ -315,10 +317,17 @@ def _read_index(opening: Opening) -> None:
 
 def _read_graph(
     opening: Opening, member: str
-) -> tuple[SemanticGraph, tuple[MergeRecord, ...], StoredSentences | None]:
-    """The graph, its merge log and (from graph.columns) the sidecar's stored sentences."""
+) -> tuple[
+    SemanticGraph,
+    tuple[MergeRecord, ...],
+    StoredSentences | None,
+    tuple[Sequence[str], Mapping[str, int]] | None,
+]:
+    """The graph, its merge log and (from graph.columns) the sidecar's stored sentences and
+    the fact ids in row order with each one's row."""
     blob, name = opening.blobs[member], opening.name
     stored: StoredSentences | None = None
+    facts: tuple[Sequence[str], Mapping[str, int]] | None = None
     try:
         if member == COLUMNS_MEMBER:
             try:
@@ -336,6 +345,7 @@ def _read_graph(
             except BundleError as exc:
                 raise BundleError(f"{name!r}: {exc}") from None
             graph, raw_log, stored = columns.graph, columns.merge_log, columns.sentences
+            facts = columns.facts
         else:
             graph_data = load_json(blob, GRAPH_MEMBER, name)
             raw_log = graph_data.pop("merge_log", [])
@@ -343,7 +353,7 @@ def _read_graph(
         merge_log = tuple(read_merge_record(r) for r in raw_log)
     except (GraphError, KeyError, TypeError, ValueError) as exc:
         raise BundleError(f"{name!r}: {member} is invalid: {exc}") from exc
-    return graph, merge_log, stored
+    return graph, merge_log, stored, facts
 
 
 def _keys_check(
