@@ -33,6 +33,7 @@ from noema.retrieval.pack import split_blocks
 from noema.retrieval.result import RetrievalResult
 from noema.retrieval.retrieve import retrieve_question
 from noema.storage.bundle import BundleContents, BundleSettings
+from noema.storage.names import StoredNames
 from noema.storage.store import Snapshot, Store, read
 from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
 from noema.vectors.index import SearchMode, check_search_mode
@@ -96,7 +97,10 @@ class KnowledgeBase(EntityRepairs):
         self.embedder: Embedder = embedder or SentenceTransformerEmbedder(
             embedding_model, allow_download=allow_download
         )
-        self._canonicalizer = Canonicalizer(self.embedder, similarity_threshold)
+        self._names = Canonicalizer(self.embedder, similarity_threshold)
+        # the name vectors of the bundle this was loaded from, handed to the canonicalizer at
+        # its first use (a write or a save) rather than copied on opening
+        self._stored_names: StoredNames | None = None
         # Graph, fact index and sentence sidecar in one snapshot: a reader takes it once and
         # uses nothing else, so it never waits and never sees half a write. Writers build the
         # next graph aside and the store publishes it whole (noema.storage.store).
@@ -106,6 +110,16 @@ class KnowledgeBase(EntityRepairs):
         """The manifest of the bundle this knowledge base was loaded from, if any."""
 
     # -- state ---------------------------------------------------------------------------------
+    @property
+    def _canonicalizer(self) -> Canonicalizer:
+        """The canonicalizer, holding the name vectors the bundle kept from its first use on
+        (copied then, out of the bundle's file, once)."""
+        stored = self._stored_names
+        if stored is not None:
+            self._names.remember(stored.copied())
+            self._stored_names = None
+        return self._names
+
     @property
     def _snapshot(self) -> Snapshot:
         return self._store.snapshot
@@ -472,7 +486,7 @@ class KnowledgeBase(EntityRepairs):
                 f"{stored_model!r} gives {kb.embedder.dimension}"
             )
         kb._store.open(contents)
-        kb._canonicalizer.remember(contents.name_vectors)
+        kb._stored_names = contents.name_vectors
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb

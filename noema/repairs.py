@@ -41,7 +41,11 @@ class EntityRepairs:
     class of the knowledge base, which holds the store and canonicalizer they work on)."""
 
     _store: Store
-    _canonicalizer: Canonicalizer
+
+    @property
+    def _canonicalizer(self) -> Canonicalizer:
+        """The canonicalizer the repairs merge and split with: the knowledge base's."""
+        raise NotImplementedError
 
     @property
     def merge_log(self) -> tuple[MergeRecord, ...]:

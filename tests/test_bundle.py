@@ -713,7 +713,7 @@ def test_a_schema_2_bundle_loads_without_name_vectors(
     with zipfile.ZipFile(old) as zf:
         assert json.loads(zf.read("manifest.json"))["schema_version"] == 2
     contents = read_bundle(old)
-    assert contents.manifest["schema_version"] == SCHEMA_VERSION and contents.name_vectors == {}
+    assert contents.manifest["schema_version"] == SCHEMA_VERSION and contents.name_vectors is None
     kb = KnowledgeBase.load(old, embedder=embedder)
     assert "Larry Page" in kb.retrieve("Who founded Google?", format="sentences").text
 
@@ -750,6 +750,25 @@ def test_stored_name_vectors_are_not_embedded_again_after_opening(
     assert "Orrin Aerospace" not in asked  # ...whose vector the bundle kept
     names = {e.name for e in opened.graph.entities.values()}
     assert "Orrin Aerospace Group" not in names and "Orrin Aerospace" in names  # it joined
+
+
+def test_stored_name_vectors_are_read_in_place_until_first_needed(
+    embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    """Opening copies no name vector (0.5 GB at a million facts); the canonicalizer gets them,
+    copied out of the bundle, at its first use, and a save writes them back as they were."""
+    kb = KnowledgeBase(embedder=embedder)
+    kb.ingest(["Orrin Aerospace acquired Brightloop Labs.", "Brightloop Labs builds rockets."])
+    first = kb.save(tmp_path / "first.noema")
+    opened = KnowledgeBase.load(first, embedder=embedder)
+    stored = opened._stored_names
+    assert stored is not None and len(stored) == len(kb._canonicalizer.name_vectors(kb.graph))
+    assert opened._names.name_vectors(opened.graph) == {}  # not handed over on opening
+    assert opened.save(tmp_path / "second.noema").read_bytes() == first.read_bytes()
+    assert opened._stored_names is None
+    held = opened._canonicalizer.name_vectors(opened.graph)
+    assert held.keys() == kb._canonicalizer.name_vectors(kb.graph).keys()
+    assert all(v.base is not None and v.base.flags.owndata for v in held.values())  # copied
 
 
 @pytest.mark.parametrize(

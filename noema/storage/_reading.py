@@ -7,13 +7,10 @@ describes.
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from noema.errors import BundleError, OptionError
 from noema.model.graph import SemanticGraph
@@ -39,6 +36,7 @@ from noema.storage.members import (
     VECTOR_MEMBERS,
     Opening,
 )
+from noema.storage.names import StoredNames
 from noema.vectors.index import FLAT_HEADER_BYTES, VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
@@ -59,7 +57,8 @@ class BundleContents:
     merge_log: tuple[MergeRecord, ...]
     manifest: dict[str, Any]
     sentences: SentenceIndex | None = None
-    name_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+    # the entity-name vectors the bundle kept (names.bin), read in place
+    name_vectors: StoredNames | None = None
     # the file it was read from and that file's identity before it was read (None: from bytes)
     source: tuple[Path, FileIdentity | None] | None = None
     # the members opened without their sha256 checked, to check before they go elsewhere

@@ -35,7 +35,7 @@ from noema.storage.container import (
     read_member,
 )
 from noema.storage.manifest import checked_settings, declared_entry
-from noema.storage.names import check_name_lengths, names_bytes, read_names
+from noema.storage.names import StoredNames, check_name_lengths, names_bytes, read_names
 from noema.vectors.index import VectorIndex
 from noema.vectors.ivf import ivf_pieces, read_ivf
 from noema.vectors.sentences import (
@@ -166,7 +166,7 @@ class Opening:
     spent: list[Blob] = field(default_factory=list)  # read, checked, and needed no more
     built: Core | None = None
     sentences: SentenceIndex | None = None
-    name_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict)
+    name_vectors: StoredNames | None = None
 
     @property
     def declared(self) -> dict[str, Any]:
@@ -471,7 +471,12 @@ def _read_names(opening: Opening) -> None:
     unit_checked = opening.checks_now(NAMES_MEMBER)
     try:
         opening.name_vectors = read_names(
-            blob, rows, core.dimension, list(core.graph.entities), unit_checked=unit_checked
+            blob,
+            rows,
+            core.dimension,
+            list(core.graph.entities),
+            unit_checked=unit_checked,
+            check=opening.check,
         )
     except BundleError as exc:
         raise BundleError(f"{name!r}: {NAMES_MEMBER} {exc}") from None
