@@ -82,6 +82,7 @@ are compared with the graph's, as a save compares them (:mod:`noema.storage._sav
 
 from __future__ import annotations
 
+import codecs
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -434,9 +435,10 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
 
 def _heap(heap: npt.NDArray[Any], offsets: npt.NDArray[Any]) -> Heap:
     """The strings, read from one decoding of the heap (a decode per string took longer than
-    the rest of reading)."""
+    the rest of reading), decoded from the member's bytes where they lie (``tobytes`` first
+    copied them: 0.2 s of opening a million facts)."""
     try:
-        text = heap.tobytes().decode("utf-8")
+        text = codecs.utf_8_decode(heap.data, "strict", True)[0]
     except UnicodeDecodeError as exc:
         raise BundleError(f"graph.columns: the string heap is not UTF-8: {exc}") from None
     if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(text):
