@@ -10,7 +10,8 @@ import pytest
 import noema
 from noema import BundleError, KnowledgeBase
 from noema.model.graph import SemanticGraph
-from noema.model.records import Document, record_to_dict
+from noema.model.records import LINE_BREAKS, Document, record_to_dict
+from noema.storage._column_records import _may_be_blank_or_broken
 from noema.storage.columns import columns_bytes, read_columns
 from tests.conftest import record_normalized_names
 from tests.test_bundle import _without_columns, rewrite
@@ -182,3 +183,22 @@ def test_the_first_write_after_opening_works_out_only_new_compared_forms(
     assert index is not None and fresh is not None
     names = {opened.graph.entities[e].name: d for e, d in index.topics.items()}
     assert names == {"Google": ("a",), "AMD": ("c",)}
+
+
+@pytest.mark.parametrize(
+    ("texts", "suspect"),
+    [
+        (["Ada Lovelace", "Bank of England", "ü"], False),
+        (["Ada"], False),
+        (["Ada", ""], True),
+        (["   ", "Ada"], True),
+        (["Ada", "\u2003\t"], True),
+        *((["Ada", f"Bank{mark}of England"], True) for mark in sorted(LINE_BREAKS)),
+        (["Ada\x00 ", "Bob"], True),  # a NUL inside a name: looked at alone (and found fine)
+    ],
+    ids=lambda value: repr(value)[:40] if isinstance(value, list) else str(value),
+)
+def test_blank_or_broken_names_are_never_passed_over(texts: list[str], suspect: bool) -> None:
+    assert _may_be_blank_or_broken(texts) is suspect
+    exact = any(not t.strip() or not LINE_BREAKS.isdisjoint(t) for t in texts)
+    assert not exact or suspect  # never False where one string alone fails

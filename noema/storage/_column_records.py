@@ -10,6 +10,7 @@ metadata too deep to save again) is checked when that record is made, and refuse
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -325,11 +326,13 @@ def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
     distinct string is checked once."""
     one_line = [arrays["entity_name"], arrays["entity_alias"], arrays["event_time"]]
     numbers = np.unique(np.concatenate(one_line))
-    for text in heap.picked(numbers[numbers >= 0]):
-        if not text.strip() or not LINE_BREAKS.isdisjoint(text):
-            raise GraphError(
-                f"entity name, alias or event time {text!r} is empty or holds a line break"
-            )
+    texts = heap.picked(numbers[numbers >= 0])
+    if _may_be_blank_or_broken(texts):  # else every one is fine: no string looked at alone
+        for text in texts:
+            if not text.strip() or not LINE_BREAKS.isdisjoint(text):
+                raise GraphError(
+                    f"entity name, alias or event time {text!r} is empty or holds a line break"
+                )
     labels = np.unique(np.concatenate([arrays["relation_predicate"], arrays["event_label"]]))
     for text in heap.picked(labels):
         if not text or normalize_predicate(text) != text:
@@ -340,3 +343,19 @@ def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
         pairs = np.unique(np.stack([event, participants]), axis=1)
         if pairs.shape[1] != len(participants):
             raise GraphError("an event names a participant twice")
+
+
+# A blank string among strings joined by NUL, with a NUL before the first and after the last
+# (NUL is not whitespace: a string holding one is only looked at alone, never passed over).
+_BLANK_AMONG_JOINED = re.compile(r"\x00\s*\x00")
+
+
+def _may_be_blank_or_broken(texts: list[str]) -> bool:
+    r"""Whether one of ``texts`` may be blank or hold a line break, judged from them joined (a
+    few scans in C rather than a test of each of 330,000 names: 0.3 s of opening a million
+    facts); ``False`` only when none is. ``\s`` and :meth:`str.strip` know the same
+    whitespace."""
+    joined = "\x00" + "\x00".join(texts) + "\x00"
+    return _BLANK_AMONG_JOINED.search(joined) is not None or any(
+        mark in joined for mark in LINE_BREAKS
+    )
