@@ -49,10 +49,12 @@ def test_an_index_made_again_from_its_parts_searches_as_the_original(
     assert parts is not None
     read = read_ivf(ivf_bytes(parts), len(order), 384)
     again = VectorIndex.from_rows(order, np.stack([original.vector(i) for i in order]))
-    again.keep_stored_approximate(read)
+    released: list[bool] = []
+    again.keep_stored_approximate(read, release=lambda: released.append(True))
     _refuse_training(monkeypatch)
     again.prepare("approximate")
     assert again.approximate
+    assert released == [True]  # once faiss holds the codes, the bytes they were read from go
     queries = _unit_rows(40, 3)
     assert again.search_many(queries, 10) == original.search_many(queries, 10)
 

@@ -30,6 +30,7 @@ from noema.storage.container import (
     Blob,
     check_hash,
     checked_member,
+    forget_pages,
     load_json,
     member_info,
     read_member,
@@ -445,7 +446,10 @@ def _read_ivf(opening: Opening, member: str, index: VectorIndex) -> None:
         return
     blob = opening.fetch(member)
     try:
-        index.keep_stored_approximate(read_ivf(blob, len(index), index.dimension))
+        index.keep_stored_approximate(
+            read_ivf(blob, len(index), index.dimension),
+            release=partial(forget_pages, opening.mapped, blob),
+        )
     except BundleError as exc:
         raise BundleError(f"{opening.name!r}: {member} {exc}") from None
 
