@@ -40,6 +40,13 @@ def _swap_digests(arrays: dict[str, Any], strings: list[str]) -> None:
     arrays["sentence_digest"][[0, 1]] = arrays["sentence_digest"][[1, 0]]
 
 
+def _other_fact(arrays: dict[str, Any], strings: list[str]) -> None:
+    """The first sentence lists another fact than the first it was stated in (the sentences
+    themselves in place and in order)."""
+    facts = len(arrays["relation_id"]) + len(arrays["event_id"])
+    arrays["sentence_fact"][0] = (arrays["sentence_fact"][0] + 1) % facts
+
+
 def _edit_text(arrays: dict[str, Any], strings: list[str]) -> None:
     """The first document's text edited (same length, every span still inside it)."""
     number = int(arrays["document_text"][0])
@@ -51,10 +58,11 @@ def _edit_text(arrays: dict[str, Any], strings: list[str]) -> None:
     ("update", "match"),
     [
         (_swap_sentences, "other sentences than the graph's facts come from"),
+        (_other_fact, "other sentences than the graph's facts come from"),
         (_swap_digests, "does not hash to its key"),
         (_edit_text, "does not hash to its key"),
     ],
-    ids=["swapped sidecar rows", "swapped keys", "edited document text"],
+    ids=["swapped sidecar rows", "another fact", "swapped keys", "edited document text"],
 )
 def test_a_sidecar_a_save_would_refuse_is_refused_on_opening(
     saved: Path, tmp_path: Path, update: Update, match: str
@@ -116,23 +124,41 @@ def test_ids_a_save_writes_in_every_mention_are_held_to_the_budget(
 
 
 @pytest.mark.parametrize(
-    "update", [_swap_digests, _edit_text], ids=["swapped keys", "edited document text"]
+    ("update", "match"),
+    [
+        (_swap_digests, "does not hash to its key"),
+        (_edit_text, "does not hash to its key"),
+        (_other_fact, "other sentences than the graph's facts come from"),
+    ],
+    ids=["swapped keys", "edited document text", "another fact"],
 )
-def test_large_columns_check_the_sidecar_keys_with_their_hash(
-    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update: Update
+def test_large_columns_check_the_sidecar_contents_with_their_hash(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update: Update, match: str
 ) -> None:
     """Where graph.columns is large (read in place, not hashed on opening), the keys, which hash
-    each sentence's text, are checked with its sha256: on load(verify=True), and before a save,
-    which then writes nothing."""
+    each sentence's text, and the sentences, compared with every mention, are checked with its
+    sha256: on load(verify=True), and before a save, which then writes nothing."""
     from noema.storage import members
 
     bad = rewrite(saved, tmp_path / "bad.noema", _columns(update), fix_manifest=True)
     monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
-    with pytest.raises(noema.BundleError, match="does not hash to its key"):
+    with pytest.raises(noema.BundleError, match=match):
         KnowledgeBase.load(bad, verify=True)
     opened = KnowledgeBase.load(bad)  # its structure is intact: it opens and answers
     assert "Larry Page" in opened.retrieve("Who founded Google?").text
     before = bad.read_bytes()
-    with pytest.raises(noema.BundleError, match="bad.noema.*does not hash to its key.*was written"):
+    with pytest.raises(noema.BundleError, match=f"bad.noema.*{match}.*was written"):
         opened.save(bad)
     assert bad.read_bytes() == before
+
+
+def test_large_columns_refuse_sentences_out_of_order_on_opening(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What reading the sidecar in place relies on is checked on every opening."""
+    from noema.storage import members
+
+    bad = rewrite(saved, tmp_path / "bad.noema", _columns(_swap_sentences), fix_manifest=True)
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    with pytest.raises(noema.BundleError, match="not grouped by document and ordered by span"):
+        KnowledgeBase.load(bad)

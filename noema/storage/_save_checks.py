@@ -23,7 +23,7 @@ from noema.model.graph import SemanticGraph
 from noema.model.spans import Sentence
 from noema.vectors.sentences import sentence_key
 
-__all__ = ["check_sentence_keys", "check_sentence_sources"]
+__all__ = ["check_sentence_keys", "check_sentence_runs", "check_sentence_sources"]
 
 
 def _fact_mentions(
@@ -40,6 +40,25 @@ def _fact_mentions(
         for field in ("document", "start", "end")
     ]
     return (*fields, np.concatenate(per_fact))
+
+
+def check_sentence_runs(arrays: Mapping[str, npt.NDArray[Any]]) -> None:
+    """What reading the sidecar in place relies on, checked on every opening (a scan, where
+    :func:`check_sentence_sources` sorts every mention): each document's sentences are one run
+    of rows, ordered by span.
+
+    Raises:
+        BundleError: they are not.
+    """
+    document, start, end = (arrays[f"sentence_{n}"] for n in ("document", "start", "end"))
+    same = document[1:] == document[:-1]
+    runs = document[np.flatnonzero(np.concatenate([[True], ~same]))] if len(document) else document
+    later = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (end[1:] > end[:-1]))
+    if len(np.unique(runs)) != len(runs) or not np.all(later | ~same):
+        raise BundleError(
+            "graph.columns: the sentence sidecar's sentences are not grouped by document and "
+            "ordered by span (damaged or edited)"
+        )
 
 
 def check_sentence_sources(

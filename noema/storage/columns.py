@@ -77,14 +77,17 @@ before the sizes are checked against the member's length, so a hostile header ca
 reader allocate more than the member holds. Nor a heap of strings referenced many times over:
 the characters the fields reference, and the ids ``graph.json`` writes where this member holds a
 row, are summed and held to a budget before any record is made. The sidecar's sentences and keys
-are compared with the graph's, as a save compares them (:mod:`noema.storage._save_checks`).
+are compared with the graph's, as a save compares them (:mod:`noema.storage._save_checks`): on
+opening where the member is hashed there, else with its sha256 (they read every mention and
+hash every sentence); each document's sentences being one run ordered by span, which reading
+them relies on, on every opening.
 """
 
 from __future__ import annotations
 
 import codecs
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -111,7 +114,11 @@ from noema.storage._column_checks import (
 )
 from noema.storage._column_records import Heap, Tables, graph_from_arrays
 from noema.storage._column_sentences import stored_sentences
-from noema.storage._save_checks import check_sentence_keys, check_sentence_sources
+from noema.storage._save_checks import (
+    check_sentence_keys,
+    check_sentence_runs,
+    check_sentence_sources,
+)
 from noema.vectors.sentences import (
     SENTENCE_RENDERING,
     TOPIC_RULE,
@@ -329,6 +336,8 @@ class Columns:
     # the fact ids in row order and each one's row, as the vectors are stored (relations, then
     # events): the tables' own, shared with the fact index rather than made again
     facts: tuple[Sequence[str], Mapping[str, int]]
+    # the checks read_columns(check_keys=False) leaves for the caller to run with the sha256
+    deferred: tuple[Callable[[], None], ...] = ()
 
 
 def read_columns(
@@ -340,9 +349,13 @@ def read_columns(
 ) -> Columns:
     """The member's contents, after the checks the module docstring lists; ``counts`` are the
     manifest's, ``max_memory`` the budget opening was given (``None``: the default).
-    ``check_keys=False`` leaves out the one check that hashes contents, each sidecar key against
-    its sentence's text (:func:`~noema.storage._save_checks.check_sentence_keys`): the caller
-    runs it later, with the member's sha256.
+    ``check_keys=False`` leaves out the checks that read every sentence and mention: each sidecar
+    key against its sentence's text (:func:`~noema.storage._save_checks.check_sentence_keys`,
+    which hashes them) and the sentences against the facts' mentions
+    (:func:`~noema.storage._save_checks.check_sentence_sources`, 0.3 s at a million facts), as
+    :attr:`Columns.deferred` for the caller to run later, with the member's sha256. What reading
+    the sidecar relies on (each document's sentences one run, ordered by span) is checked in
+    any case.
 
     Raises:
         BundleError: saying what is wrong (the caller adds the bundle's name).
@@ -367,10 +380,12 @@ def read_columns(
         graph, tables, held, strings = graph_from_arrays(arrays, strings)
     except GraphError as exc:
         raise BundleError(f"graph.columns is invalid: {exc}") from None
-    sentences = None
+    sentences: StoredSentences | None = None
+    deferred: tuple[Callable[[], None], ...] = ()
     if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
-        sentences = _sentences(held, strings, graph, tables, check_keys)
-    return Columns(graph, _merge_log(header["merge_log"], strings), sentences, tables.facts())
+        sentences, deferred = _sentences(held, strings, graph, tables, check_keys)
+    merge_log = _merge_log(header["merge_log"], strings)
+    return Columns(graph, merge_log, sentences, tables.facts(), deferred)
 
 
 def _merge_log(number: int, strings: Heap) -> list[Any]:
@@ -456,11 +471,19 @@ def _sentences(
     graph: SemanticGraph,
     tables: Tables,
     check_keys: bool,
-) -> StoredSentences:
+) -> tuple[StoredSentences, tuple[Callable[[], None], ...]]:
     """The sidecar's sentences, facts, keys and topics, read in place from arrays already
-    checked, once they are what a save will work out again from the graph."""
+    checked, once they are what a save will work out again from the graph (now, or by the
+    checks returned beside them where ``check_keys`` is false)."""
     doc_ids = tables.documents.ids
-    check_sentence_sources(arrays, doc_ids, len(graph.relations), len(graph.events))
+    relations, events = len(graph.relations), len(graph.events)
+
+    def sources() -> None:
+        check_sentence_sources(arrays, doc_ids, relations, events)
+
+    if check_keys:
+        sources()
+    check_sentence_runs(arrays)  # where sources() waits: what reading the sidecar relies on
     stored = stored_sentences(
         arrays,
         strings,
@@ -472,4 +495,5 @@ def _sentences(
     )
     if check_keys:
         check_sentence_keys(graph, stored.keys)
-    return stored
+        return stored, ()
+    return stored, (sources,)

@@ -334,11 +334,13 @@ def _read_graph(
             try:
                 counts = opening.manifest.get("counts")
                 # the sidecar's keys hash each sentence's text (7 s of opening 300,000
-                # sentences): checked now where the member was hashed, else with its hash
+                # sentences), and its sentences are compared with every mention: checked now
+                # where the member was hashed, else with its hash
                 hashed = COLUMNS_MEMBER not in opening.unhashed
                 columns = read_columns(
                     blob, counts, max_memory=opening.max_memory, check_keys=hashed
                 )
+                opening.deferred.extend(_named(check, name) for check in columns.deferred)
                 if not hashed and columns.sentences is not None:
                     opening.deferred.append(
                         _keys_check(columns.graph, columns.sentences.keys, name)
@@ -355,6 +357,18 @@ def _read_graph(
     except (GraphError, KeyError, TypeError, ValueError) as exc:
         raise BundleError(f"{name!r}: {member} is invalid: {exc}") from exc
     return graph, merge_log, stored, facts
+
+
+def _named(check: Callable[[], None], name: str) -> Callable[[], None]:
+    """``check``, its :class:`BundleError` naming the bundle."""
+
+    def named() -> None:
+        try:
+            check()
+        except BundleError as exc:
+            raise BundleError(f"{name!r}: {exc}") from None
+
+    return named
 
 
 def _keys_check(
