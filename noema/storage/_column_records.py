@@ -325,15 +325,14 @@ def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
     blank; predicates and labels are snake_case; no event names a participant twice. Each
     distinct string is checked once."""
     one_line = [arrays["entity_name"], arrays["entity_alias"], arrays["event_time"]]
-    numbers = np.unique(np.concatenate(one_line))
-    texts = heap.picked(numbers[numbers >= 0])
+    texts = heap.picked(_distinct(one_line, len(heap)))
     if _may_be_blank_or_broken(texts):  # else every one is fine: no string looked at alone
         for text in texts:
             if not text.strip() or not LINE_BREAKS.isdisjoint(text):
                 raise GraphError(
                     f"entity name, alias or event time {text!r} is empty or holds a line break"
                 )
-    labels = np.unique(np.concatenate([arrays["relation_predicate"], arrays["event_label"]]))
+    labels = _distinct([arrays["relation_predicate"], arrays["event_label"]], len(heap))
     for text in heap.picked(labels):
         if not text or normalize_predicate(text) != text:
             raise GraphError(f"predicate or label {text!r} is not in snake_case")
@@ -343,6 +342,16 @@ def _check_strings(arrays: Mapping[str, npt.NDArray[Any]], heap: Heap) -> None:
         pairs = np.unique(np.stack([event, participants]), axis=1)
         if pairs.shape[1] != len(participants):
             raise GraphError("an event names a participant twice")
+
+
+def _distinct(numbers: list[npt.NDArray[Any]], strings: int) -> npt.NDArray[np.int64]:
+    """The string numbers in ``numbers`` (each already below ``strings``; -1, no string, left
+    out), each once, ascending: marked in a table of every string rather than sorted
+    (``np.unique`` took 0.2 s of opening a million facts)."""
+    present = np.zeros(strings, dtype=bool)
+    for part in numbers:
+        present[part[part >= 0]] = True
+    return np.flatnonzero(present)
 
 
 # A blank string among strings joined by NUL, with a NUL before the first and after the last
