@@ -85,8 +85,11 @@ class _Prefilter:
         )
         self.codes.add(vectors)
         # 2**-10 of each dimension's largest value (rounding or truncation alike), plus the
-        # spacing of float16's smallest numbers, which keep fewer bits
-        self.error = np.abs(vectors).max(axis=0) * 2.0**-10 + 2.0**-24
+        # spacing of float16's smallest numbers, which keep fewer bits; the largest magnitude
+        # from the largest and the smallest value, without an absolute copy of every row
+        # (0.05 s of opening 100,000 facts)
+        largest = np.maximum(vectors.max(axis=0), -vectors.min(axis=0))
+        self.error = largest * 2.0**-10 + 2.0**-24
 
     def candidates(self, query: Vectors, k: int) -> Any:
         """Row numbers, ascending, certain to hold the ``k`` best rows for ``query``; ``None``
