@@ -241,3 +241,36 @@ def test_a_longer_vector_in_a_large_member_is_refused_by_verify_validate_and_a_s
     with pytest.raises(BundleError, match=f"{message}.*nothing was written"):
         damaged.save(tmp_path / "new.noema")
     assert not (tmp_path / "new.noema").exists()
+
+
+def _not_finite_first_row(saved: Path, target: Path, member: str) -> Path:
+    at = _FIRST_ROW[member][0](_manifest(saved))
+
+    def change(stored: dict[str, bytes]) -> None:
+        data = bytearray(stored[member])
+        data[at : at + 4] = np.array([np.nan], dtype="<f4").tobytes()
+        stored[member] = bytes(data)
+
+    return rewrite(saved, target, change, fix_manifest=True)
+
+
+@_MAPPED
+@pytest.mark.parametrize("member", sorted(_FIRST_ROW))
+def test_a_value_that_is_not_finite_is_refused_where_it_is_read(
+    saved: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    member: str,
+    mapped: bool,
+) -> None:
+    # a large member is not read whole on opening; a NaN is refused when the row is read, by
+    # a search (the vectors) or by the first write (the names), never ranked or kept
+    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    if mapped:
+        monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    damaged = KnowledgeBase.load(_not_finite_first_row(saved, tmp_path / "bad.noema", member))
+    with pytest.raises(BundleError, match="NaN or infinite"):
+        if member == "names.bin":
+            damaged.ingest(["Larry Page founded Google."])
+        else:
+            damaged.retrieve("Who founded Google?", format="sentences", top_k=50)

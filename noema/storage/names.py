@@ -54,11 +54,16 @@ class StoredNames:
         any save that replaces its file.
 
         Raises:
-            BundleError: the bundle's file was written in place since it was opened.
+            BundleError: the bundle's file was written in place since it was opened, or a
+                vector holds a value that is not finite.
         """
         if self.check is not None:
             self.check()
         matrix = np.array(self.vectors, dtype=np.float32)
+        if not np.all(np.isfinite(matrix.sum(axis=1, dtype=np.float64))):
+            # read here for the first time: opening a large bundle reads none of them (a NaN
+            # or an infinity makes its row's sum one; no temporary the matrix's size)
+            raise BundleError("names.bin holds NaN or infinite values (the bundle is damaged)")
         return dict(zip(self.entity_ids, matrix, strict=True))
 
 

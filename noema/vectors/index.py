@@ -89,6 +89,9 @@ class _Prefilter:
         # from the largest and the smallest value, without an absolute copy of every row
         # (0.05 s of opening 100,000 facts)
         largest = np.maximum(vectors.max(axis=0), -vectors.min(axis=0))
+        if not np.all(np.isfinite(largest)):
+            # a stored row read here for the first time (opening a large bundle reads none)
+            _refuse_rows(vectors, np.flatnonzero(~np.all(np.isfinite(vectors), axis=1))[:1])
         self.error = largest * 2.0**-10 + 2.0**-24
 
     def candidates(self, query: Vectors, k: int) -> Any:
@@ -111,6 +114,18 @@ class _Prefilter:
         if scores[0, -1] >= floor:
             return None
         return np.sort(labels[0][scores[0] >= floor])
+
+
+def _refuse_rows(vectors: Vectors, rows: Any) -> None:
+    """Raise for the first of ``rows`` that holds a value that is not finite: a large bundle's
+    rows are checked as a search reads them, not every one on opening (its sha256 and every
+    row are checked by ``noema validate`` and ``load(verify=True)``)."""
+    for row in np.asarray(rows).tolist():
+        if not np.all(np.isfinite(vectors[row])):
+            raise BundleError(
+                f"embedding row {row} holds NaN or infinite values (the bundle is damaged; "
+                "`noema validate` names the member)"
+            )
 
 
 def _cosines(rows: Vectors, query: Vectors) -> Any:
@@ -435,8 +450,13 @@ class VectorIndex:
         if rows is None and k >= len(self._ids):  # every row wanted: score each once
             rows = np.arange(len(self._ids))
         elif rows is None:
-            rows = _near_top(self._vectors @ query, k)
+            every = self._vectors @ query
+            if not np.all(np.isfinite(every)) and np.all(np.isfinite(query)):
+                _refuse_rows(self._vectors, np.flatnonzero(~np.isfinite(every)))
+            rows = _near_top(every, k)
         scores = _cosines(self._vectors[rows], query)
+        if not np.all(np.isfinite(scores)) and np.all(np.isfinite(query)):
+            _refuse_rows(self._vectors, np.asarray(rows)[~np.isfinite(scores)])
         top = _near_top(scores, k, _SAME_REPORTED)
         # ranked by the score as reported (six decimals), then by row: equal vectors come in
         # row order, whichever rows were scored beside them
