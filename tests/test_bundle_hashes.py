@@ -203,16 +203,24 @@ _FIRST_ROW: dict[str, tuple[Callable[[dict[str, Any]], int], str]] = {
 }
 
 
-def _longer_first_row(saved: Path, target: Path, member: str) -> Path:
+def _first_row_changed(
+    saved: Path, target: Path, member: str, how: Callable[[np.ndarray], np.ndarray]
+) -> Path:
+    """A copy of ``saved`` whose ``member``'s first vector is ``how`` of it, the manifest's
+    sha256 rewritten to match."""
     at = _FIRST_ROW[member][0](_manifest(saved))
 
     def change(stored: dict[str, bytes]) -> None:
         data = bytearray(stored[member])
-        row = np.frombuffer(bytes(data[at : at + 4 * 384]), dtype="<f4") * 1000
+        row = how(np.frombuffer(bytes(data[at : at + 4 * 384]), dtype="<f4").copy())
         data[at : at + 4 * 384] = row.astype("<f4").tobytes()
         stored[member] = bytes(data)
 
     return rewrite(saved, target, change, fix_manifest=True)
+
+
+def _longer_first_row(saved: Path, target: Path, member: str) -> Path:
+    return _first_row_changed(saved, target, member, lambda row: row * 1000)
 
 
 @_MAPPED
@@ -244,14 +252,11 @@ def test_a_longer_vector_in_a_large_member_is_refused_by_verify_validate_and_a_s
 
 
 def _not_finite_first_row(saved: Path, target: Path, member: str) -> Path:
-    at = _FIRST_ROW[member][0](_manifest(saved))
+    def with_nan(row: np.ndarray) -> np.ndarray:
+        row[0] = np.nan
+        return row
 
-    def change(stored: dict[str, bytes]) -> None:
-        data = bytearray(stored[member])
-        data[at : at + 4] = np.array([np.nan], dtype="<f4").tobytes()
-        stored[member] = bytes(data)
-
-    return rewrite(saved, target, change, fix_manifest=True)
+    return _first_row_changed(saved, target, member, with_nan)
 
 
 @_MAPPED
