@@ -230,15 +230,7 @@ class Opening:
     def defer(self, member: str, check: Callable[[], None]) -> None:
         """Run ``check`` of what ``member`` holds once its sha256 is checked (before its
         contents go into another bundle), its failure naming the bundle and the member."""
-        name = self.name
-
-        def checked() -> None:
-            try:
-                check()
-            except BundleError as exc:
-                raise BundleError(f"{name!r}: {member}: {exc}") from None
-
-        self.deferred.append(checked)
+        self.deferred.append(_named(check, self.name, member))
 
     def keep(self, member: str) -> None:
         """Fetch ``member`` and keep it for index.faiss, which builds the graph and the fact
@@ -359,14 +351,15 @@ def _read_graph(
     return graph, merge_log, stored, facts
 
 
-def _named(check: Callable[[], None], name: str) -> Callable[[], None]:
-    """``check``, its :class:`BundleError` naming the bundle."""
+def _named(check: Callable[[], None], name: str, member: str = "") -> Callable[[], None]:
+    """``check``, its :class:`BundleError` naming the bundle (and the member, if given)."""
+    where = f"{name!r}: {member}: " if member else f"{name!r}: "
 
     def named() -> None:
         try:
             check()
         except BundleError as exc:
-            raise BundleError(f"{name!r}: {exc}") from None
+            raise BundleError(f"{where}{exc}") from None
 
     return named
 
