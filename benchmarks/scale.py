@@ -97,19 +97,28 @@ def _generated(
     path: Path, ids: list[str], rng: np.random.Generator, mappings: list[mmap.mmap]
 ) -> VectorIndex:
     """An index of :func:`clustered` vectors for ``ids``, generated into a mapping of ``path``
-    (added to ``mappings``) and holding it as it is: ``VectorIndex.add`` would copy every row
-    into memory, twice while it runs."""
+    (added to ``mappings``) and holding it as it is (``VectorIndex.add`` would copy every row
+    into memory, twice while it runs), with the approximate index a save of this size writes.
+    That index is kept as the parts a bundle stores, taken out of faiss once here: the save
+    then writes them as they are, where it took them out of faiss itself, in two copies beside
+    faiss's own (5 GB more at three million facts and as many sentences)."""
     from noema.vectors.index import VectorIndex
 
     mapping, rows = _mapped(path, len(ids), 384)
     mappings.append(mapping)
     clustered(len(ids), 384, rng, rows)
     mapping.flush()  # written back once: dropping its pages later writes nothing
-    return VectorIndex.from_rows(ids, rows)
+    # trained as KnowledgeBase.save would ("auto": from APPROXIMATE_FROM rows)
+    parts = VectorIndex.from_rows(ids, rows).prepare("auto").approximate_parts(ids)
+    gc.collect()  # faiss's index, let go
+    index = VectorIndex.from_rows(ids, rows)
+    if parts is not None:
+        index.keep_stored_approximate(parts)
+    return index
 
 
 @contextmanager
-def _shedding(mappings: list[mmap.mmap], every: float = 0.5) -> Iterator[None]:
+def _shedding(mappings: list[mmap.mmap], every: float = 0.1) -> Iterator[None]:
     """While the block runs, drop the pages of ``mappings`` from this process every ``every``
     seconds. They stay in the kernel's file cache (reclaimable, written back to their files)
     and are read again from it when touched: a search structure built over, or a save that
@@ -170,11 +179,7 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> tuple[float, float]
             keys = [sentence_key(graph, s) for s in source_sentences(graph)]
             sentence_vectors = _generated(scratch[1], keys, rng, mappings)
             del keys
-            progress("vectors generated")
-            index.prepare("auto")  # as KnowledgeBase.save writes a base of this size
-            # the sidecar's approximate index, kept by the save too
-            sentence_vectors.prepare("auto")
-        progress("approximate indexes")
+        progress("vectors generated, approximate indexes trained")
         names = name_vectors(graph, parts, scratch[2])
         del parts
         progress(f"{len(names):,} name vectors")
