@@ -33,11 +33,13 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
 from _common import data_file, machine, print_table, timer  # noqa: E402
 
 if TYPE_CHECKING:
@@ -83,14 +85,17 @@ def clustered(
     return out
 
 
-def _mapped(path: Path, rows: int, dimension: int) -> tuple[mmap.mmap, np.ndarray]:
-    """A float32 ``(rows, dimension)`` array over a new file's shared mapping, and the mapping
-    (for :func:`_shedding`): its pages belong to the file cache, not to the process's heap."""
-    size = max(1, rows * dimension * 4)
+def _mapped(
+    path: Path, rows: int, width: int, dtype: npt.DTypeLike = np.float32
+) -> tuple[mmap.mmap, np.ndarray]:
+    """A ``(rows, width)`` array over a new file's shared mapping, and the mapping (for
+    :func:`_shedding`): its pages belong to the file cache, not to the process's heap."""
+    count = rows * width
+    size = max(1, count * np.dtype(dtype).itemsize)
     with open(path, "w+b") as handle:
         handle.truncate(size)
         mapping = mmap.mmap(handle.fileno(), size)
-    return mapping, np.frombuffer(mapping, np.float32, rows * dimension).reshape(rows, dimension)
+    return mapping, np.frombuffer(mapping, dtype, count).reshape(rows, width)
 
 
 def _generated(
@@ -99,9 +104,10 @@ def _generated(
     """An index of :func:`clustered` vectors for ``ids``, generated into a mapping of ``path``
     (added to ``mappings``) and holding it as it is (``VectorIndex.add`` would copy every row
     into memory, twice while it runs), with the approximate index a save of this size writes.
-    That index is kept as the parts a bundle stores, taken out of faiss once here: the save
-    then writes them as they are, where it took them out of faiss itself, in two copies beside
-    faiss's own (5 GB more at three million facts and as many sentences)."""
+    That index is kept as the parts a bundle stores, taken out of faiss once here, their codes
+    moved to a mapping of ``path`` with ``.codes`` after it: the save then writes them as they
+    are, where it took them out of faiss itself, in two copies beside faiss's own (5 GB more at
+    three million facts and as many sentences), while the codes held 2.3 GB until then."""
     from noema.vectors.index import VectorIndex
 
     mapping, rows = _mapped(path, len(ids), 384)
@@ -110,11 +116,21 @@ def _generated(
     mapping.flush()  # written back once: dropping its pages later writes nothing
     # trained as KnowledgeBase.save would ("auto": from APPROXIMATE_FROM rows)
     parts = VectorIndex.from_rows(ids, rows).prepare("auto").approximate_parts(ids)
-    gc.collect()  # faiss's index, let go
     index = VectorIndex.from_rows(ids, rows)
-    if parts is not None:
-        index.keep_stored_approximate(parts)
+    if parts is not None and parts.codes is not None:
+        mapping, codes = _mapped(_codes_file(path), *parts.codes.shape, np.uint8)
+        mappings.append(mapping)
+        codes[:] = parts.codes
+        mapping.flush()
+        index.keep_stored_approximate(replace(parts, codes=codes))
+    del parts
+    gc.collect()  # faiss's index and the codes' first copy, let go
     return index
+
+
+def _codes_file(vectors: Path) -> Path:
+    """Where :func:`_generated` keeps the approximate index's codes of ``vectors``."""
+    return vectors.with_name(f"{vectors.name}.codes")
 
 
 @contextmanager
@@ -202,7 +218,7 @@ def build_bundle(n_facts: int, path: Path, seed: int = 7) -> tuple[float, float]
             )
         return save[0], _peak_mb() - before
     finally:
-        for file in scratch:  # the mappings stay readable until their arrays are freed
+        for file in [*scratch, *map(_codes_file, scratch)]:  # mappings outlive their files
             file.unlink(missing_ok=True)
 
 
