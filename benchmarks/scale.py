@@ -118,7 +118,7 @@ def _generated(
     parts = VectorIndex.from_rows(ids, rows).prepare("auto").approximate_parts(ids)
     index = VectorIndex.from_rows(ids, rows)
     if parts is not None and parts.codes is not None:
-        mapping, codes = _mapped(_codes_file(path), *parts.codes.shape, np.uint8)
+        mapping, codes = _mapped(_codes_file(path), len(ids), parts.codes.shape[1], np.uint8)
         mappings.append(mapping)
         codes[:] = parts.codes
         mapping.flush()
