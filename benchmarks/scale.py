@@ -382,9 +382,12 @@ def _drop_file_cache() -> bool:
     return True
 
 
-def measure(bundle: str, ingest_docs: int, cold: bool = False) -> dict[str, float]:
+def measure(
+    bundle: str, ingest_docs: int, cold: bool = False, max_memory: int | None = None
+) -> dict[str, float]:
     """Run in a fresh process: load, memory, retrieve against flat search, ingest. ``cold``:
-    the file cache emptied before the load (the figure is ``nan`` where it cannot be)."""
+    the file cache emptied before the load (the figure is ``nan`` where it cannot be);
+    ``max_memory``: ``KnowledgeBase.load``'s budget, in bytes (its default where ``None``)."""
     import faiss
 
     import noema
@@ -397,7 +400,7 @@ def measure(bundle: str, ingest_docs: int, cold: bool = False) -> dict[str, floa
     dropped = _drop_file_cache() if cold else False
     rss_before = _rss_mb()
     with timer() as load:
-        kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
+        kb = noema.KnowledgeBase.load(bundle, embedder=embedder, max_memory=max_memory)
     rss_after = _rss_mb()
     facts = len(kb.graph.relations) + len(kb.graph.events)
     snapshot = kb.state
@@ -574,7 +577,14 @@ def main() -> int:
         action="store_true",
         help="instead: the approximate index's cost of one write at each --facts size",
     )
+    parser.add_argument(
+        "--max-memory",
+        type=float,
+        help="GiB opening a bundle may take (KnowledgeBase.load's max_memory): its estimate "
+        "refuses three million facts under the default, half the machine's memory",
+    )
     args = parser.parse_args()
+    max_memory = None if args.max_memory is None else int(args.max_memory * 2**30)
     if args.writes:
         writes(args.facts)
         return 0
@@ -582,7 +592,7 @@ def main() -> int:
         real_recall(args.recall_bundle)
         return 0
     if args.measure:
-        print(json.dumps(measure(args.measure, args.ingest_docs, args.cold)))
+        print(json.dumps(measure(args.measure, args.ingest_docs, args.cold, max_memory)))
         return 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -597,8 +607,8 @@ def main() -> int:
                 save_text = f"{save:.1f}s, peak +{save_peak:,.0f} MB"
                 print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
             size = path.stat().st_size
-            warm = _measured(path, args.ingest_docs, cold=False)
-            cold = _measured(path, 0, cold=True) if args.cold else None
+            warm = _measured(path, args.ingest_docs, cold=False, max_memory=args.max_memory)
+            cold = _measured(path, 0, cold=True, max_memory=args.max_memory) if args.cold else None
             if not args.keep and not isinstance(n, str):
                 path.unlink()
             rows.append(_row(warm, cold, save_text, size))
@@ -622,9 +632,13 @@ def main() -> int:
     return 0
 
 
-def _measured(path: Path, ingest_docs: int, *, cold: bool) -> dict[str, float]:
-    """:func:`measure` in a fresh process."""
+def _measured(
+    path: Path, ingest_docs: int, *, cold: bool, max_memory: float | None = None
+) -> dict[str, float]:
+    """:func:`measure` in a fresh process (``max_memory``: as ``--max-memory``, in GiB)."""
     command = [sys.executable, __file__, "--measure", str(path), "--ingest-docs", str(ingest_docs)]
+    if max_memory is not None:
+        command += ["--max-memory", str(max_memory)]
     done = subprocess.run(
         [*command, *(["--cold"] if cold else [])],
         check=True,
