@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from noema.errors import BundleError, UnknownIdError
 from noema.model.spans import Sentence
-from noema.storage._column_records import Heap
+from noema.storage._column_ids import Heap
 from noema.vectors.sentences import StoredSentences, key_with_digest, split_key
 
 __all__ = ["stored_sentences"]
