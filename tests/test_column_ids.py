@@ -17,19 +17,9 @@ from noema import BundleError, KnowledgeBase
 from noema.cli import main
 from noema.model.graph import SemanticGraph
 from noema.storage import _column_ids, columns, members
-from noema.storage.columns import _arrays, _pack, columns_bytes, read_columns
+from noema.storage.columns import _ADDED_IN_2, _arrays, _pack, columns_bytes, read_columns
 from tests.test_bundle import _columns, rewrite
 from tests.test_columns import QUESTIONS, _counts, _every_kind_of_record
-
-# what version 1 of graph.columns did not hold
-_ADDED_IN_2 = (
-    "document_id_order",
-    "entity_id_order",
-    "relation_id_order",
-    "event_id_order",
-    "entity_fact_range",
-    "entity_fact",
-)
 
 
 def _graph() -> SemanticGraph:

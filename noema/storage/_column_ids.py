@@ -28,13 +28,14 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import BundleError
+from noema.errors import BundleError, UnknownIdError
 
 __all__ = [
     "SEARCHES_BEFORE_HOLDING",
     "FactIds",
     "Heap",
     "Ids",
+    "RowStrings",
     "check_id_order",
     "id_checks",
     "id_order",
@@ -71,12 +72,36 @@ class Heap:
         return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
+class RowStrings(Sequence[str]):
+    """Strings by row, each made when it is asked for (:meth:`at`); a slice, a list of them."""
+
+    def at(self, row: int) -> str:
+        raise NotImplementedError
+
+    def picked(self, rows: range) -> list[str]:
+        """The strings of ``rows``, in order."""
+        return [self.at(n) for n in rows]
+
+    @overload
+    def __getitem__(self, row: int) -> str: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[str]: ...
+
+    def __getitem__(self, row: int | slice) -> str | list[str]:
+        if isinstance(row, slice):
+            return self.picked(range(len(self))[row])
+        if not -len(self) <= row < len(self):
+            raise IndexError(row)
+        return self.at(row % len(self))
+
+
 def id_order(ids: Sequence[str]) -> npt.NDArray[np.int32]:
     """``X_id_order``: the rows of ``ids`` sorted by id (code point order, as ``str`` sorts)."""
     return np.asarray(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int32)
 
 
-class Ids(Sequence[str]):
+class Ids(RowStrings):
     """One kind's ids in row order (``numbers``: each row's string number), and the row of an
     id through ``order``, the rows sorted by id."""
 
@@ -100,18 +125,11 @@ class Ids(Sequence[str]):
     def __len__(self) -> int:
         return len(self.numbers)
 
-    @overload
-    def __getitem__(self, row: int) -> str: ...
-
-    @overload
-    def __getitem__(self, row: slice) -> list[str]: ...
-
-    def __getitem__(self, row: int | slice) -> str | list[str]:
-        if isinstance(row, slice):
-            return self.heap.picked(self.numbers[row])
-        if not -len(self) <= row < len(self):
-            raise IndexError(row)
+    def at(self, row: int) -> str:
         return self.heap[self.numbers[row]]
+
+    def picked(self, rows: range) -> list[str]:
+        return self.heap.picked(self.numbers[np.arange(rows.start, rows.stop, rows.step)])
 
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), _CHUNK):
@@ -163,7 +181,7 @@ class Ids(Sequence[str]):
         return _Rows(self)
 
 
-class FactIds(Sequence[str]):
+class FactIds(RowStrings):
     """The fact ids in row order, as the vectors are stored: the relations', then the events'."""
 
     def __init__(self, relations: Ids, events: Ids) -> None:
@@ -172,20 +190,9 @@ class FactIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self.relations) + len(self.events)
 
-    @overload
-    def __getitem__(self, row: int) -> str: ...
-
-    @overload
-    def __getitem__(self, row: slice) -> list[str]: ...
-
-    def __getitem__(self, row: int | slice) -> str | list[str]:
-        if isinstance(row, slice):
-            return [self[n] for n in range(len(self))[row]]
-        if not -len(self) <= row < len(self):
-            raise IndexError(row)
-        row %= len(self)
+    def at(self, row: int) -> str:
         relations = len(self.relations)
-        return self.relations[row] if row < relations else self.events[row - relations]
+        return self.relations.at(row) if row < relations else self.events.at(row - relations)
 
     def __iter__(self) -> Iterator[str]:
         yield from self.relations
@@ -214,7 +221,7 @@ class _Rows(Mapping[str, int]):
     def __getitem__(self, key: str) -> int:
         row = self.ids.row_of(key)
         if row is None:
-            raise KeyError(key)
+            raise UnknownIdError(f"no record with id {key!r}")
         return row
 
     def get(self, key: str, default: Any = None) -> Any:
