@@ -91,9 +91,16 @@ class RowStrings(Sequence[str]):
     def __getitem__(self, row: int | slice) -> str | list[str]:
         if isinstance(row, slice):
             return self.picked(range(len(self))[row])
-        if not -len(self) <= row < len(self):
+        n = len(self)
+        if not -n <= row < n:
             raise IndexError(row)
-        return self.at(row % len(self))
+        return self.at(row if row >= 0 else row + n)
+
+
+def _ints(array: npt.NDArray[Any], dtype: type[np.int32 | np.int64]) -> memoryview:
+    """``array`` as a memoryview of native integers (no copy where it is one already)."""
+    native = np.ascontiguousarray(array, dtype=dtype)
+    return native.data.cast("B").cast("q" if native.itemsize == 8 else "i")
 
 
 def id_order(ids: Sequence[str]) -> npt.NDArray[np.int32]:
@@ -110,6 +117,12 @@ class Ids(RowStrings):
         self._start()
 
     def _start(self) -> None:
+        # the arrays as memoryviews: indexing one gives an int three times as fast as numpy
+        self._text, self._bounds = self.heap.text, _ints(self.heap.offsets, np.int64)
+        self._numbers, self._order = (
+            _ints(self.numbers, np.int32),
+            _ints(self.order, np.int32),
+        )
         self._fences: list[str] | None = None
         self._held: dict[str, int] | None = None
         self._searches = 0
@@ -126,7 +139,8 @@ class Ids(RowStrings):
         return len(self.numbers)
 
     def at(self, row: int) -> str:
-        return self.heap[self.numbers[row]]
+        number = self._numbers[row]
+        return self._text[self._bounds[number] : self._bounds[number + 1]]
 
     def picked(self, rows: range) -> list[str]:
         return self.heap.picked(self.numbers[np.arange(rows.start, rows.stop, rows.step)])
@@ -160,19 +174,19 @@ class Ids(RowStrings):
         at = bisect.bisect_right(fences, key) - 1
         if at < 0:
             return None
+        order, at_row = self._order, self.at
         if fences[at] == key:
-            return int(self.order[at * _FENCE])
+            return order[at * _FENCE]
         low, high = at * _FENCE + 1, min((at + 1) * _FENCE, len(self))
-        order, numbers, heap = self.order, self.numbers, self.heap
         while low < high:
             middle = (low + high) // 2
-            if heap[numbers[order[middle]]] < key:
+            if at_row(order[middle]) < key:
                 low = middle + 1
             else:
                 high = middle
         if low < len(self):
-            row = int(order[low])
-            if heap[numbers[row]] == key:  # else the key is not there (or the order damaged)
+            row = order[low]
+            if at_row(row) == key:  # else the key is not there (or the order damaged)
                 return row
         return None
 

@@ -77,7 +77,7 @@ class _Table:
         return len(self.ids)
 
     def id_at(self, row: int) -> str:
-        return self.ids[row]
+        return self.ids.at(row)
 
     def all_ids(self) -> Sequence[str]:
         return self.ids

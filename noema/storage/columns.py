@@ -106,8 +106,7 @@ import codecs
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, islice
-from operator import eq
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -433,9 +432,10 @@ def read_columns(
         graph, tables, held, strings = graph_from_arrays(arrays, strings)
     except GraphError as exc:
         raise BundleError(f"graph.columns is invalid: {exc}") from None
-    # that the orders sort the ids, each once, reads every id: with the sha256
-    deferred: tuple[Callable[[], None], ...] = (tables.id_checks(),)
-    if check_keys or version_1:
+    # that the orders sort the ids, each once, reads every id: with the sha256 (a member of
+    # version 1 had them read and checked in working its orders out)
+    deferred: tuple[Callable[[], None], ...] = () if version_1 else (tables.id_checks(),)
+    if check_keys and deferred:
         deferred[0]()
         deferred = ()
     sentences: StoredSentences | None = None
@@ -449,15 +449,23 @@ def read_columns(
 def _worked_out(
     arrays: Mapping[str, npt.NDArray[Any]], strings: Heap, n: Mapping[str, int]
 ) -> dict[str, npt.NDArray[Any]]:
-    """What a member of version 1 does not hold, worked out as a save does (its ids read and
-    sorted, its repeated ids refused, on opening as they were then)."""
+    """What a member of version 1 does not hold, worked out as a save does; its ids are read to
+    sort them, so they are checked here, on opening, as they were then (each kind's distinct, no
+    relation and event sharing one).
+
+    Raises:
+        BundleError: two records share an id.
+    """
     worked: dict[str, npt.NDArray[Any]] = {}
+    distinct: dict[str, set[str]] = {}
     for kind in KINDS:
         ids = strings.picked(arrays[f"{kind}_id"])
-        order = worked[f"{kind}_id_order"] = id_order(ids)
-        listed = [ids[row] for row in order.tolist()]
-        if any(map(eq, listed, islice(listed, 1, None))):
+        distinct[kind] = set(ids)
+        if len(distinct[kind]) != len(ids):
             raise BundleError(f"graph.columns is invalid: two {kind} records share an id")
+        worked[f"{kind}_id_order"] = id_order(ids)
+    if not distinct["relation"].isdisjoint(distinct["event"]):
+        raise BundleError("graph.columns: a relation and an event share an id")
     worked["entity_fact_range"], worked["entity_fact"] = entity_facts(arrays, n["entities"])
     return worked
 
