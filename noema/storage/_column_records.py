@@ -35,9 +35,10 @@ from noema.model.records import (
     normalize_predicate,
 )
 from noema.model.stores import FactsByEntity, RecordStore
-from noema.storage._column_ids import FactIds, Heap, Ids, id_checks
+from noema.storage._column_checks import KINDS
+from noema.storage._column_ids import FactIds, Heap, Ids, id_checks, id_order
 
-__all__ = ["Tables", "entity_facts", "graph_from_arrays"]
+__all__ = ["Tables", "entity_facts", "graph_from_arrays", "version_1_arrays"]
 
 _RECENT_DOCUMENTS = 1024
 _RECENT_RECORDS = 1 << 16
@@ -227,6 +228,31 @@ def entity_facts(
     order = np.argsort(ends.astype(np.int64) * (len(facts) + 1) + facts, kind="stable")
     starts = np.searchsorted(ends[order], np.arange(entities + 1)).astype(np.int64)
     return starts, facts[order].astype(np.int32)
+
+
+def version_1_arrays(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: Heap, n: Mapping[str, int]
+) -> dict[str, npt.NDArray[Any]]:
+    """What a member of version 1 of ``graph.columns`` does not hold (the id orders and
+    :func:`entity_facts`), worked out as a save does; its ids are read to sort them, so they are
+    checked here, on opening, as they were then (each kind's distinct, no relation and event
+    sharing one).
+
+    Raises:
+        BundleError: two records share an id.
+    """
+    worked: dict[str, npt.NDArray[Any]] = {}
+    distinct: dict[str, set[str]] = {}
+    for kind in KINDS:
+        ids = strings.picked(arrays[f"{kind}_id"])
+        distinct[kind] = set(ids)
+        if len(distinct[kind]) != len(ids):
+            raise BundleError(f"graph.columns is invalid: two {kind} records share an id")
+        worked[f"{kind}_id_order"] = id_order(ids)
+    if not distinct["relation"].isdisjoint(distinct["event"]):
+        raise BundleError("graph.columns: a relation and an event share an id")
+    worked["entity_fact_range"], worked["entity_fact"] = entity_facts(arrays, n["entities"])
+    return worked
 
 
 class _Adjacency:

@@ -123,7 +123,6 @@ from noema.model.records import (
     json_bytes,
 )
 from noema.storage._column_checks import (
-    KINDS,
     check_entity_facts,
     check_id_orders,
     check_numbers,
@@ -133,7 +132,12 @@ from noema.storage._column_checks import (
     same_length,
 )
 from noema.storage._column_ids import Heap, id_order
-from noema.storage._column_records import Tables, entity_facts, graph_from_arrays
+from noema.storage._column_records import (
+    Tables,
+    entity_facts,
+    graph_from_arrays,
+    version_1_arrays,
+)
 from noema.storage._column_sentences import stored_sentences
 from noema.storage._save_checks import (
     check_sentence_keys,
@@ -425,7 +429,7 @@ def read_columns(
     check_references(arrays, max_memory)
     version_1 = "entity_fact" not in arrays
     if version_1:
-        arrays = {**arrays, **_worked_out(arrays, strings, n)}
+        arrays = {**arrays, **version_1_arrays(arrays, strings, n)}
     check_id_orders(arrays, n)
     check_entity_facts(arrays, n)
     try:
@@ -444,30 +448,6 @@ def read_columns(
         deferred += later
     merge_log = _merge_log(header["merge_log"], strings)
     return Columns(graph, merge_log, sentences, tables.facts(), deferred)
-
-
-def _worked_out(
-    arrays: Mapping[str, npt.NDArray[Any]], strings: Heap, n: Mapping[str, int]
-) -> dict[str, npt.NDArray[Any]]:
-    """What a member of version 1 does not hold, worked out as a save does; its ids are read to
-    sort them, so they are checked here, on opening, as they were then (each kind's distinct, no
-    relation and event sharing one).
-
-    Raises:
-        BundleError: two records share an id.
-    """
-    worked: dict[str, npt.NDArray[Any]] = {}
-    distinct: dict[str, set[str]] = {}
-    for kind in KINDS:
-        ids = strings.picked(arrays[f"{kind}_id"])
-        distinct[kind] = set(ids)
-        if len(distinct[kind]) != len(ids):
-            raise BundleError(f"graph.columns is invalid: two {kind} records share an id")
-        worked[f"{kind}_id_order"] = id_order(ids)
-    if not distinct["relation"].isdisjoint(distinct["event"]):
-        raise BundleError("graph.columns: a relation and an event share an id")
-    worked["entity_fact_range"], worked["entity_fact"] = entity_facts(arrays, n["entities"])
-    return worked
 
 
 def _merge_log(number: int, strings: Heap) -> list[Any]:
