@@ -354,6 +354,8 @@ def _shared_metadata(documents: int) -> Callable[[dict[str, bytes]], None]:
             [arrays["document_text"], np.full(added, text, np.int32)]
         )
         arrays["document_metadata"] = np.full(documents, len(strings) - 1, np.int32)
+        by_id = sorted(range(documents), key=lambda n: strings[arrays["document_id"][n]])
+        arrays["document_id_order"] = np.asarray(by_id, np.int32)  # the documents' id order
 
     columns = _columns(update)
 

@@ -117,7 +117,7 @@ class RecordStore(MutableMapping[str, _R], Generic[_R]):
         if self._base is not None:
             if self._removed:
                 yield from (key for _, key in self._base_ids())
-            else:  # the base's own list, read at C speed (a million ids: 0.35 s -> 0.02 s)
+            else:  # the base's own ids, read in order (not each looked up in _removed)
                 yield from self._base.all_ids()
         yield from self._added
 

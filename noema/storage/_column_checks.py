@@ -14,7 +14,19 @@ from noema.errors import BundleError
 from noema.model.records import ENTITY_TYPES
 from noema.storage.manifest import default_max_memory
 
-__all__ = ["check_numbers", "check_references", "check_sentences", "is_int", "same_length"]
+__all__ = [
+    "KINDS",
+    "check_entity_facts",
+    "check_id_orders",
+    "check_numbers",
+    "check_references",
+    "check_sentences",
+    "is_int",
+    "same_length",
+]
+
+# Each kind of record, and what the manifest's counts call its records.
+KINDS = {"document": "documents", "entity": "entities", "relation": "relations", "event": "events"}
 
 # Every array of string numbers. Each distinct string is stored once, however many fields hold
 # it, so what opening makes and a save writes out (graph.json holds every field in full) grows
@@ -186,4 +198,65 @@ def check_references(arrays: Mapping[str, npt.NDArray[Any]], max_memory: int | N
             f"graph.columns refers to {referenced:,} characters: opening and saving it would "
             f"take about {MEMORY_PER_REFERENCED * referenced / 2**20:,.0f} MiB, more than the "
             f"budget of {budget / 2**20:,.0f} MiB; pass max_memory= (bytes) to allow more"
+        )
+
+
+def check_id_orders(arrays: Mapping[str, npt.NDArray[Any]], n: Mapping[str, int]) -> None:
+    """Each ``X_id_order`` is a permutation of its kind's rows: every value in range, each once
+    (whether it sorts the ids, which needs every id read, is checked with the member's sha256)."""
+    for kind, records in KINDS.items():
+        order, rows = arrays[f"{kind}_id_order"], n[records]
+        if len(order) != rows:
+            raise BundleError(f"graph.columns: {kind}_id_order does not list {rows} rows")
+        _check_within(order, rows, f"{kind} row in {kind}_id_order")
+        seen = np.zeros(rows, dtype=bool)
+        seen[order] = True
+        if not np.all(seen):
+            raise BundleError(f"graph.columns: {kind}_id_order is not a permutation of the rows")
+
+
+def check_entity_facts(arrays: Mapping[str, npt.NDArray[Any]], n: Mapping[str, int]) -> None:
+    """``entity_fact_range`` and ``entity_fact`` are the facts touching each entity that the
+    relations and events give, in fact order, each once (relation and event rows checked
+    already, no event naming a participant twice): vectorized, without sorting.
+
+    Every relation pair (entity, fact) is an end of that relation, every pair an event's
+    participants make is listed, the facts of an entity ascend, and there are as many of each
+    as the relations and events make: so they are exactly those pairs, in that order.
+    """
+    _check_range(arrays, "entity_fact_range", "entity_fact", n["entities"])
+    relations, facts = n["relations"], arrays["entity_fact"]
+    _check_within(facts, relations + n["events"], "fact row of an entity")
+    entity = np.repeat(
+        np.arange(n["entities"], dtype=np.int64), np.diff(arrays["entity_fact_range"])
+    )
+    # one key per pair, ascending where each entity's facts ascend
+    keys = entity * (relations + n["events"] + 1) + facts
+    if np.any(keys[1:] <= keys[:-1]):
+        raise BundleError(
+            "graph.columns: the facts of an entity are not in fact order, or listed twice"
+        )
+    subject, obj = arrays["relation_subject"], arrays["relation_object"]
+    of_relation = facts < relations
+    rows, ends = facts[of_relation], entity[of_relation]
+    participants = arrays["event_participant"]
+    event = np.repeat(
+        np.arange(n["events"], dtype=np.int64), np.diff(arrays["event_participant_range"])
+    )
+    wanted = participants.astype(np.int64) * (relations + n["events"] + 1) + event + relations
+    found = np.searchsorted(keys, wanted)
+    listed = found < len(keys)
+    if not (
+        np.all((subject[rows] == ends) | (obj[rows] == ends))
+        and np.all(listed)
+        and np.array_equal(keys[found[listed]], wanted)
+    ):
+        raise BundleError(
+            "graph.columns: entity_fact lists facts that are not facts of that entity"
+        )
+    pairs = 2 * relations - int(np.count_nonzero(subject == obj))
+    if len(rows) != pairs or len(facts) - len(rows) != len(participants):
+        raise BundleError(
+            f"graph.columns: entity_fact lists {len(facts)} facts of entities; the relations "
+            f"and events make {pairs + len(participants)}"
         )

@@ -11,7 +11,7 @@ metadata too deep to save again) is checked when that record is made, and refuse
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -35,35 +35,18 @@ from noema.model.records import (
     normalize_predicate,
 )
 from noema.model.stores import FactsByEntity, RecordStore
+from noema.storage._column_checks import KINDS
+from noema.storage._column_ids import FactIds, Heap, Ids, id_checks, id_order
 
-__all__ = ["Heap", "Tables", "graph_from_arrays"]
+__all__ = ["Tables", "entity_facts", "graph_from_arrays", "version_1_arrays"]
 
 _RECENT_DOCUMENTS = 1024
 _RECENT_RECORDS = 1 << 16
 
 
-class Heap:
-    """The strings by number, sliced on demand from one decoding of the heap."""
-
-    def __init__(self, text: str, offsets: npt.NDArray[np.int64]) -> None:
-        self.text = text
-        self.offsets = offsets
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def __getitem__(self, number: int) -> str:
-        return self.text[self.offsets[number] : self.offsets[number + 1]]
-
-    def picked(self, numbers: npt.NDArray[Any]) -> list[str]:
-        """The strings of these numbers, in order."""
-        bounds, text = self.offsets, self.text
-        starts, ends = bounds[numbers].tolist(), bounds[numbers + 1].tolist()
-        return [text[a:b] for a, b in zip(starts, ends, strict=True)]
-
-
 class _Table:
-    """One kind of record's rows: their ids, and the row of an id."""
+    """One kind of record's rows: their ids (read in place, :class:`Ids`), and the record of a
+    row."""
 
     def __init__(
         self,
@@ -78,12 +61,9 @@ class _Table:
         # read took a third more time per retrieval); the last ones read are kept
         self.kept = _RECENT_RECORDS if recent is None else recent
         self.record = lru_cache(maxsize=self.kept)(self.make)  # type: ignore[method-assign]
-        # the ids are the strings every other index of them shares (the vector index's rows,
-        # the sidecar's facts): one copy of each
-        self.ids = heap.picked(arrays[f"{kind}_id"])
-        self.rows = {key: n for n, key in enumerate(self.ids)}
-        if len(self.rows) != len(self.ids):
-            raise GraphError(f"two {kind} records share an id")
+        # the ids every other index of them shares (the vector index's rows, the sidecar's
+        # facts), read from the heap where they are asked for
+        self.ids = Ids(heap, arrays[f"{kind}_id"], arrays[f"{kind}_id_order"])
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -98,13 +78,13 @@ class _Table:
         return len(self.ids)
 
     def id_at(self, row: int) -> str:
-        return self.ids[row]
+        return self.ids.at(row)
 
-    def all_ids(self) -> list[str]:
+    def all_ids(self) -> Sequence[str]:
         return self.ids
 
     def row_of(self, record_id: str) -> int | None:
-        return self.rows.get(record_id)
+        return self.ids.row_of(record_id)
 
     def record(self, row: int) -> Any:
         """The record of ``row`` (one of the last read, else made by :meth:`make`)."""
@@ -222,9 +202,61 @@ class _Events(_Table):
         )
 
 
+def entity_facts(
+    arrays: Mapping[str, npt.NDArray[Any]], entities: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+    """``entity_fact_range`` and ``entity_fact``: for entity row n, the fact rows touching it
+    (relations, then events after them) in fact order, a relation of an entity with itself
+    listed once. A save writes them; a member of version 1 has them worked out on opening."""
+    subject, obj = arrays["relation_subject"], arrays["relation_object"]
+    participant_range = arrays["event_participant_range"]
+    n_relations = len(subject)
+    event_rows = np.repeat(
+        np.arange(len(participant_range) - 1, dtype=np.int64) + n_relations,
+        np.diff(participant_range),
+    )
+    loops = subject == obj  # a relation of an entity with itself is listed once
+    ends = np.concatenate([subject, obj[~loops], arrays["event_participant"]])
+    facts = np.concatenate(
+        [
+            np.arange(n_relations, dtype=np.int64),
+            np.flatnonzero(~loops),
+            event_rows,
+        ]
+    )
+    # by entity, then by fact row: the order the facts were added in
+    order = np.argsort(ends.astype(np.int64) * (len(facts) + 1) + facts, kind="stable")
+    starts = np.searchsorted(ends[order], np.arange(entities + 1)).astype(np.int64)
+    return starts, facts[order].astype(np.int32)
+
+
+def version_1_arrays(
+    arrays: Mapping[str, npt.NDArray[Any]], strings: Heap, n: Mapping[str, int]
+) -> dict[str, npt.NDArray[Any]]:
+    """What a member of version 1 of ``graph.columns`` does not hold (the id orders and
+    :func:`entity_facts`), worked out as a save does; its ids are read to sort them, so they are
+    checked here, on opening, as they were then (each kind's distinct, no relation and event
+    sharing one).
+
+    Raises:
+        BundleError: two records share an id.
+    """
+    worked: dict[str, npt.NDArray[Any]] = {}
+    distinct: dict[str, set[str]] = {}
+    for kind in KINDS:
+        ids = strings.picked(arrays[f"{kind}_id"])
+        distinct[kind] = set(ids)
+        if len(distinct[kind]) != len(ids):
+            raise BundleError(f"graph.columns is invalid: two {kind} records share an id")
+        worked[f"{kind}_id_order"] = id_order(ids)
+    if not distinct["relation"].isdisjoint(distinct["event"]):
+        raise BundleError("graph.columns: a relation and an event share an id")
+    worked["entity_fact_range"], worked["entity_fact"] = entity_facts(arrays, n["entities"])
+    return worked
+
+
 class _Adjacency:
-    """The facts touching each entity as CSR arrays: for entity row n, ``facts[starts[n]:
-    starts[n + 1]]`` are fact rows (relations, then events after them), in fact order."""
+    """The facts touching each entity, as stored (:func:`entity_facts`)."""
 
     def __init__(
         self,
@@ -233,27 +265,9 @@ class _Adjacency:
         relations: _Table,
         events: _Table,
     ) -> None:
-        n_relations = len(relations)
-        subject, obj = arrays["relation_subject"], arrays["relation_object"]
-        participant_range = arrays["event_participant_range"]
-        event_rows = np.repeat(
-            np.arange(len(events), dtype=np.int64) + n_relations, np.diff(participant_range)
-        )
-        loops = subject == obj  # a relation of an entity with itself is listed once
-        ends = np.concatenate([subject, obj[~loops], arrays["event_participant"]])
-        facts = np.concatenate(
-            [
-                np.arange(n_relations, dtype=np.int64),
-                np.flatnonzero(~loops),
-                event_rows,
-            ]
-        )
-        # by entity, then by fact row: the order the facts were added in
-        order = np.argsort(ends.astype(np.int64) * (len(facts) + 1) + facts, kind="stable")
-        self.facts_rows = facts[order].astype(np.int32)
-        self.starts = np.searchsorted(ends[order], np.arange(len(entities) + 1))
+        self.facts_rows, self.starts = arrays["entity_fact"], arrays["entity_fact_range"]
         self.entities, self.relations, self.events = entities, relations, events
-        self.n_relations = n_relations
+        self.n_relations = len(relations)
 
     def facts(self, entity_id: str) -> list[str]:
         row = self.entities.row_of(entity_id)
@@ -278,18 +292,30 @@ class Tables:
     events: _Events
 
     def facts(self) -> tuple[Sequence[str], Mapping[str, int]]:
-        """The fact ids in row order (relations, then events) and each one's row: where there
-        are no events, the relations' own list and dict (made again for the fact vectors, a
-        million of them took 0.4 s of opening)."""
-        if not len(self.events):
-            return self.relations.ids, self.relations.rows
-        ids = [*self.relations.ids, *self.events.ids]
-        return ids, {key: n for n, key in enumerate(ids)}
+        """The fact ids in row order (relations, then events) and each one's row, read in
+        place (where there are no events, the relations' own)."""
+        ids = (
+            self.relations.ids
+            if not len(self.events)
+            else FactIds(self.relations.ids, self.events.ids)
+        )
+        return ids, ids.rows()
 
     def fact_id(self, row: int) -> str:
         """The id of a fact row: relations, then events."""
-        relations = self.relations.ids
-        return relations[row] if row < len(relations) else self.events.ids[row - len(relations)]
+        relations = len(self.relations)
+        return self.relations.id_at(row) if row < relations else self.events.id_at(row - relations)
+
+    def id_checks(self) -> Callable[[], None]:
+        """What reading every id checks of them (:func:`~noema.storage._column_ids.id_checks`)."""
+        return id_checks(
+            {
+                "document": self.documents.ids,
+                "entity": self.entities.ids,
+                "relation": self.relations.ids,
+                "event": self.events.ids,
+            }
+        )
 
 
 def graph_from_arrays(

@@ -12,14 +12,14 @@ run, ordered by span.
 from __future__ import annotations
 
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from noema.errors import BundleError, UnknownIdError
 from noema.model.spans import Sentence
-from noema.storage._column_records import Heap
+from noema.storage._column_ids import Heap, RowStrings
 from noema.vectors.sentences import StoredSentences, key_with_digest, split_key
 
 __all__ = ["stored_sentences"]
@@ -136,24 +136,14 @@ class _ByRow(Mapping[_K, _V]):
         return len(self.rows)
 
 
-class _Keys(Sequence[str]):
+class _Keys(RowStrings):
     """The sentence keys in row order: the ids of the sidecar's vectors."""
 
     def __init__(self, rows: _Rows) -> None:
         self.rows = rows
 
-    @overload
-    def __getitem__(self, row: int) -> str: ...
-
-    @overload
-    def __getitem__(self, row: slice) -> list[str]: ...
-
-    def __getitem__(self, row: int | slice) -> str | list[str]:
-        if isinstance(row, slice):
-            return [self.rows.key(n) for n in range(len(self.rows))[row]]
-        if not -len(self.rows) <= row < len(self.rows):
-            raise IndexError(row)
-        return self.rows.key(row % len(self.rows))
+    def at(self, row: int) -> str:
+        return self.rows.key(row)
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -12,7 +12,7 @@ a save or merge: 7 s of opening 300,000 sentences).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,7 @@ def check_sentence_runs(arrays: Mapping[str, npt.NDArray[Any]]) -> None:
 
 
 def check_sentence_sources(
-    arrays: Mapping[str, npt.NDArray[Any]], document_ids: Sequence[str], relations: int, events: int
+    arrays: Mapping[str, npt.NDArray[Any]], relations: int, events: int
 ) -> None:
     """The sidecar's sentences (arrays already in bounds) are what
     :func:`~noema.vectors.sentences.source_sentences` makes of the graph: the distinct spans of
@@ -73,10 +73,9 @@ def check_sentence_sources(
         BundleError: they are other sentences, or in another order.
     """
     documents, starts, ends, facts = _fact_mentions(arrays, relations, events)
-    rank = np.empty(len(document_ids), np.int64)  # each document's place in id order
-    rank[sorted(range(len(document_ids)), key=document_ids.__getitem__)] = np.arange(
-        len(document_ids)
-    )
+    by_id = arrays["document_id_order"]  # checked to sort the ids before this check runs
+    rank = np.empty(len(by_id), np.int64)  # each document's place in id order
+    rank[by_id] = np.arange(len(by_id))
     order = np.lexsort((np.arange(len(facts)), ends, starts, rank[documents]))
     documents, starts, ends, facts = (a[order] for a in (documents, starts, ends, facts))
     first = np.ones(len(facts), bool)  # where a sentence starts among the sorted mentions

@@ -62,7 +62,19 @@ topic_document_range      int64    topic, plus one: its range in ``topic_documen
 topic_document            int32    document about a topic: its row
 compared_name, _form      int32    entity name or alias: it, and its compared form (normalize_name)
 compared_title, _form     int32    document title: it, and the compared form topics match it by
+X_id_order                int32    record of kind X (document, entity, relation, event): the rows
+                                   sorted by id (code point order, as ``str`` sorts)
+entity_fact_range         int64    entity, plus one: its range in ``entity_fact``
+entity_fact               int32    fact touching an entity: its row among the relations then events,
+                                   an entity's facts in row order, a relation of an entity with
+                                   itself listed once
 ========================  =======  ==================================================================
+
+The id orders and ``entity_fact`` (from version 2) are there so that opening makes nothing per
+record: the row of an id is a binary search of its kind's order over the heap, not a dict of
+every id, and an entity's facts are read, not sorted out of every relation and event (together
+half of opening a million facts, and a few hundred bytes a fact). A member of version 1 has them
+worked out on opening.
 
 The sidecar arrays are empty and the header's ``sentences`` is null when the bundle has no
 sidecar; otherwise ``sentences`` holds the ``rendering`` (``SENTENCE_RENDERING``) and the
@@ -72,7 +84,12 @@ from the graph again instead.
 Reading refuses, as :class:`~noema.errors.BundleError`, a member whose arrays are missing, of
 another type, or reach past its end; a string number, row or range out of bounds; a heap that is
 not UTF-8 or whose offsets do not cover it; counts that differ from the manifest's; a span outside
-its document; an unknown type; a confidence outside [0, 1]; a repeated id. Nothing is allocated
+its document; an unknown type; a confidence outside [0, 1]; an id order that is not a
+permutation of its rows; an ``entity_fact`` that is not the facts each entity's relations and
+events give, in order (each pair an end of its fact, each entity's facts ascending, as many as the
+facts make: vectorized, nothing sorted). That each order sorts its ids and that no two records of
+a kind, nor a relation and an event, share an id needs every id read: it is checked with the
+sidecar's keys below (in a member of version 1, on every opening). Nothing is allocated
 before the sizes are checked against the member's length, so a hostile header cannot make a
 reader allocate more than the member holds. Nor a heap of strings referenced many times over:
 the characters the fields reference, and the ids ``graph.json`` writes where this member holds a
@@ -106,13 +123,21 @@ from noema.model.records import (
     json_bytes,
 )
 from noema.storage._column_checks import (
+    check_entity_facts,
+    check_id_orders,
     check_numbers,
     check_references,
     check_sentences,
     is_int,
     same_length,
 )
-from noema.storage._column_records import Heap, Tables, graph_from_arrays
+from noema.storage._column_ids import Heap, id_order
+from noema.storage._column_records import (
+    Tables,
+    entity_facts,
+    graph_from_arrays,
+    version_1_arrays,
+)
 from noema.storage._column_sentences import stored_sentences
 from noema.storage._save_checks import (
     check_sentence_keys,
@@ -130,11 +155,20 @@ from noema.vectors.sentences import (
 __all__ = ["COLUMNS_VERSION", "Columns", "columns_bytes", "read_columns"]
 
 MAGIC = b"NOEMACOL"
-COLUMNS_VERSION = 1
+COLUMNS_VERSION = 2
 _PREFIX = struct.Struct("<8sII")
 _ALIGN = 8
 _MENTION_KINDS = ("entity", "relation", "event")
 
+# What version 1 did not hold: a reader of it works them out on opening, as it did before.
+_ADDED_IN_2 = (
+    "document_id_order",
+    "entity_id_order",
+    "relation_id_order",
+    "event_id_order",
+    "entity_fact_range",
+    "entity_fact",
+)
 # Every array the reader expects, with its dtype.
 _DTYPES: dict[str, str] = {
     "heap": "|u1",
@@ -175,6 +209,12 @@ _DTYPES: dict[str, str] = {
     "compared_name_form": "<i4",
     "compared_title": "<i4",
     "compared_title_form": "<i4",
+    "document_id_order": "<i4",
+    "entity_id_order": "<i4",
+    "relation_id_order": "<i4",
+    "event_id_order": "<i4",
+    "entity_fact_range": "<i8",
+    "entity_fact": "<i4",
     **{
         f"{kind}_mention_{field}": dtype
         for kind in _MENTION_KINDS
@@ -257,6 +297,17 @@ def columns_bytes(
         arrays[f"{kind}_mention_document"] = [document_row[m.document_id] for m in mentions]
         arrays[f"{kind}_mention_start"] = [m.start for m in mentions]
         arrays[f"{kind}_mention_end"] = [m.end for m in mentions]
+    for kind, ids in (
+        ("document", list(document_row)),
+        ("entity", list(entity_row)),
+        ("relation", [r.id for r in relations]),
+        ("event", [v.id for v in events]),
+    ):
+        arrays[f"{kind}_id_order"] = id_order(ids)
+    ends = ("relation_subject", "relation_object", "event_participant_range", "event_participant")
+    arrays["entity_fact_range"], arrays["entity_fact"] = entity_facts(
+        {name: np.asarray(arrays[name], _DTYPES[name]) for name in ends}, len(entities)
+    )
     arrays.update(_sentence_arrays(graph, sentences, text, document_row, entity_row))
     merge_number = text(orjson.dumps(list(merge_log)).decode("utf-8")) if merge_log else -1
     arrays.update(text.arrays())
@@ -376,14 +427,25 @@ def read_columns(
     check_numbers(arrays, len(strings), n)
     check_sentences(arrays, len(strings), n)
     check_references(arrays, max_memory)
+    version_1 = "entity_fact" not in arrays
+    if version_1:
+        arrays = {**arrays, **version_1_arrays(arrays, strings, n)}
+    check_id_orders(arrays, n)
+    check_entity_facts(arrays, n)
     try:
         graph, tables, held, strings = graph_from_arrays(arrays, strings)
     except GraphError as exc:
         raise BundleError(f"graph.columns is invalid: {exc}") from None
+    # that the orders sort the ids, each once, reads every id: with the sha256 (a member of
+    # version 1 had them read and checked in working its orders out)
+    deferred: tuple[Callable[[], None], ...] = () if version_1 else (tables.id_checks(),)
+    if check_keys and deferred:
+        deferred[0]()
+        deferred = ()
     sentences: StoredSentences | None = None
-    deferred: tuple[Callable[[], None], ...] = ()
     if header["sentences"] == {"rendering": SENTENCE_RENDERING, "topics": TOPIC_RULE}:
-        sentences, deferred = _sentences(held, strings, graph, tables, check_keys)
+        sentences, later = _sentences(held, strings, graph, tables, check_keys)
+        deferred += later
     merge_log = _merge_log(header["merge_log"], strings)
     return Columns(graph, merge_log, sentences, tables.facts(), deferred)
 
@@ -410,9 +472,9 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
     magic, version, header_size = _PREFIX.unpack_from(blob)
     if magic != MAGIC:
         raise BundleError("graph.columns does not start with NOEMACOL: it is not a columnar graph")
-    if version != COLUMNS_VERSION:
+    if not 1 <= version <= COLUMNS_VERSION:
         raise BundleError(
-            f"graph.columns is version {version}; this Noema reads version {COLUMNS_VERSION}"
+            f"graph.columns is version {version}; this Noema reads versions 1 to {COLUMNS_VERSION}"
         )
     if _PREFIX.size + header_size > len(blob):
         raise BundleError("graph.columns declares a header longer than the member")
@@ -432,6 +494,8 @@ def _arrays(blob: memoryview) -> tuple[dict[str, npt.NDArray[Any]], dict[str, An
         )
     arrays: dict[str, npt.NDArray[Any]] = {}
     for name, dtype in _DTYPES.items():
+        if version == 1 and name in _ADDED_IN_2:
+            continue
         entry = directory.get(name)
         if not isinstance(entry, dict) or entry.get("dtype") != dtype:
             raise BundleError(f"graph.columns has no {dtype} array {name!r}")
@@ -479,7 +543,7 @@ def _sentences(
     relations, events = len(graph.relations), len(graph.events)
 
     def sources() -> None:
-        check_sentence_sources(arrays, doc_ids, relations, events)
+        check_sentence_sources(arrays, relations, events)
 
     if check_keys:
         sources()
@@ -488,9 +552,9 @@ def _sentences(
         arrays,
         strings,
         doc_ids,
-        tables.documents.rows,
+        doc_ids.rows(),
         tables.entities.ids,
-        tables.entities.rows,
+        tables.entities.ids.rows(),
         tables.fact_id,
     )
     if check_keys:
