@@ -18,7 +18,7 @@ import noema
 import noema.vectors._approximate
 from noema import BundleError, KnowledgeBase
 from noema.vectors.index import VectorIndex
-from noema.vectors.ivf import ivf_bytes, read_ivf
+from noema.vectors.ivf import ivf_bytes, read_ivf, reads_in_place
 from tests.conftest import COMPANY_DOCS
 from tests.test_bundle import rewrite
 
@@ -54,7 +54,7 @@ def test_an_index_made_again_from_its_parts_searches_as_the_original(
     _refuse_training(monkeypatch)
     again.prepare("approximate")
     assert again.approximate
-    assert released == [True]  # once faiss holds the codes, the bytes they were read from go
+    assert released == []  # faiss reads the codes where they lie: the bytes stay
     queries = _unit_rows(40, 3)
     assert again.search_many(queries, 10) == original.search_many(queries, 10)
 
@@ -218,3 +218,70 @@ def test_the_parts_for_other_rows_are_those_the_index_gives_for_them() -> None:
     assert moved.codes is not None and backward.codes is not None
     assert np.array_equal(moved.codes, backward.codes)
     assert not np.array_equal(forward.codes, backward.codes)  # the lists' rows moved
+
+
+def _approximate_parts(rows: np.ndarray) -> Any:
+    ids = [f"f{n}" for n in range(len(rows))]
+    original = VectorIndex.from_rows(ids, rows).prepare("approximate")
+    return ids, read_ivf(ivf_bytes(original.approximate_parts(ids) or _no_parts()), len(ids), 384)
+
+
+def test_the_lists_read_the_kept_codes_where_they_lie() -> None:
+    """No code is copied into faiss: each list's codes are the member's own bytes."""
+    _, parts = _approximate_parts(_unit_rows(3000, 5))
+    assert parts.codes is not None
+    index = parts.build(_unit_rows(3000, 5))
+    assert reads_in_place(index)
+    first = parts.codes.ctypes.data
+    last = first + parts.codes.nbytes
+    lists = index.invlists
+    held = 0
+    for number in range(index.nlist):
+        size = lists.list_size(number)
+        if size:
+            at = int(lists.get_codes(number))  # the address the list reads from
+            assert first <= at and at + size * lists.code_size <= last
+            held += size
+    assert held == 3000
+
+
+def test_without_views_the_lists_copy_the_codes_and_search_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the faiss installed has no views of memory it does not own, the codes are copied
+    into the lists as before, and both search alike."""
+    import faiss
+
+    rows = _unit_rows(3000, 6)
+    _, parts = _approximate_parts(rows)
+    viewed = parts.build(rows)
+    monkeypatch.delattr(faiss, "MaybeOwnedVectorUInt8")
+    copied = parts.build(rows)
+    assert reads_in_place(viewed) and not reads_in_place(copied)
+    queries = _unit_rows(30, 7)
+    for a, b in zip(viewed.search(queries, 50), copied.search(queries, 50), strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_a_write_extends_an_index_that_reads_its_codes_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A write adds its rows to a copy that owns its codes (faiss aborts on adding to a view);
+    the readers' index is unchanged and the writer's searches as one built from copied codes."""
+    rows = _unit_rows(3000, 8)
+    ids, parts = _approximate_parts(rows)
+    opened = VectorIndex.from_rows(ids, rows)
+    opened.keep_stored_approximate(parts)
+    _refuse_training(monkeypatch)
+    opened.prepare("approximate")
+    queries = _unit_rows(30, 9)
+    before = opened.search_many(queries, 10)
+    written = opened.changed(ids[:50], ["new1", "new2"], _unit_rows(2, 10)).prepare("approximate")
+    assert written.approximate and "new1" in written and ids[0] not in written
+    assert opened.search_many(queries, 10) == before
+    monkeypatch.delattr(__import__("faiss"), "MaybeOwnedVectorUInt8")
+    copied = VectorIndex.from_rows(ids, rows)
+    copied.keep_stored_approximate(parts)
+    copied.prepare("approximate")
+    again = copied.changed(ids[:50], ["new1", "new2"], _unit_rows(2, 10)).prepare("approximate")
+    assert written.search_many(queries, 10) == again.search_many(queries, 10)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from noema.vectors.embed import Vectors
+from noema.vectors.ivf import owned_copy
 
 __all__ = ["RETRAIN_GROWTH", "Approximate", "faiss_module"]
 
@@ -62,7 +63,7 @@ class Approximate:
             return None
         have = set(self.ids)
         new = [n for n, i in enumerate(ids) if i not in have]
-        ivf = faiss_module().clone_index(self.ivf)
+        ivf = owned_copy(self.ivf)  # this one may read a bundle's codes in place
         if new:
             labels = np.arange(len(self.ids), len(self.ids) + len(new), dtype=np.int64)
             ivf.add_with_ids(np.ascontiguousarray(vectors[new]), labels)

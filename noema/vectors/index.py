@@ -33,7 +33,7 @@ from noema.vectors._flat import (
     little_endian_rows,
 )
 from noema.vectors.embed import Vectors
-from noema.vectors.ivf import IVFParts, parts_of
+from noema.vectors.ivf import IVFParts, parts_of, reads_in_place
 
 __all__ = [
     "APPROXIMATE_FROM",
@@ -362,7 +362,7 @@ class VectorIndex:
         the next :meth:`prepare` that wants one, instead of training it again. ``release``:
         called once faiss holds its own copy of the parts' codes, to let go of the bytes they
         were read from (a bundle's mapped pages, which stayed resident: 0.75 GB at a million
-        facts and as many sentences)."""
+        facts and as many sentences); never where faiss reads them in place."""
         if len(parts.assignment) != len(self):
             raise OptionError(f"{len(parts.assignment)} rows assigned, the index has {len(self)}")
         self._stored, self._release_stored = parts, release
@@ -414,7 +414,11 @@ class VectorIndex:
             if approximate is None:  # labels are row numbers
                 approximate = Approximate.trained_on(self._ids, self._vectors)
             self._approximate, self._base, self._stored = approximate, None, None
-            if stored is not None and self._release_stored is not None:
+            if (
+                stored is not None
+                and self._release_stored is not None
+                and not reads_in_place(approximate.ivf)
+            ):
                 self._release_stored()
             self._release_stored = None
             # each label's row: looking every id up again took 0.3 s at a million rows
