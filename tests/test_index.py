@@ -68,6 +68,39 @@ def test_the_float16_prefilter_finds_exactly_what_the_full_scan_finds() -> None:
     assert [i for i, _ in prefiltered.search(vectors[11], 2)] == ["v11", "dup"]
 
 
+def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made() -> None:
+    """Rows read in place from a bundle get their float16 prefilter on another thread, so
+    opening does not wait for it; a search before it is made scans every row and finds the
+    same. The prefilter thread is held at its start (its first step is the file check)."""
+    import threading
+
+    from noema.vectors.index import _Prefilter, _PrefilterSoon
+
+    vectors = _near_duplicates(5000, seed=9).astype(np.float32)
+    ids = [f"v{n}" for n in range(5000)]
+    gate = threading.Event()
+
+    def check() -> None:
+        if threading.current_thread().name == "noema-prefilter":
+            gate.wait(30)
+
+    opened = VectorIndex.from_rows(ids, vectors)
+    opened._source_check = check  # as opening a bundle sets it: the rows are in a mapped file
+    opened.prepare("exact")
+    soon = opened._prefilter
+    assert isinstance(soon, _PrefilterSoon)
+    queries = [vectors[n] for n in range(0, 5000, 250)]
+    before = [opened.search(q, k) for q in queries for k in (1, 5, 40)]
+    assert soon._made is None  # not made yet: every one of those searches scanned every row
+    gate.set()
+    soon._thread.join(30)
+    assert isinstance(soon._made, _Prefilter)
+    assert [opened.search(q, k) for q in queries for k in (1, 5, 40)] == before
+    in_memory = VectorIndex.from_rows(ids, vectors).prepare("exact")
+    assert isinstance(in_memory._prefilter, _Prefilter)  # made at once: not read from a file
+    assert [in_memory.search(q, k) for q in queries for k in (1, 5, 40)] == before
+
+
 @pytest.mark.parametrize(("rows", "dimension"), [(0, 4), (3, 4), (70, 384)])
 def test_the_stored_flat_index_is_byte_for_byte_what_faiss_writes(
     rows: int, dimension: int
