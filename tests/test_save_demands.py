@@ -162,3 +162,21 @@ def test_large_columns_refuse_sentences_out_of_order_on_opening(
     monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
     with pytest.raises(noema.BundleError, match="not grouped by document and ordered by span"):
         KnowledgeBase.load(bad)
+
+
+def test_a_document_whose_sentences_are_two_runs_is_refused() -> None:
+    """Reading the sidecar in place takes each document's sentences as one run of rows."""
+    from noema.storage._save_checks import check_sentence_runs
+
+    def arrays(documents: list[int]) -> dict[str, Any]:
+        n = len(documents)
+        return {
+            "sentence_document": np.array(documents, np.int32),
+            "sentence_start": np.arange(n, dtype=np.int64) * 10,
+            "sentence_end": np.arange(n, dtype=np.int64) * 10 + 5,
+        }
+
+    check_sentence_runs(arrays([0, 0, 2, 1, 1]))  # one run each, in any document order
+    check_sentence_runs(arrays([]))
+    with pytest.raises(noema.BundleError, match="grouped by document"):
+        check_sentence_runs(arrays([0, 1, 1, 0]))

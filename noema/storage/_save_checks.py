@@ -54,7 +54,10 @@ def check_sentence_runs(arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     same = document[1:] == document[:-1]
     runs = document[np.flatnonzero(np.concatenate([[True], ~same]))] if len(document) else document
     later = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (end[1:] > end[:-1]))
-    if len(np.unique(runs)) != len(runs) or not np.all(later | ~same):
+    # each document once among the runs: counted by row, not sorted (np.unique took 0.13 s of
+    # opening a million facts); rows are already known to be in bounds
+    repeated = len(runs) > 0 and np.count_nonzero(np.bincount(runs)) != len(runs)
+    if repeated or not np.all(later | ~same):
         raise BundleError(
             "graph.columns: the sentence sidecar's sentences are not grouped by document and "
             "ordered by span (damaged or edited)"
