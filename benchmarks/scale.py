@@ -382,6 +382,19 @@ def _drop_file_cache() -> bool:
     return True
 
 
+def _file_pages(index: VectorIndex) -> list[np.ndarray]:
+    """What of ``index`` an opened bundle leaves as pages of its mapped file: the vectors, and
+    the 8-bit codes its approximate index's lists read in place (faiss holding none of its own)."""
+    arrays = [index.vectors]
+    approximate = index._approximate
+    if approximate is not None:
+        held = getattr(approximate.ivf, "referenced_objects", ())
+        arrays += [
+            item.codes for item in held if isinstance(getattr(item, "codes", None), np.ndarray)
+        ]
+    return arrays
+
+
 def measure(
     bundle: str, ingest_docs: int, cold: bool = False, max_memory: int | None = None
 ) -> dict[str, float]:
@@ -405,7 +418,7 @@ def measure(
     facts = len(kb.graph.relations) + len(kb.graph.events)
     snapshot = kb.state
     assert snapshot.index is not None and snapshot.sentences is not None
-    vector_arrays = [snapshot.index.vectors, snapshot.sentences.vectors.vectors]
+    vector_arrays = [*_file_pages(snapshot.index), *_file_pages(snapshot.sentences.vectors)]
     vectors_after = _resident_mb(vector_arrays)
     questions = [
         json.loads(line)["question"]
