@@ -31,6 +31,7 @@ from noema.storage.manifest import (
 from noema.storage.members import (
     COLUMNS_MEMBER,
     GRAPH_MEMBER,
+    INFLATED_VECTOR_MEMORY_PER_BYTE,
     MEMBERS,
     STORED_MEMBERS,
     VECTOR_MEMBERS,
@@ -135,7 +136,9 @@ def _unhashed(opening: Opening) -> UnhashedMembers | None:
 def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:
     """Refuse, before inflating anything, a bundle whose members declare more than opening
     may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
-    sizes = {info.filename: (info.file_size, info.compress_size) for info in zf.infolist()}
+    infos = zf.infolist()
+    sizes = {info.filename: (info.file_size, info.compress_size) for info in infos}
+    inflated = {info.filename for info in infos if info.compress_type != zipfile.ZIP_STORED}
     graph_size, graph_stored = sizes.get("graph.json", (0, 0))
     if (
         max_memory is None
@@ -153,7 +156,9 @@ def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, colu
     graph_size = sizes.get(graph_member, (0, 0))[0]
     cost = {member.name: member.memory_per_byte for member in MEMBERS}
     needed = cost[graph_member] * graph_size + sum(
-        cost[member] * sizes.get(member, (0, 0))[0] for member in sorted(VECTOR_MEMBERS)
+        (cost[member] + INFLATED_VECTOR_MEMORY_PER_BYTE * (member in inflated))
+        * sizes.get(member, (0, 0))[0]
+        for member in sorted(VECTOR_MEMBERS)
     )
     budget = default_max_memory() if max_memory is None else max_memory
     if needed > budget:

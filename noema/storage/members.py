@@ -52,6 +52,7 @@ __all__ = [
     "FACTS_IVF_MEMBER",
     "GRAPH_MEMBER",
     "HASHED_ON_OPENING_BYTES",
+    "INFLATED_VECTOR_MEMORY_PER_BYTE",
     "MEMBERS",
     "NAMES_MEMBER",
     "SENTENCES_IVF_MEMBER",
@@ -76,17 +77,21 @@ NAMES_MEMBER = "names.bin"
 
 # Memory to open a bundle, per declared byte: graph.json is inflated (1), parsed into Python
 # objects (about 4.8 on the benchmark bundles) and read into the graph (0.8), measured on the
-# HotpotQA benchmark bundle; a vector member is inflated and kept as its index's matrix, no copy
-# (1), plus the search structure built on opening (a float16 copy, 0.5, below 200,000 rows; an
-# IVF of one byte a number, 0.25, from there), and index.faiss is inflated, compared and
-# dropped (1). Opening a million-fact bundle with names.bin (graph.json 321 MiB, vector members
-# 4,883 MiB) peaked at 8,188 MiB above the models: 8 and 1.5 say 9,893, where 8 and 2 said
-# 12,334 and refused it under the default budget of a 24 GB machine.
+# HotpotQA benchmark bundle.
 GRAPH_MEMORY_PER_BYTE = 8.0
-# graph.columns is mapped (1) and made into records and strings: reading it peaked at 5.1 times
-# its size on the 100,000-fact benchmark bundle and 6.4 times on the HotpotQA pool's
+# graph.columns is mapped (or is the bytes given) and read in place: its arrays are copied out
+# (a file truncated under a mapping would be SIGBUS at a later read) and its string heap decoded
+# (a str takes up to 4 bytes a character), the records made only as they are read
 COLUMNS_MEMORY_PER_BYTE = 8.0
-VECTOR_MEMORY_PER_BYTE = 1.5
+# A vector member stored as it is is read in place too (the pages of the mapped file or of the
+# bytes given, which the system can drop again): opening holds none of it. What it holds is
+# exact search's float16 copy of the fact and of the sentence vectors, half their size (an
+# approximate index views its codes in place and holds one label a row). A member deflated by
+# the first schema is inflated: its size again. Counted at 1.5 of every vector member, a
+# three-million-fact base was refused under the default budget of a 24 GB machine, which it
+# opens in 4.4 GB of.
+SEARCHED_VECTOR_MEMORY_PER_BYTE = 0.5
+INFLATED_VECTOR_MEMORY_PER_BYTE = 1.0
 
 # Members up to this size are hashed on every opening; larger ones (vectors, columns) only by
 # load(verify=True), `noema validate` and before they go into another bundle. Structure checks
@@ -554,14 +559,15 @@ def _vectors(
     read: Callable[[Opening], None],
     *,
     optional: bool = False,
+    searched: bool = False,
 ) -> Member:
     """A member of vectors (or of an index over them): stored as it is, since vectors barely
-    compress, and costing :data:`VECTOR_MEMORY_PER_BYTE` to open."""
+    compress, and read in place; ``searched``: exact search makes a float16 copy of it."""
     return Member(
         name,
         since_schema,
         stored=True,
-        memory_per_byte=VECTOR_MEMORY_PER_BYTE,
+        memory_per_byte=SEARCHED_VECTOR_MEMORY_PER_BYTE if searched else 0.0,
         write=write,
         read=read,
         optional=optional,
@@ -589,10 +595,10 @@ MEMBERS: tuple[Member, ...] = (
         read=_read_columns,
         optional=True,
     ),
-    _vectors("embeddings.bin", 1, _write_embeddings, _read_embeddings),
+    _vectors("embeddings.bin", 1, _write_embeddings, _read_embeddings, searched=True),
     _vectors("index.faiss", 1, _write_index, _read_index),
     _vectors(FACTS_IVF_MEMBER, 4, _write_facts_ivf, _read_facts_ivf, optional=True),
-    _vectors(SENTENCES_MEMBER, 1, _write_sentences, _read_sentences, optional=True),
+    _vectors(SENTENCES_MEMBER, 1, _write_sentences, _read_sentences, optional=True, searched=True),
     _vectors(SENTENCES_IVF_MEMBER, 4, _write_sentences_ivf, _read_sentences_ivf, optional=True),
     _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True),
 )
