@@ -359,7 +359,7 @@ def test_the_budget_counts_what_opening_holds_of_the_vectors(
         sizes = {info.filename: info.file_size for info in zf.infolist()}
     assert sizes["index.faiss"] > 0  # counted as nothing
     searched = sizes["embeddings.bin"] + sizes.get("sentences.bin", 0)
-    needed = math.ceil(8 * sizes["graph.columns"] + 0.5 * searched)
+    needed = math.ceil(4 * sizes["graph.columns"] + 0.5 * searched)
     assert KnowledgeBase.load(path, max_memory=needed).graph.documents.keys() == {"g"}
     with pytest.raises(noema.BundleError, match="pass max_memory="):
         KnowledgeBase.load(path, max_memory=needed - 2)
