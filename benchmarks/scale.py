@@ -593,8 +593,8 @@ def main() -> int:
     parser.add_argument(
         "--max-memory",
         type=float,
-        help="GiB opening a bundle may take (KnowledgeBase.load's max_memory): its estimate "
-        "refuses three million facts under the default, half the machine's memory",
+        help="GiB opening a bundle may take (KnowledgeBase.load's max_memory; default: half "
+        "the machine's memory)",
     )
     args = parser.parse_args()
     max_memory = None if args.max_memory is None else int(args.max_memory * 2**30)

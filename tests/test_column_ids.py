@@ -142,6 +142,26 @@ def test_a_damaged_order_never_gives_another_record() -> None:
         read_columns(blob, _counts(graph))  # checked at once where the member was hashed
 
 
+def test_a_lookup_that_meets_a_damaged_order_says_so() -> None:
+    """Where the ids on either side of a missed id are out of order, the lookup names the damage
+    rather than answering that the id is not there; it never answers another row."""
+    ids = [f"id{n:03d}" for n in range(40)]
+    offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids])]).astype(np.int64)
+    heap = _column_ids.Heap("".join(ids), offsets)
+    numbers = np.arange(40, dtype=np.int32)
+    sound = _column_ids.Ids(heap, numbers, np.arange(40, dtype=np.int32))
+    assert [sound.row_of(i) for i in ids] == list(range(40)) and sound.row_of("id9") is None
+    damaged = _column_ids.Ids(heap, numbers, np.arange(40, dtype=np.int32)[::-1].copy())
+    refused = 0
+    for row, key in enumerate(ids):
+        try:
+            assert damaged.row_of(key) in (row, None)
+        except BundleError as exc:
+            assert "id order does not sort its ids" in str(exc)
+            refused += 1
+    assert refused > 0
+
+
 def _one_order(kind: str, bad: Callable[[np.ndarray], None]) -> Callable[[dict[str, bytes]], None]:
     def update(arrays: dict[str, np.ndarray], strings: list[str]) -> None:
         bad(arrays[f"{kind}_id_order"])

@@ -365,6 +365,28 @@ def test_the_budget_counts_what_opening_holds_of_the_vectors(
         KnowledgeBase.load(path, max_memory=needed - 2)
 
 
+def test_the_budget_counts_the_vectors_whole_where_the_file_cannot_be_read_in_place(
+    small_kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """Where the file cannot be mapped, the members are read into memory: every vector member
+    counts its whole size besides (a budget for reading in place would let it run out)."""
+    import math
+    import zipfile
+
+    from noema.storage._reading import check_budget
+
+    path = small_kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(path) as zf:
+        sizes = {info.filename: info.file_size for info in zf.infolist()}
+        searched = sizes["embeddings.bin"] + sizes.get("sentences.bin", 0)
+        in_place = math.ceil(4 * sizes["graph.columns"] + 0.5 * searched)
+        vectors = sum(n for m, n in sizes.items() if m.endswith((".bin", ".faiss", ".ivf")))
+        check_budget(zf, "kb", in_place, columnar=True, in_place=True)
+        with pytest.raises(noema.BundleError, match="pass max_memory="):
+            check_budget(zf, "kb", in_place, columnar=True, in_place=False)
+        check_budget(zf, "kb", in_place + vectors + 1, columnar=True, in_place=False)
+
+
 def test_a_budget_the_caller_sets_bounds_what_opening_may_take(
     small_kb: KnowledgeBase, tmp_path: Path
 ) -> None:

@@ -218,7 +218,8 @@ def check_id_orders(arrays: Mapping[str, npt.NDArray[Any]], n: Mapping[str, int]
 def check_entity_facts(arrays: Mapping[str, npt.NDArray[Any]], n: Mapping[str, int]) -> None:
     """``entity_fact_range`` and ``entity_fact`` are the facts touching each entity that the
     relations and events give, in fact order, each once (relation and event rows checked
-    already, no event naming a participant twice): vectorized, without sorting.
+    already; an event naming a participant twice is refused as the records are read, just after):
+    vectorized, without sorting.
 
     Every relation pair (entity, fact) is an end of that relation, every pair an event's
     participants make is listed, the facts of an entity ascend, and there are as many of each

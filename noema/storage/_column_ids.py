@@ -4,7 +4,10 @@ row order, and the row of an id, found by a binary search of the kind's stored i
 facts they took half of opening, and a few hundred bytes a fact).
 
 A search compares the id with the heap's strings along the stored order and answers a row only
-where the string found is the id: a damaged order costs a lookup, never gives another record.
+where the string found is the id: a damaged order never gives another record. Where a search
+sees the damage (every sixteenth id, which it bisects first, out of order, or the ids on either
+side of a missed one) it raises a :class:`~noema.errors.BundleError`; other damage costs a
+lookup.
 That the order is a permutation of the rows is checked on every opening
 (:func:`~noema.storage._column_checks.check_id_orders`); that it is sorted, and that the ids are
 distinct, needs every id read, so it is checked with the member's sha256
@@ -21,7 +24,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import islice
+from itertools import islice, pairwise
 from operator import lt
 from typing import Any, overload
 
@@ -169,7 +172,10 @@ class Ids(RowStrings):
             return self._held.get(key)
         fences = self._fences
         if fences is None:
-            fences = self._fences = self.heap.picked(self.numbers[self.order[::_FENCE]])
+            fences = self.heap.picked(self.numbers[self.order[::_FENCE]])
+            if any(a >= b for a, b in pairwise(fences)):  # a sixteenth of the ids, once
+                _refuse_order()
+            self._fences = fences
         # the fence at or before the key, then a binary search of the ids after it
         at = bisect.bisect_right(fences, key) - 1
         if at < 0:
@@ -184,15 +190,26 @@ class Ids(RowStrings):
                 low = middle + 1
             else:
                 high = middle
-        if low < len(self):
-            row = order[low]
-            if at_row(row) == key:  # else the key is not there (or the order damaged)
-                return row
+        after = at_row(order[low]) if low < len(self) else None
+        if after == key:
+            return order[low]
+        # not there: where the order sorts, the key lies between the ids on either side
+        if not at_row(order[low - 1]) < key or (after is not None and not key < after):
+            _refuse_order()
         return None
 
     def rows(self) -> Mapping[str, int]:
         """Each id's row, as a mapping read through :meth:`row_of`."""
         return _Rows(self)
+
+
+def _refuse_order() -> None:
+    """Raise for an order seen not to sort its ids, where a lookup meets it (the whole order
+    is checked with the member's sha256)."""
+    raise BundleError(
+        "graph.columns: an id order does not sort its ids (damaged or edited); check the bundle "
+        "with `noema validate` or KnowledgeBase.load(path, verify=True)"
+    )
 
 
 class FactIds(RowStrings):

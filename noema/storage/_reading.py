@@ -30,15 +30,18 @@ from noema.storage.manifest import (
 )
 from noema.storage.members import (
     COLUMNS_MEMBER,
+    FACTS_IVF_MEMBER,
     GRAPH_MEMBER,
     INFLATED_VECTOR_MEMORY_PER_BYTE,
     MEMBERS,
+    SENTENCES_IVF_MEMBER,
     STORED_MEMBERS,
     VECTOR_MEMBERS,
     Opening,
 )
 from noema.storage.names import StoredNames
 from noema.vectors.index import FLAT_HEADER_BYTES, VectorIndex
+from noema.vectors.ivf import views_supported
 from noema.vectors.sentences import SentenceIndex
 
 __all__ = ["BundleContents", "check_budget", "check_stored_members", "read_contents"]
@@ -47,6 +50,7 @@ __all__ = ["BundleContents", "check_budget", "check_stored_members", "read_conte
 # refused under the default budget; real graphs (text and ids) deflate about 5 times.
 GRAPH_RATIO_FROM_BYTES = 64 << 20
 GRAPH_MAX_RATIO = 100
+IVF_MEMBERS = frozenset({FACTS_IVF_MEMBER, SENTENCES_IVF_MEMBER})
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def read_contents(
         if not isinstance(declared, dict):
             raise BundleError(f"{name!r}: manifest has no members table")
         opening = Opening(zf, name, manifest, max_memory, mapped, check, verified=verify)
-        check_budget(zf, name, max_memory, columnar=opening.columnar)
+        check_budget(zf, name, max_memory, columnar=opening.columnar, in_place=mapped is not None)
         check_stored_members(zf, manifest, written_schema, name)
         if verify:  # first, so the damaged member is named before any check of what it holds
             for member in MEMBERS:
@@ -133,12 +137,28 @@ def _unhashed(opening: Opening) -> UnhashedMembers | None:
     )
 
 
-def check_budget(zf: zipfile.ZipFile, name: str, max_memory: int | None, *, columnar: bool) -> None:
+def check_budget(
+    zf: zipfile.ZipFile,
+    name: str,
+    max_memory: int | None,
+    *,
+    columnar: bool,
+    in_place: bool = True,
+) -> None:
     """Refuse, before inflating anything, a bundle whose members declare more than opening
-    may take (see the module docstring); ``columnar``: the graph is read from graph.columns."""
+    may take (see the module docstring); ``columnar``: the graph is read from graph.columns;
+    ``in_place``: the members stored as they are are read where they lie (the file mapped, or
+    the bytes given), else read into memory."""
     infos = zf.infolist()
     sizes = {info.filename: (info.file_size, info.compress_size) for info in infos}
-    inflated = {info.filename for info in infos if info.compress_type != zipfile.ZIP_STORED}
+    inflated = {
+        info.filename
+        for info in infos
+        if info.compress_type != zipfile.ZIP_STORED
+        or not in_place
+        # an approximate index's codes are copied into faiss where it cannot view them
+        or (info.filename in IVF_MEMBERS and not views_supported())
+    }
     graph_size, graph_stored = sizes.get("graph.json", (0, 0))
     if (
         max_memory is None

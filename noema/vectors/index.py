@@ -126,22 +126,29 @@ class _PrefilterSoon:
         self._vectors, self._check = vectors, check
         self._made: _Prefilter | None = None
         self._failed = False
+        self._lock = threading.Lock()  # held while it is made: made once
         self._thread = threading.Thread(target=self._make, name="noema-prefilter", daemon=True)
         self._thread.start()
 
     def _make(self) -> None:
-        try:
-            if self._check is not None:
-                self._check()
-            self._made = _Prefilter(self._vectors)
-        except Exception:  # noqa: BLE001 - the full scan meets the same rows and raises there
-            self._failed = True
+        with self._lock:
+            if self._made is not None or self._failed:
+                return
+            try:
+                if self._check is not None:
+                    self._check()
+                self._made = _Prefilter(self._vectors)
+            except Exception:  # noqa: BLE001 - the full scan meets the same rows and raises there
+                self._failed = True
 
     def candidates(self, query: Vectors, k: int) -> Any:
         """As :meth:`_Prefilter.candidates`; ``None`` (scan them all) until it is made."""
-        if self._made is None and not self._failed and not self._thread.is_alive():
-            self._make()  # a process forked while the thread ran has the object, not the thread
         made = self._made
+        if made is None and not self._failed and not self._thread.is_alive():
+            # a process forked while the thread ran has the object, not the thread (or the
+            # thread ended between the two reads: then it is made already)
+            self._make()
+            made = self._made
         return None if made is None else made.candidates(query, k)
 
 
@@ -349,7 +356,9 @@ class VectorIndex:
             positions = {item: n for n, item in enumerate(order)}
         else:
             matrix[:kept] = self._vectors
-            order, positions = list(self._ids), dict(self._rows)
+            order = list(self._ids)
+            # made again rather than dict(self._rows): rows read in place are looked up one by one
+            positions = {item: n for n, item in enumerate(order)}
         matrix[kept:] = vectors[list(fresh.values())]
         for item in fresh:
             positions[item] = len(order)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ __all__ = [
     "parts_of",
     "read_ivf",
     "reads_in_place",
+    "views_supported",
 ]
 
 IVF_VERSION = 2
@@ -155,24 +157,32 @@ def _view_codes(
     from ``by_list``; ``False``, changing nothing, where this faiss has no such views. Copying
     the codes into faiss took 0.4 s and 384 bytes a row per index at a million rows, for
     codes a search reads only a few lists of."""
+    import faiss
+
+    lists = faiss.downcast_InvertedLists(index.invlists)
+    if not views_supported() or not isinstance(lists, faiss.ArrayInvertedLists):
+        return False
+    _swap_in_views(lists, grouped.reshape(-1), by_list, ends)
+    # the views point into these bytes: kept alive with the index (faiss's own convention)
+    index.referenced_objects = [*getattr(index, "referenced_objects", []), _ViewedCodes(grouped)]
+    return True
+
+
+def _swap_in_views(lists: Any, flat: Any, by_list: Any, ends: list[int]) -> None:
+    """Give each of ``lists`` (empty) its labels from ``by_list`` and a view of its codes in
+    ``flat``, list n holding rows ``ends[n - 1]:ends[n]``."""
     import faiss as typed
 
     faiss: Any = typed  # its type stubs predate the views
-
-    view_type = getattr(faiss, "MaybeOwnedVectorUInt8", None)
-    lists = faiss.downcast_InvertedLists(index.invlists)
-    if view_type is None or not isinstance(lists, faiss.ArrayInvertedLists):
-        return False
     code_size = int(lists.code_size)
     views = faiss.MaybeOwnedVectorUInt8Vector()
-    flat = grouped.reshape(-1)
     # resize() sizes a list's labels and its codes; with no code size it allocates no codes,
     # which are the views swapped in below (a view can never be resized: faiss aborts)
     lists.code_size = 0
     try:
         start = 0
         for number, end in enumerate(ends):
-            view = view_type()
+            view = faiss.MaybeOwnedVectorUInt8()
             if end > start:
                 lists.resize(number, end - start)
                 labels = faiss.rev_swig_ptr(lists.get_ids(number), end - start)
@@ -187,9 +197,26 @@ def _view_codes(
     finally:
         lists.code_size = code_size
     lists.codes.swap(views)
-    # the views point into these bytes: kept alive with the index (faiss's own convention)
-    index.referenced_objects = [*getattr(index, "referenced_objects", []), _ViewedCodes(grouped)]
-    return True
+
+
+@lru_cache(maxsize=1)
+def views_supported() -> bool:
+    """Whether the faiss installed lets a list view codes it does not own, tried once on a list
+    of two codes: its lists then read where the views point (a faiss whose views lack a field
+    set here would read elsewhere; the codes are copied there instead)."""
+    import faiss
+
+    if not hasattr(faiss, "MaybeOwnedVectorUInt8Vector"):
+        return False
+    codes = np.array([[3, 4], [5, 6]], dtype=np.uint8)
+    try:
+        lists = faiss.ArrayInvertedLists(1, 2)
+        _swap_in_views(lists, codes.reshape(-1), np.array([0, 1], dtype=np.int64), [2])
+        at = int(lists.get_codes(0))
+        labels = faiss.rev_swig_ptr(lists.get_ids(0), 2).tolist()
+    except (AttributeError, TypeError, RuntimeError):
+        return False
+    return at == codes.ctypes.data and lists.list_size(0) == 2 and labels == [0, 1]
 
 
 @dataclass(frozen=True)
