@@ -162,6 +162,33 @@ def test_a_lookup_that_meets_a_damaged_order_says_so() -> None:
     assert refused > 0
 
 
+def test_a_kind_with_many_ids_keeps_few_of_them_for_its_first_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ids a search bisects first are bounded (slicing every sixteenth of millions made the
+    first retrieval after opening four times a later one); every id is still found, and every
+    id between two is still missed."""
+    monkeypatch.setattr(_column_ids, "_FENCES", 10)
+    ids = [f"id{n:04d}" for n in range(0, 2000, 2)]
+    offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids])]).astype(np.int64)
+    heap = _column_ids.Heap("".join(ids), offsets)
+    order = np.arange(len(ids), dtype=np.int32)
+    rows = np.random.default_rng(7).permutation(len(ids)).astype(np.int32)
+    kept: list[int] = []
+    real = _column_ids.Heap.picked
+
+    def recorded(self: _column_ids.Heap, numbers: Any) -> list[str]:
+        kept.append(len(numbers))
+        return real(self, numbers)
+
+    monkeypatch.setattr(_column_ids.Heap, "picked", recorded)
+    found = _column_ids.Ids(heap, rows, np.argsort(rows).astype(np.int32)[order])
+    assert [found.row_of(ids[rows[n]]) for n in range(len(ids))] == list(range(len(ids)))
+    assert kept == [10]  # 1,000 ids, ten kept: every hundredth
+    assert all(found.row_of(f"id{n:04d}") is None for n in range(1, 2001, 2))
+    assert found.row_of("id") is None and found.row_of("idz") is None
+
+
 def _one_order(kind: str, bad: Callable[[np.ndarray], None]) -> Callable[[dict[str, bytes]], None]:
     def update(arrays: dict[str, np.ndarray], strings: list[str]) -> None:
         bad(arrays[f"{kind}_id_order"])

@@ -5,8 +5,8 @@ facts they took half of opening, and a few hundred bytes a fact).
 
 A search compares the id with the heap's strings along the stored order and answers a row only
 where the string found is the id: a damaged order never gives another record. Where a search
-sees the damage (every sixteenth id, which it bisects first, out of order, or the ids on either
-side of a missed one) it raises a :class:`~noema.errors.BundleError`; other damage costs a
+sees the damage (the ids it bisects first, every sixteenth or more, out of order, or the ids on
+either side of a missed one) it raises a :class:`~noema.errors.BundleError`; other damage costs a
 lookup.
 That the order is a permutation of the rows is checked on every opening
 (:func:`~noema.storage._column_checks.check_id_orders`); that it is sorted, and that the ids are
@@ -46,9 +46,13 @@ __all__ = [
 
 # Lookups remembered per kind (a retrieval reads the same few hundred facts many times).
 _REMEMBERED = 1 << 16
-# Every this many ids in order, one is kept in a list for the search's first steps (a bisect in C):
-# the rest of the search compares a few strings sliced from the heap.
+# Every this many ids in order (or more, see _FENCES), one is kept in a list for the search's
+# first steps (a bisect in C): the rest of the search compares a few strings sliced from the heap.
 _FENCE = 16
+# At most about this many kept per kind: they are sliced from the heap at a kind's first lookup,
+# which at 3M facts and every sixteenth id made the first retrieval after opening four times a
+# later one (0.16 s); a few more string comparisons a search cost about a microsecond each.
+_FENCES = 8192
 # Searches of one kind after which its ids are held in a dict (at about 5 us a search, the
 # searches then cost as much as the dict once did on opening); plus a tenth of its ids.
 SEARCHES_BEFORE_HOLDING = 4096
@@ -127,6 +131,7 @@ class Ids(RowStrings):
             _ints(self.order, np.int32),
         )
         self._fences: list[str] | None = None
+        self._step = max(_FENCE, -(-len(self.numbers) // _FENCES))
         self._held: dict[str, int] | None = None
         self._searches = 0
         self._remembered = lru_cache(maxsize=_REMEMBERED)(self._search)
@@ -170,10 +175,10 @@ class Ids(RowStrings):
         if self._searches > SEARCHES_BEFORE_HOLDING + len(self) // 10:
             self._held = {item: n for n, item in enumerate(self)}
             return self._held.get(key)
-        fences = self._fences
+        fences, step = self._fences, self._step
         if fences is None:
-            fences = self.heap.picked(self.numbers[self.order[::_FENCE]])
-            if any(a >= b for a, b in pairwise(fences)):  # a sixteenth of the ids, once
+            fences = self.heap.picked(self.numbers[self.order[::step]])
+            if any(a >= b for a, b in pairwise(fences)):  # the fences only, once
                 _refuse_order()
             self._fences = fences
         # the fence at or before the key, then a binary search of the ids after it
@@ -182,8 +187,8 @@ class Ids(RowStrings):
             return None
         order, at_row = self._order, self.at
         if fences[at] == key:
-            return order[at * _FENCE]
-        low, high = at * _FENCE + 1, min((at + 1) * _FENCE, len(self))
+            return order[at * step]
+        low, high = at * step + 1, min((at + 1) * step, len(self))
         while low < high:
             middle = (low + high) // 2
             if at_row(order[middle]) < key:
