@@ -180,7 +180,8 @@ def _columns(
 ) -> Callable[[dict[str, bytes]], None]:
     """graph.columns rewritten after ``update`` changed its arrays or its strings (the heap and
     offsets are then made again from the strings, unless ``strings_kept`` is false)."""
-    from noema.storage.columns import _arrays, _heap, _pack
+    from noema.storage._column_write import _pack
+    from noema.storage.columns import _arrays, _heap
 
     def change(members: dict[str, bytes]) -> None:
         arrays, header = _arrays(memoryview(members["graph.columns"]))

@@ -16,8 +16,9 @@ import noema
 from noema import BundleError, KnowledgeBase
 from noema.cli import main
 from noema.model.graph import SemanticGraph
-from noema.storage import _column_ids, columns, members
-from noema.storage.columns import _ADDED_IN_2, _arrays, _pack, columns_bytes, read_columns
+from noema.storage import _column_ids, _column_write, members
+from noema.storage._column_write import _pack
+from noema.storage.columns import _ADDED_IN_2, _arrays, columns_bytes, read_columns
 from tests.test_bundle import _columns, rewrite
 from tests.test_columns import QUESTIONS, _counts, _every_kind_of_record
 
@@ -358,7 +359,7 @@ def test_records_sharing_an_id_are_refused_by_verify_validate_and_a_save(
 
 
 def _version_1_dtypes() -> dict[str, str]:
-    return {k: v for k, v in columns._DTYPES.items() if k not in _ADDED_IN_2}
+    return {k: v for k, v in _column_write.DTYPES.items() if k not in _ADDED_IN_2}
 
 
 def _version_1(graph: SemanticGraph, monkeypatch: pytest.MonkeyPatch) -> Callable[[], bytes]:
@@ -366,8 +367,8 @@ def _version_1(graph: SemanticGraph, monkeypatch: pytest.MonkeyPatch) -> Callabl
 
     def written(*args: Any) -> bytes:
         with monkeypatch.context() as patched:
-            patched.setattr(columns, "COLUMNS_VERSION", 1)
-            patched.setattr(columns, "_DTYPES", _version_1_dtypes())
+            patched.setattr(_column_write, "COLUMNS_VERSION", 1)
+            patched.setattr(_column_write, "DTYPES", _version_1_dtypes())
             return columns_bytes(*args)
 
     return lambda: written(graph)
@@ -401,8 +402,8 @@ def test_a_version_1_member_sharing_an_id_is_refused_on_opening(
     copies = {name: array.copy() for name, array in arrays.items()}
     copies["entity_id"][1] = copies["entity_id"][0]
     with monkeypatch.context() as patched:
-        patched.setattr(columns, "COLUMNS_VERSION", 1)
-        patched.setattr(columns, "_DTYPES", _version_1_dtypes())
+        patched.setattr(_column_write, "COLUMNS_VERSION", 1)
+        patched.setattr(_column_write, "DTYPES", _version_1_dtypes())
         bad = _pack(copies, {k: v for k, v in header.items() if k != "arrays"})
     with pytest.raises(BundleError, match="two entity records share an id"):
         read_columns(bad, _counts(graph), check_keys=False)
@@ -412,8 +413,8 @@ def test_a_bundle_with_a_version_1_member_retrieves_as_one_saved_now(
     company_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with monkeypatch.context() as patched:
-        patched.setattr(columns, "COLUMNS_VERSION", 1)
-        patched.setattr(columns, "_DTYPES", _version_1_dtypes())
+        patched.setattr(_column_write, "COLUMNS_VERSION", 1)
+        patched.setattr(_column_write, "DTYPES", _version_1_dtypes())
         saved_old = company_kb.save(tmp_path / "old.noema")
     opened_old = KnowledgeBase.load(saved_old, verify=True)
     opened_new = KnowledgeBase.load(company_kb.save(tmp_path / "new.noema"))

@@ -135,10 +135,10 @@ def test_a_compressed_columns_member_is_refused(company_kb: KnowledgeBase, tmp_p
 def test_a_sidecar_stored_by_another_topic_rule_is_worked_out_again(
     company_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import noema.storage.columns
+    import noema.storage._column_write
     import noema.vectors.sentences
 
-    monkeypatch.setattr(noema.storage.columns, "TOPIC_RULE", "an older rule")
+    monkeypatch.setattr(noema.storage._column_write, "TOPIC_RULE", "an older rule")
     saved = company_kb.save(tmp_path / "kb.noema")
     monkeypatch.undo()
 
