@@ -74,7 +74,7 @@ def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made()
     same. The prefilter thread is held at its start (its first step is the file check)."""
     import threading
 
-    from noema.vectors.index import _Prefilter, _PrefilterSoon
+    from noema.vectors._exact import Prefilter, PrefilterSoon
 
     vectors = _near_duplicates(5000, seed=9).astype(np.float32)
     ids = [f"v{n}" for n in range(5000)]
@@ -88,16 +88,16 @@ def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made()
     opened._source_check = check  # as opening a bundle sets it: the rows are in a mapped file
     opened.prepare("exact")
     soon = opened._prefilter
-    assert isinstance(soon, _PrefilterSoon)
+    assert isinstance(soon, PrefilterSoon)
     queries = [vectors[n] for n in range(0, 5000, 250)]
     before = [opened.search(q, k) for q in queries for k in (1, 5, 40)]
     assert soon._made is None  # not made yet: every one of those searches scanned every row
     gate.set()
     soon._thread.join(30)
-    assert isinstance(soon._made, _Prefilter)
+    assert isinstance(soon._made, Prefilter)
     assert [opened.search(q, k) for q in queries for k in (1, 5, 40)] == before
     in_memory = VectorIndex.from_rows(ids, vectors).prepare("exact")
-    assert isinstance(in_memory._prefilter, _Prefilter)  # made at once: not read from a file
+    assert isinstance(in_memory._prefilter, Prefilter)  # made at once: not read from a file
     assert [in_memory.search(q, k) for q in queries for k in (1, 5, 40)] == before
 
 

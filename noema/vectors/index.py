@@ -9,14 +9,14 @@ the candidates are re-scored exactly, so scores are true cosines and only rarely
 missed (recall against exact search is reported by ``benchmarks/scale.py``).
 
 Below that, from :data:`PREFILTER_FROM` rows, exact search scans a float16 copy first (a
-:class:`_Prefilter`): half the memory to read, and the rows it proposes provably hold the exact
-best ones. Every score a search reports is computed the same way, row by row
-(:func:`_cosines`), so the prefilter, the full scan and the approximate index agree to the bit.
+:class:`~noema.vectors._exact.Prefilter`): half the memory to read, and the rows it proposes
+provably hold the exact best ones. Every score a search reports is computed the same way, row by
+row (:func:`~noema.vectors._exact.cosines`), so the prefilter, the full scan and the approximate
+index agree to the bit.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
@@ -26,6 +26,14 @@ import numpy as np
 
 from noema.errors import BundleError, OptionError
 from noema.vectors._approximate import Approximate, faiss_module
+from noema.vectors._exact import (
+    SAME_REPORTED,
+    Prefilter,
+    PrefilterSoon,
+    cosines,
+    near_top,
+    refuse_rows,
+)
 from noema.vectors._flat import (
     FLAT_HEADER_BYTES,
     check_flat,
@@ -61,123 +69,6 @@ APPROXIMATE_FROM = 200_000
 # fast). Measured on the HotpotQA benchmark base (26,692 facts, 7,768 sentences): a query's
 # three searches 8.6 -> 2.6 ms p50, at 2 extra bytes per stored number.
 PREFILTER_FROM = 4096
-# Bounds the float32 rounding of one score (384 products of unit vectors: under 3e-5), so rows
-# this close below the k-th best are re-scored too and rounding never decides who is left out.
-_ROUNDING = 1e-4
-# Two scores this close may print the same at six decimals: both are ranked by row then.
-_SAME_REPORTED = 1e-6
-
-
-class _Prefilter:
-    """A float16 copy of an index's rows that narrows an exact search to a few candidates.
-
-    Each number is stored to within ``2**-10`` of its size (float16 keeps 11 significant bits),
-    so a row's float16 score is within ``bound = sum_d |q_d| * error_d`` of its true score, where
-    ``error_d`` bounds the rounding of dimension ``d`` over every row. If ``a_k`` is the k-th
-    best float16 score, at least k rows truly score ``a_k - bound`` or more, so every row of the
-    true best k has a float16 score of at least ``a_k - 2 * bound``: the rows above that line
-    are the candidates, and re-scoring them in float32 gives exactly the full scan's best k.
-    Never changed once made (a write builds another)."""
-
-    def __init__(self, vectors: Vectors) -> None:
-        faiss = faiss_module()
-        self.codes = faiss.IndexScalarQuantizer(
-            vectors.shape[1], faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
-        )
-        self.codes.add(vectors)
-        # 2**-10 of each dimension's largest value (rounding or truncation alike), plus the
-        # spacing of float16's smallest numbers, which keep fewer bits; the largest magnitude
-        # from the largest and the smallest value, without an absolute copy of every row
-        # (0.05 s of opening 100,000 facts)
-        largest = np.maximum(vectors.max(axis=0), -vectors.min(axis=0))
-        if not np.all(np.isfinite(largest)):
-            # a stored row read here for the first time (opening a large bundle reads none)
-            _refuse_rows(vectors, np.flatnonzero(~np.all(np.isfinite(vectors), axis=1))[:1])
-        self.error = largest * 2.0**-10 + 2.0**-24
-
-    def candidates(self, query: Vectors, k: int) -> Any:
-        """Row numbers, ascending, certain to hold the ``k`` best rows for ``query``; ``None``
-        when the rows near the line are too many to gather (then scan them all)."""
-        wanted = max(2 * k, 64)
-        if wanted >= self.codes.ntotal:
-            return None
-        bound = float(np.abs(query) @ self.error) + _ROUNDING
-        faiss = faiss_module()
-        threads = faiss.omp_get_max_threads()
-        # one query is one thread's work; idle OpenMP threads would spin on the core the
-        # embedding model needs next (this thread's setting only, restored after)
-        faiss.omp_set_num_threads(1)
-        try:
-            scores, labels = self.codes.search(query.reshape(1, -1), wanted)
-        finally:
-            faiss.omp_set_num_threads(threads)
-        floor = scores[0, k - 1] - 2 * bound
-        if scores[0, -1] >= floor:
-            return None
-        return np.sort(labels[0][scores[0] >= floor])
-
-
-class _PrefilterSoon:
-    """A :class:`_Prefilter` made on a thread of its own, for rows read in place from a bundle:
-    opening returns without waiting for it (encoding 100,000 rows twice was two thirds of
-    opening them). Until it is made a search scans every row, which gives the same results."""
-
-    def __init__(self, vectors: Vectors, check: SourceCheck | None) -> None:
-        self._vectors, self._check = vectors, check
-        self._made: _Prefilter | None = None
-        self._failed = False
-        self._lock = threading.Lock()  # held while it is made: made once
-        self._thread = threading.Thread(target=self._make, name="noema-prefilter", daemon=True)
-        self._thread.start()
-
-    def _make(self) -> None:
-        with self._lock:
-            if self._made is not None or self._failed:
-                return
-            try:
-                if self._check is not None:
-                    self._check()
-                self._made = _Prefilter(self._vectors)
-            except Exception:  # noqa: BLE001 - the full scan meets the same rows and raises there
-                self._failed = True
-
-    def candidates(self, query: Vectors, k: int) -> Any:
-        """As :meth:`_Prefilter.candidates`; ``None`` (scan them all) until it is made."""
-        made = self._made
-        if made is None and not self._failed and not self._thread.is_alive():
-            # a process forked while the thread ran has the object, not the thread (or the
-            # thread ended between the two reads: then it is made already)
-            self._make()
-            made = self._made
-        return None if made is None else made.candidates(query, k)
-
-
-def _refuse_rows(vectors: Vectors, rows: Any) -> None:
-    """Raise for the first of ``rows`` that holds a value that is not finite: a large bundle's
-    rows are checked as a search reads them, not every one on opening (its sha256 and every
-    row are checked by ``noema validate`` and ``load(verify=True)``)."""
-    for row in np.asarray(rows).tolist():
-        if not np.all(np.isfinite(vectors[row])):
-            raise BundleError(
-                f"embedding row {row} holds NaN or infinite values (the bundle is damaged; "
-                "`noema validate` names the member)"
-            )
-
-
-def _cosines(rows: Vectors, query: Vectors) -> Any:
-    """Each row's inner product with ``query``, computed row by row (a product, then a sum along
-    the row), so a row's score never depends on which other rows are scored with it, as a
-    matrix product's blocking may make it (a last bit apart, enough to move a rounded score)."""
-    return np.multiply(rows, query).sum(axis=1, dtype=np.float32)
-
-
-def _near_top(scores: Any, k: int, margin: float = _ROUNDING) -> Any:
-    """Positions whose score is within ``margin`` of the ``k`` best (all when ``k`` covers
-    them), ascending."""
-    if len(scores) <= k:
-        return np.arange(len(scores))
-    kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-    return np.flatnonzero(scores >= kth - margin)
 
 
 def load_search_library() -> None:
@@ -230,7 +121,7 @@ class VectorIndex:
         self._label_rows: Any = None
         self._base: Approximate | None = None
         # exact search's float16 copy, once prepared
-        self._prefilter: _Prefilter | _PrefilterSoon | None = None
+        self._prefilter: Prefilter | PrefilterSoon | None = None
         # the approximate index a bundle kept for these rows, built by prepare() if it is wanted
         self._stored: IVFParts | None = None
         self._release_stored: Callable[[], None] | None = None
@@ -440,9 +331,9 @@ class VectorIndex:
             if len(self) < PREFILTER_FROM:
                 self._prefilter = None
             elif self._prefilter is None and self._source_check is not None:  # just opened
-                self._prefilter = _PrefilterSoon(self._vectors, self._source_check)
+                self._prefilter = PrefilterSoon(self._vectors, self._source_check)
             elif self._prefilter is None:
-                self._prefilter = _Prefilter(self._vectors)
+                self._prefilter = Prefilter(self._vectors)
         elif self._label_rows is None:
             self._prefilter = None
             base, stored = self._base, self._stored
@@ -497,12 +388,12 @@ class VectorIndex:
         elif rows is None:
             every = self._vectors @ query
             if not np.all(np.isfinite(every)) and np.all(np.isfinite(query)):
-                _refuse_rows(self._vectors, np.flatnonzero(~np.isfinite(every)))
-            rows = _near_top(every, k)
-        scores = _cosines(self._vectors[rows], query)
+                refuse_rows(self._vectors, np.flatnonzero(~np.isfinite(every)))
+            rows = near_top(every, k)
+        scores = cosines(self._vectors[rows], query)
         if not np.all(np.isfinite(scores)) and np.all(np.isfinite(query)):
-            _refuse_rows(self._vectors, np.asarray(rows)[~np.isfinite(scores)])
-        top = _near_top(scores, k, _SAME_REPORTED)
+            refuse_rows(self._vectors, np.asarray(rows)[~np.isfinite(scores)])
+        top = near_top(scores, k, SAME_REPORTED)
         # ranked by the score as reported (six decimals), then by row: equal vectors come in
         # row order, whichever rows were scored beside them
         scored = [(round(float(scores[n]), 6), int(rows[n])) for n in top.tolist()]
