@@ -138,16 +138,16 @@ BUNDLE_MEMBERS = [
 def record_normalized_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every name the sentence sidecar works out a compared form of from now on (the real
     ``normalize_name``, each call recorded)."""
-    from noema.vectors import sentences
+    from noema.vectors import _topics
 
     asked: list[str] = []
-    real = sentences.normalize_name
+    real = _topics.normalize_name
 
     def recorded(name: str) -> str:
         asked.append(name)
         return real(name)
 
-    monkeypatch.setattr(sentences, "normalize_name", recorded)
+    monkeypatch.setattr(_topics, "normalize_name", recorded)
     return asked
 
 

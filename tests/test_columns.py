@@ -115,7 +115,7 @@ def test_opening_a_columnar_bundle_parses_and_lists_nothing_again(
         raise AssertionError("worked out again on opening")
 
     monkeypatch.setattr(SemanticGraph, "from_dict", refused)
-    for name in ("_source_sentences", "sentence_key", "_document_topics"):
+    for name in ("_source_sentences", "sentence_key", "document_topics_and_forms"):
         monkeypatch.setattr(noema.vectors.sentences, name, refused)
     kb = KnowledgeBase.load(saved)
     assert kb.retrieve(QUESTIONS[0]) == company_kb.retrieve(QUESTIONS[0])

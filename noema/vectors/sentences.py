@@ -14,7 +14,6 @@ their own member, and a bundle without them rebuilds them from the graph on firs
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -26,9 +25,17 @@ import numpy as np
 from noema.errors import BundleError, OptionError
 from noema.model.gcpause import paused_gc
 from noema.model.graph import SemanticGraph
-from noema.model.names import normalize_name, strip_disambiguation
-from noema.model.records import VALUE_TYPES, Document, Fact
-from noema.model.spans import Sentence, document_title, sentence_text
+from noema.model.records import Document, Fact
+from noema.model.spans import Sentence
+from noema.vectors._sentence_keys import (
+    SENTENCE_RENDERING,
+    key_digest,
+    key_with_digest,
+    sentence_key,
+    sentence_text_for_embedding,
+    split_key,
+)
+from noema.vectors._topics import TOPIC_RULE, document_topics, document_topics_and_forms
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import SourceCheck, VectorIndex
 
@@ -45,52 +52,6 @@ __all__ = [
     "source_sentences",
     "split_key",
 ]
-
-# What a sentence vector is built from; stored in the manifest so a bundle made another way is
-# re-embedded rather than mixed.
-SENTENCE_RENDERING = "title: sentence, headings dropped"
-
-# How a document's topic is chosen (the entity its title names, compared by normalize_name, else
-# the first it mentions); stored with the topics a bundle keeps, so a Noema that chooses them
-# another way works them out again. Change it whenever _document_topics or normalize_name change.
-TOPIC_RULE = "title names it (normalize_name), else first mentioned"
-
-_KEY_SEPARATOR = "\x1f"  # between the parts of a sentence key
-
-
-def sentence_text_for_embedding(graph: SemanticGraph, sentence: Sentence) -> str:
-    """The text a sentence is embedded as (see :data:`SENTENCE_RENDERING`)."""
-    text = sentence_text(graph, sentence)
-    title = document_title(graph, sentence.document_id)
-    return f"{title}: {text}" if title else text
-
-
-def sentence_key(graph: SemanticGraph, sentence: Sentence) -> str:
-    """The id a sentence's vector is stored under: its span and a hash of the embedded text, so a
-    document replaced under the same id never reuses a vector of its old text."""
-    text = sentence_text_for_embedding(graph, sentence)
-    return key_with_digest(sentence, hashlib.sha256(text.encode("utf-8")).hexdigest()[:12])
-
-
-def key_with_digest(sentence: Sentence, digest: str) -> str:
-    """:func:`sentence_key` of a sentence whose embedded text hashes to ``digest`` (a bundle
-    stores the digest, and the key is made again from it)."""
-    return _KEY_SEPARATOR.join(
-        (sentence.document_id, str(sentence.start), str(sentence.end), digest)
-    )
-
-
-def split_key(key: str) -> Sentence | None:
-    """The sentence a :func:`sentence_key` names, ``None`` when ``key`` is no such key."""
-    parts = key.rsplit(_KEY_SEPARATOR, 3)
-    if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
-        return None
-    return Sentence(parts[0], int(parts[1]), int(parts[2]))
-
-
-def key_digest(key: str) -> str:
-    """The hash of the embedded text a :func:`sentence_key` ends with."""
-    return key.rsplit(_KEY_SEPARATOR, 1)[1]
 
 
 def source_sentences(graph: SemanticGraph) -> dict[Sentence, list[str]]:
@@ -248,57 +209,6 @@ def _stored_vectors(
     )
 
 
-def document_topics(graph: SemanticGraph) -> dict[str, list[str]]:
-    """Entity id -> ids of the documents about it (their title names it, else it comes first)."""
-    return _document_topics(graph, {}, {})[0]
-
-
-def _document_topics(
-    graph: SemanticGraph, names: Mapping[str, str], titles: Mapping[str, str]
-) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
-    """:func:`document_topics`, and the compared form of every entity name and title it read;
-    ``names`` and ``titles`` hold those an earlier call worked out (a write into a large base
-    changes few names, and working each out again was most of a write's topics: 2.8 s at a
-    million facts)."""
-    by_name: dict[str, list[str]] = {}
-    first: dict[str, tuple[int, str]] = {}
-    seen_names: dict[str, str] = {}
-    for entity in graph.entities.values():
-        if entity.type in VALUE_TYPES:
-            continue
-        for name in (entity.name, *entity.aliases):
-            key = names.get(name)
-            if key is None:
-                key = normalize_name(name)
-            seen_names[name] = key
-            by_name.setdefault(key, []).append(entity.id)
-        for m in entity.mentions:
-            best = first.get(m.document_id)
-            if best is None or (m.start, entity.id) < best:
-                first[m.document_id] = (m.start, entity.id)
-    topics: dict[str, list[str]] = {}
-    seen_titles: dict[str, str] = {}
-    for document_id, doc in graph.documents.items():
-        title = doc.metadata.get("title") if doc.metadata else None
-        named = []
-        if isinstance(title, str) and title.strip():
-            # compared as canonicalization compares names: the parser names "The Beatles"
-            # "Beatles", and a title keeps its "The"
-            wanted = titles.get(title)
-            if wanted is None:
-                wanted = normalize_name(strip_disambiguation(" ".join(title.split())))
-            seen_titles[title] = wanted
-            named = by_name.get(wanted, [])
-        if named:
-            chosen = named[0]
-        elif document_id in first:
-            chosen = first[document_id][1]
-        else:
-            continue
-        topics.setdefault(chosen, []).append(document_id)
-    return topics, seen_names, seen_titles
-
-
 @dataclass(frozen=True)
 class StoredSentences:
     """What a bundle stores of a sidecar besides its vectors (:mod:`noema.storage.columns`): each
@@ -429,7 +339,7 @@ class SentenceIndex:
             if old is not None:  # its approximate index is extended, whatever the row order
                 ordered.inherit_approximate(old)
             basis = previous._basis if previous is not None else None
-            topics, names, titles = _document_topics(
+            topics, names, titles = document_topics_and_forms(
                 graph, basis.names if basis else {}, basis.titles if basis else {}
             )
             basis = _Basis(graph, complete, names, titles)
@@ -525,7 +435,7 @@ class SentenceIndex:
         facts, complete = _source_sentences(graph)
         keys = {s: sentence_key(graph, s) for s in facts}
         vectors = vectors_for(list(keys.values()))
-        topics, names, titles = _document_topics(graph, {}, {})
+        topics, names, titles = document_topics_and_forms(graph, {}, {})
         basis = _Basis(graph, complete, names, titles)
         return cls(vectors, facts, topics, keys, basis=basis)
 
