@@ -1,5 +1,6 @@
 """Exact search's scoring: how a row's cosine is computed, which rows are near enough the best to
-be scored, and the float16 prefilter that narrows a large exact search to a few candidates.
+be scored, the float16 prefilter that narrows a large exact search to a few candidates, and
+numpy's BLAS held to one thread while one query is scored.
 
 Apart from :class:`~noema.vectors.index.VectorIndex` because every score a search reports is made
 here, the same way whichever path proposed the rows (the prefilter, the full scan or the
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,7 @@ __all__ = [
     "PrefilterSoon",
     "cosines",
     "near_top",
+    "one_blas_thread",
     "refuse_rows",
 ]
 
@@ -145,3 +149,15 @@ def near_top(scores: Any, k: int, margin: float = ROUNDING) -> Any:
         return np.arange(len(scores))
     kth = np.partition(scores, len(scores) - k)[len(scores) - k]
     return np.flatnonzero(scores >= kth - margin)
+
+
+@lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """numpy's BLAS limited to one thread for the ``with`` block (searches of one query)."""
+    return _blas().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]

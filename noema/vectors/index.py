@@ -18,8 +18,6 @@ index agree to the bit.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
-from functools import lru_cache
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -32,6 +30,7 @@ from noema.vectors._exact import (
     PrefilterSoon,
     cosines,
     near_top,
+    one_blas_thread,
     refuse_rows,
 )
 from noema.vectors._flat import (
@@ -84,18 +83,6 @@ def check_search_mode(mode: object) -> SearchMode:
             f"search must be one of {', '.join(map(repr, SEARCH_MODES))}, got {mode!r}"
         )
     return mode  # type: ignore[return-value]
-
-
-@lru_cache(maxsize=1)
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread() -> AbstractContextManager[Any]:
-    """numpy's BLAS limited to one thread for the ``with`` block (searches of one query)."""
-    return _blas().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
 
 
 class VectorIndex:
