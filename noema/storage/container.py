@@ -32,6 +32,7 @@ import numpy as np
 import orjson
 
 from noema.errors import BundleError, OptionError
+from noema.vectors._pages import read_in_order
 
 __all__ = [
     "MAX_MEMBER_BYTES",
@@ -290,6 +291,7 @@ def check_hash(
         return
     _check_declared_size(info, size, name)
     view = _stored_view(mapped, info, name)
+    read_in_order(np.frombuffer(view, np.uint8))  # vectors a search marked as read at random
     hasher = hashlib.sha256()
     for start in range(0, len(view), _HASH_STEP):
         block = view[start : start + _HASH_STEP]
