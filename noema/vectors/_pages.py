@@ -14,11 +14,13 @@ in memory, a matrix made by a write) or the platform has no ``madvise`` it does 
 from __future__ import annotations
 
 import mmap
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 __all__ = ["read_at_random", "read_in_order"]
+
+_Rows = TypeVar("_Rows")
 
 
 def _advise(rows: Any, advice: int | None) -> bool:
@@ -50,7 +52,8 @@ def read_at_random(rows: Any) -> bool:
     return _advise(rows, getattr(mmap, "MADV_RANDOM", None))
 
 
-def read_in_order(rows: Any) -> None:
+def read_in_order(rows: _Rows) -> _Rows:
     """Mark the pages of ``rows`` as read as usual (a fault reads ahead), before every row is
-    read in order."""
+    read in order; returns ``rows``."""
     _advise(rows, getattr(mmap, "MADV_NORMAL", None))
+    return rows

@@ -136,7 +136,7 @@ class VectorIndex:
         Raises:
             BundleError: they are read from a bundle's file, changed since it was opened.
         """
-        view: Vectors = self._in_order().view()
+        view: Vectors = read_in_order(self._matrix()).view()
         view.flags.writeable = False
         return view
 
@@ -214,7 +214,7 @@ class VectorIndex:
         """The ids, row numbers and matrix without ``removed`` and with the new ``ids`` after
         them (an id held and not removed keeps its vector), or ``None`` when nothing changes."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
-        self._in_order()  # the kept rows are copied from the matrix below
+        read_in_order(self._matrix())  # the kept rows are copied from the matrix below
         if len(ids) != len(vectors):
             raise OptionError(f"{len(ids)} ids but {len(vectors)} vectors")
         drop = {i for i in removed if i in self._rows}
@@ -248,14 +248,6 @@ class VectorIndex:
         """The rows, once :meth:`check_unchanged`."""
         self.check_unchanged()
         return self._vectors
-
-    def _in_order(self) -> Vectors:
-        """:meth:`_matrix`, about to be read whole: a mapped file's pages read ahead again
-        where the approximate index had them read one at a time."""
-        matrix = self._matrix()
-        if self._source_check is not None:
-            read_in_order(matrix)
-        return matrix
 
     def check_unchanged(self) -> None:
         """Nothing, unless the rows are read from a bundle's file that another program wrote in
@@ -327,8 +319,7 @@ class VectorIndex:
             if len(self) < PREFILTER_FROM:
                 self._prefilter = None
             elif self._prefilter is None and self._source_check is not None:  # just opened
-                read_in_order(self._vectors)
-                self._prefilter = PrefilterSoon(self._vectors, self._source_check)
+                self._prefilter = PrefilterSoon(read_in_order(self._vectors), self._source_check)
             elif self._prefilter is None:
                 self._prefilter = Prefilter(self._vectors)
         elif self._label_rows is None:
@@ -350,8 +341,7 @@ class VectorIndex:
             ):
                 self._release_stored()
             self._release_stored = None
-            if self._source_check is not None:  # a search reads a few hundred rows of the file
-                read_at_random(self._vectors)
+            read_at_random(self._vectors)  # a search reads a few hundred rows of a mapped file
             # each label's row: looking every id up again took 0.3 s at a million rows
             self._label_rows = (
                 np.arange(len(self), dtype=np.int64) if by_row else self.rows_of(approximate.ids)
@@ -439,26 +429,19 @@ class VectorIndex:
             A callable that raises :class:`~noema.errors.BundleError` naming the first bad row.
         """
         matrix = self._vectors
-        mapped = self._source_check is not None
-
-        def check() -> None:
-            if mapped:
-                read_in_order(matrix)
-            check_unit_rows(matrix)
-
-        return check
+        return lambda: check_unit_rows(read_in_order(matrix))
 
     # -- bytes ---------------------------------------------------------------------------------
     def index_pieces(self) -> tuple[bytes, memoryview]:
         """An ``IndexFlatIP`` over the rows as ``faiss.serialize_index`` writes it (its header,
         then the rows' bytes), never built: what a bundle stores, whatever this index searches
         with."""
-        return flat_pieces(self._in_order())
+        return flat_pieces(read_in_order(self._matrix()))
 
     def vector_view(self) -> memoryview:
         """The vectors as little-endian float32, row-major: a view of the rows, not a copy
         (where they are read from a bundle's mapped file, of that file)."""
-        return little_endian_rows(self._in_order())
+        return little_endian_rows(read_in_order(self._matrix()))
 
     @classmethod
     def from_bytes(
