@@ -35,7 +35,7 @@ from noema.retrieval.retrieve import retrieve_question
 from noema.storage.bundle import BundleContents, BundleSettings
 from noema.storage.names import StoredNames
 from noema.storage.store import Snapshot, Store, read
-from noema.vectors.embed import Embedder, SentenceTransformerEmbedder
+from noema.vectors.embed import Embedder, SentenceTransformerEmbedder, Vectors
 from noema.vectors.index import SearchMode, check_search_mode
 from noema.writes import delete_documents, ingest_documents, merge_snapshot
 
@@ -386,7 +386,8 @@ class KnowledgeBase(EntityRepairs):
         return self._store.save(
             path,
             settings=self._bundle_settings(),
-            name_vectors=self._canonicalizer.name_vectors,
+            name_vectors=self._name_vectors,
+            names_kept=self._stored_names is not None,
         )
 
     def to_bytes(self) -> bytes:
@@ -394,8 +395,14 @@ class KnowledgeBase(EntityRepairs):
         process); :meth:`from_bytes` reads them back."""
         return self._store.to_bytes(
             settings=self._bundle_settings(),
-            name_vectors=self._canonicalizer.name_vectors,
+            name_vectors=self._name_vectors,
+            names_kept=self._stored_names is not None,
         )
+
+    def _name_vectors(self, graph: SemanticGraph) -> dict[str, Vectors]:
+        # the canonicalizer only when asked: taking it copies the stored names out of the
+        # bundle, which a save copying names.bin has no use for
+        return self._canonicalizer.name_vectors(graph)
 
     def _bundle_settings(self) -> BundleSettings:
         return BundleSettings(

@@ -22,6 +22,7 @@ from noema.storage.container import (
     forget_pages,
     in_zip,
 )
+from noema.storage.copying import OpenedBundle, opened_bundle
 from noema.storage.manifest import (
     checked_settings,
     declared_entry,
@@ -68,6 +69,8 @@ class BundleContents:
     source: tuple[Path, FileIdentity | None] | None = None
     # the members opened without their sha256 checked, to check before they go elsewhere
     unhashed: UnhashedMembers | None = None
+    # the bytes it was read from, for a save of the state read to copy members from
+    opened: OpenedBundle | None = None
 
 
 def read_contents(
@@ -117,6 +120,7 @@ def read_contents(
             sentences=opening.sentences,
             name_vectors=opening.name_vectors,
             unhashed=_unhashed(opening),
+            opened=opened_bundle(opening, written_schema),
         )
 
     return in_zip(source, name, read)

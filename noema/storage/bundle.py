@@ -102,6 +102,7 @@ from noema.storage.container import (
     write_target,
     zip_member,
 )
+from noema.storage.copying import Copying, copy_member
 from noema.storage.manifest import (
     FORMAT_NAME,
     SCHEMA_VERSION,
@@ -150,11 +151,14 @@ class BundleSettings:
 
 class BundleParts(TypedDict, total=False):
     """What a bundle holds beside its graph and fact index: the keywords of :func:`write_bundle`
-    and :func:`bundle_bytes` (none by default)."""
+    and :func:`bundle_bytes` (none by default). ``copying``: members copied from the bundle the
+    state was opened from, which holds them as they would be written
+    (:mod:`noema.storage.copying`); ``name_vectors`` is then not needed for a copied names.bin."""
 
     merge_log: tuple[MergeRecord, ...]
     sentences: SentenceIndex | None
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None
+    copying: Copying | None
 
 
 def write_bundle(
@@ -201,38 +205,52 @@ def _write_members(
     merge_log: tuple[MergeRecord, ...] = (),
     sentences: SentenceIndex | None = None,
     name_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
+    copying: Copying | None = None,
 ) -> dict[str, Any]:
     """Write every member as a zip into ``handle`` and return the manifest. Members are made
     and written one at a time, each dropped before the next is made (the fact vectors written
     from their matrix where its rows are already in fact order, else from one reordered copy);
     ``manifest.json`` comes last, since it holds their sizes and hashes. ``index`` must hold a
     vector for every fact of ``graph``; rows are written in :func:`fact_order`, so the bytes do
-    not depend on the order facts were indexed."""
-    order = fact_order(graph)
-    missing = [f for f in order if f not in index]
-    if missing:
-        raise BundleError(f"{len(missing)} facts have no vector (first: {missing[0]!r})")
-    ordered = index
-    if index.ids != order:  # else written as they are: a copy of every row spared
-        ordered = VectorIndex(index.dimension)
-        if order:
-            ordered.add(order, _rows(index, order))
-    log = [record_to_dict(r) for r in merge_log]
-    saving = Saving(graph, log, index, ordered, sentences, name_vectors or {})
+    not depend on the order facts were indexed. The members ``copying`` names are copied as
+    they lie in the bundle the state was opened from, and nothing is made for them."""
+    copied = copying.members if copying is not None and handle.seekable() else frozenset()
+    making: list[Saving] = []
+
+    def saving() -> Saving:  # made for the first member that is not copied
+        if not making:
+            making.append(_saving(graph, index, merge_log, sentences, name_vectors))
+        return making[0]
+
+    if not copied:
+        saving()  # a fact without a vector is refused before anything is written
     declared: dict[str, dict[str, Any]] = {}
+    described: dict[str, Any] = {}
     with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for member in MEMBERS:
-            data = member.write(saving)
+            if copying is not None and member.name in copied:
+                if copying.source.check is not None:
+                    copying.source.check()  # refused once the file was written in place
+                size, digest = copy_member(zf, copying.source, member.name)
+                declared[member.name] = {"size": size, "sha256": digest}
+                if member.described:
+                    described[member.described] = copying.source.manifest[member.described]
+                continue
+            if copying is not None and member.name in copying.empty:
+                continue
+            data = member.write(saving())
             if data is not None:
                 size, digest = zip_member(zf, member.name, data, member.stored)
                 declared[member.name] = {"size": size, "sha256": digest}
             del data
         # the rows were checked before they were read; a file written in place while they were
-        # being written is seen here, before the save is moved into place, so no bundle holds
-        # bytes of another
+        # being written (or copied) is seen here, before the save is moved into place, so no
+        # bundle holds bytes of another
         for vectors in (index, sentences.vectors if sentences is not None else None):
             if vectors is not None:
                 vectors.check_unchanged()
+        if copied and copying is not None and copying.source.check is not None:
+            copying.source.check()
         manifest = {
             "format": FORMAT_NAME,
             "schema_version": SCHEMA_VERSION,
@@ -244,12 +262,34 @@ def _write_members(
             "similarity_threshold": settings.similarity_threshold,
             "embedding_rows": EMBEDDING_ROWS,
             "fact_rendering": FACT_RENDERING,
-            **saving.described,
+            **described,
+            **(making[0].described if making else {}),
             "merges": len(merge_log),
             "members": declared,
         }
         zip_member(zf, "manifest.json", encode_json(manifest), stored=False)
     return manifest
+
+
+def _saving(
+    graph: SemanticGraph,
+    index: VectorIndex,
+    merge_log: tuple[MergeRecord, ...],
+    sentences: SentenceIndex | None,
+    name_vectors: Mapping[str, npt.NDArray[np.float32]] | None,
+) -> Saving:
+    """What the members are made from, once every fact is checked to have a vector."""
+    order = fact_order(graph)
+    missing = [f for f in order if f not in index]
+    if missing:
+        raise BundleError(f"{len(missing)} facts have no vector (first: {missing[0]!r})")
+    ordered = index
+    if index.ids != order:  # else written as they are: a copy of every row spared
+        ordered = VectorIndex(index.dimension)
+        if order:
+            ordered.add(order, _rows(index, order))
+    log = [record_to_dict(r) for r in merge_log]
+    return Saving(graph, log, index, ordered, sentences, name_vectors or {})
 
 
 def _rows(index: VectorIndex, order: list[str]) -> Any:

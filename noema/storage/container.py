@@ -50,6 +50,8 @@ __all__ = [
     "load_json",
     "mapped_file",
     "member_info",
+    "new_zip_info",
+    "raw_view",
     "read_member",
     "write_atomically",
     "write_target",
@@ -137,6 +139,18 @@ def zip_member(
     Returns the member's size and sha256."""
     pieces = [data] if isinstance(data, (bytes, memoryview)) else list(data)
     views = [memoryview(piece).cast("B") for piece in pieces]
+    info = new_zip_info(name, sum(view.nbytes for view in views), stored)
+    digest = hashlib.sha256()
+    with zf.open(info, "w") as dest:
+        for view in views:
+            digest.update(view)
+            dest.write(view)
+    return info.file_size, digest.hexdigest()
+
+
+def new_zip_info(name: str, size: int, stored: bool) -> zipfile.ZipInfo:
+    """The zip entry of a member of ``size`` bytes as a save writes it: a fixed date and mode,
+    so the same bytes give the same zip; stored as it is, or deflated."""
     info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
     # float32 vectors barely compress: stored as they are, they open without inflating a
     # gigabyte and a half at a million facts
@@ -144,13 +158,8 @@ def zip_member(
     info.external_attr = 0o644 << 16
     # known before the first byte, as ZipFile.writestr sets it: the same header, and zip64
     # where the member needs it
-    info.file_size = sum(view.nbytes for view in views)
-    digest = hashlib.sha256()
-    with zf.open(info, "w") as dest:
-        for view in views:
-            digest.update(view)
-            dest.write(view)
-    return info.file_size, digest.hexdigest()
+    info.file_size = size
+    return info
 
 
 def _remove_stale_temporaries(target: Path) -> None:
@@ -290,7 +299,7 @@ def check_hash(
         check_streamed(zf, member, size, digest, name)
         return
     _check_declared_size(info, size, name)
-    view = _stored_view(mapped, info, name)
+    view = raw_view(mapped, info, name)
     read_in_order(np.frombuffer(view, np.uint8))  # vectors a search marked as read at random
     hasher = hashlib.sha256()
     for start in range(0, len(view), _HASH_STEP):
@@ -343,7 +352,7 @@ def read_member(
             f"{name!r}: {member} declares {info.file_size} bytes, more than the {limit} allowed"
         )
     if mapped is not None and info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
-        return _stored_view(mapped, info, name)
+        return raw_view(mapped, info, name)
     # No compression-ratio test: a graph of repetitive text deflates far beyond any fixed ratio
     # and is still ours. The limit is the size the manifest declares (or a fixed cap), and the
     # member is inflated as a stream that stops one byte past it.
@@ -387,9 +396,10 @@ def forget_pages(mapped: memoryview | None, view: Blob) -> None:
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip member's local header (zipfile's own)
 
 
-def _stored_view(mapped: memoryview, info: zipfile.ZipInfo, name: str) -> memoryview:
-    """A stored member's bytes within the whole bundle's, found from its local header as
-    zipfile finds them (no CRC: the member's sha256 is checked instead)."""
+def raw_view(mapped: memoryview, info: zipfile.ZipInfo, name: str) -> memoryview:
+    """A member's bytes as they lie within the whole bundle's (a stored member's bytes, or a
+    deflated one's stream), found from its local header as zipfile finds them (no CRC: the
+    member's sha256 is checked instead)."""
     at = info.header_offset
     if at + _LOCAL_HEADER.size > len(mapped):
         raise BundleError(f"{name!r}: {info.filename} lies past the end of the file (truncated?)")

@@ -540,7 +540,8 @@ class Member:
     nothing for it.
     ``read``: check and read the member into the opening bundle. ``optional``: a bundle may
     lack it (its ``read`` then sees it absent); a member that is not is required from
-    ``since_schema`` on.
+    ``since_schema`` on. ``described``: the manifest entry its ``write`` adds beside its size
+    and sha256 (in :attr:`Saving.described`), if any.
     """
 
     name: str
@@ -551,6 +552,7 @@ class Member:
     read: Callable[[Opening], None]
     optional: bool = False
     vectors: bool = False
+    described: str = ""
 
 
 def _vectors(
@@ -561,6 +563,7 @@ def _vectors(
     *,
     optional: bool = False,
     searched: bool = False,
+    described: str = "",
 ) -> Member:
     """A member of vectors (or of an index over them): stored as it is, since vectors barely
     compress, and read in place; ``searched``: exact search makes a float16 copy of it."""
@@ -573,6 +576,7 @@ def _vectors(
         read=read,
         optional=optional,
         vectors=True,
+        described=described,
     )
 
 
@@ -599,9 +603,17 @@ MEMBERS: tuple[Member, ...] = (
     _vectors("embeddings.bin", 1, _write_embeddings, _read_embeddings, searched=True),
     _vectors("index.faiss", 1, _write_index, _read_index),
     _vectors(FACTS_IVF_MEMBER, 4, _write_facts_ivf, _read_facts_ivf, optional=True),
-    _vectors(SENTENCES_MEMBER, 1, _write_sentences, _read_sentences, optional=True, searched=True),
+    _vectors(
+        SENTENCES_MEMBER,
+        1,
+        _write_sentences,
+        _read_sentences,
+        optional=True,
+        searched=True,
+        described="sentences",
+    ),
     _vectors(SENTENCES_IVF_MEMBER, 4, _write_sentences_ivf, _read_sentences_ivf, optional=True),
-    _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True),
+    _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True, described="names"),
 )
 VECTOR_MEMBERS = frozenset(m.name for m in MEMBERS if m.vectors)
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is

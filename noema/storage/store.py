@@ -37,6 +37,8 @@ from noema.storage.bundle import (
     write_bundle,
 )
 from noema.storage.container import FileIdentity, UnhashedMembers, file_identity
+from noema.storage.copying import Copying, OpenedBundle, copy_plan
+from noema.storage.members import NAMES_MEMBER
 from noema.vectors.embed import Embedder, embedding_stage
 from noema.vectors.index import SearchMode, VectorIndex
 from noema.vectors.sentences import SentenceIndex
@@ -134,6 +136,9 @@ class Store:
         self._files: dict[Path, FileIdentity | None] = {}
         # the members of the bundle it was opened from that opening did not hash
         self._unhashed: UnhashedMembers | None = None
+        # the state opened from a bundle, with that bundle's bytes: while it is the current
+        # state, a save copies the members the bundle holds as they would be written
+        self._opened: tuple[Snapshot, OpenedBundle] | None = None
 
     def publish(
         self,
@@ -152,6 +157,7 @@ class Store:
         current merge log (kept when ``None``)."""
         # (the collector is paused inside, around the work on every fact and sentence but not
         # around the embedding, which runs for minutes on a large ingest; see noema.model.gcpause)
+        self._opened = None  # the state is no longer the bundle's (and its bytes are let go)
         current = self.snapshot
         index = index if index is not None else current.index
         with embedding_stage("facts"):
@@ -189,10 +195,16 @@ class Store:
         *,
         settings: BundleSettings,
         name_vectors: Callable[[SemanticGraph], NameVectors],
+        names_kept: bool = False,
     ) -> Path:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
         there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
-        the graph that is written.
+        the graph that is written; ``names_kept``: they are still those of the bundle this
+        store was opened from, untouched (its names.bin can then be copied).
+
+        Where the current state is the one opened from a bundle (nothing written since), the
+        members that bundle holds as this version writes them are copied from it, not made
+        again (:mod:`noema.storage.copying`), after the sha256 check of :meth:`check_hashes`.
 
         Raises:
             BundleError: ``path`` is a bundle this store was opened from or saved to, and
@@ -210,7 +222,7 @@ class Store:
                 "loaded or saved it; saving would drop what that program saved. Load it "
                 "again and repeat the changes, or save to another path"
             )
-        self._written(partial(write_bundle, path), settings, name_vectors)
+        self._written(partial(write_bundle, path), settings, name_vectors, names_kept)
         # (a save by another program between the check and this one's move, or between the
         # move and this stat, is not seen: the window is a save's last moments)
         self._files[target] = file_identity(target)
@@ -221,15 +233,17 @@ class Store:
         *,
         settings: BundleSettings,
         name_vectors: Callable[[SemanticGraph], NameVectors],
+        names_kept: bool = False,
     ) -> bytes:
         """The bytes :meth:`save` writes."""
-        return self._written(bundle_bytes, settings, name_vectors)
+        return self._written(bundle_bytes, settings, name_vectors, names_kept)
 
     def _written(
         self,
         write: Callable[..., _T],
         settings: BundleSettings,
         name_vectors: Callable[[SemanticGraph], NameVectors],
+        names_kept: bool,
     ) -> _T:
         """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
         self.check_hashes(
@@ -238,14 +252,28 @@ class Store:
         )
         snapshot = self.complete()
         assert snapshot.index is not None
+        copying = self._copying(snapshot, names_kept)
+        names_copied = copying is not None and NAMES_MEMBER in copying.members
         return write(
             snapshot.graph,
             snapshot.index,
             settings=settings,
             merge_log=snapshot.merge_log,
             sentences=snapshot.sentences,
-            name_vectors=name_vectors(snapshot.graph),
+            # taken only where names.bin is made: the stored names are copied out of the
+            # bundle's file into the canonicalizer once taken (0.5 GB at a million facts)
+            name_vectors=None if names_copied else name_vectors(snapshot.graph),
+            copying=copying,
         )
+
+    def _copying(self, snapshot: Snapshot, names_kept: bool) -> Copying | None:
+        """The members a save of ``snapshot`` copies from the bundle this store was opened
+        from: none unless ``snapshot`` is the state opened from it (any write publishes
+        another); names.bin only where the name vectors are still the bundle's."""
+        opened = self._opened
+        if opened is None or opened[0] is not snapshot or snapshot.index is None:
+            return None
+        return copy_plan(opened[1], snapshot.index, snapshot.sentences, names_kept=names_kept)
 
     def open(self, contents: BundleContents) -> None:
         """Make a bundle's contents the current state. A bundle's manifest and members are
@@ -262,6 +290,8 @@ class Store:
                 contents.graph, contents.index, contents.sentences, contents.merge_log
             )
             self.snapshot = prepared(snapshot, self.search)  # faiss and numpy: nothing to pause
+            if contents.opened is not None:
+                self._opened = (self.snapshot, contents.opened)
             return
         index = contents.index if current else VectorIndex(contents.index.dimension)
         with self.lock:
