@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import os
 import zipfile
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import noema.kb
 from noema import BundleError, Document, KnowledgeBase
 from noema.ingest.canonical import Canonicalizer
 from noema.storage import bundle, columns, container, members
@@ -108,6 +110,23 @@ def test_an_opened_base_saved_again_copies_every_member_and_writes_the_same_byte
     again = KnowledgeBase.load(tmp_path / "again.noema", embedder=company_kb.embedder, verify=True)
     assert again.graph == company_kb.graph and again.merge_log == company_kb.merge_log
     assert _answers(again) == _answers(company_kb)
+
+
+def test_the_manifest_is_written_with_the_saving_bases_own_settings(
+    saved: Path, monkeypatch: pytest.MonkeyPatch, company_kb: KnowledgeBase
+) -> None:
+    kb = KnowledgeBase.load(saved, embedder=company_kb.embedder, similarity_threshold=0.9)
+    made = _made(monkeypatch)
+    monkeypatch.setattr(noema.kb, "__version__", "9.9.9")  # as a later Noema saving it
+    with zipfile.ZipFile(io.BytesIO(kb.to_bytes())) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+        copied = {name: zf.read(name) for name in zf.namelist() if name != "manifest.json"}
+    assert made == [] and copied == {
+        name: data for name, data in _members(saved).items() if name != "manifest.json"
+    }
+    with zipfile.ZipFile(saved) as zf:
+        expected = json.loads(zf.read("manifest.json"))
+    assert manifest == {**expected, "similarity_threshold": 0.9, "noema_version": "9.9.9"}
 
 
 def test_a_save_over_the_bundle_it_was_opened_from_copies_from_the_mapped_file(

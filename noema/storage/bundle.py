@@ -74,7 +74,9 @@ byte of a member (each vector of unit length, the sidecar's keys) is checked wit
 Each failure raises
 :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the
-previous bundle untouched. The same knowledge base gives the same bytes.
+previous bundle untouched. The same knowledge base gives the same bytes; one opened from a bundle
+and not written to since is saved by copying that bundle's members rather than making them again
+(:mod:`noema.storage.copying`), to the same bytes.
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ def _write_members(
     vector for every fact of ``graph``; rows are written in :func:`fact_order`, so the bytes do
     not depend on the order facts were indexed. The members ``copying`` names are copied as
     they lie in the bundle the state was opened from, and nothing is made for them."""
-    copied = copying.members if copying is not None and handle.seekable() else frozenset()
+    copied = copying.members if copying is not None else frozenset()
     making: list[Saving] = []
 
     def saving() -> Saving:  # made for the first member that is not copied
