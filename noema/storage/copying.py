@@ -17,7 +17,7 @@ other snapshot), a save copies each of those members as it lies in the zip (:fun
 names.bin only while the canonicalizer has not taken the stored names): its stored bytes or its
 deflated stream, a block at a time, each block's pages released once written, under the zip
 entry a fresh save writes for it; nothing is inflated, deflated, or made from the graph. Saving
-an opened million-fact base again took 37 s and 0.14 GB of memory beyond what opening held,
+an opened million-fact base again took 37 s and 0.15 GB of memory beyond what opening held,
 where making every member took about 3 minutes and 3.7 GB. The members opening did not hash are
 checked against their sha256 before any is copied (the save refuses a damaged one, as it does
 where it makes them), and a file written in place since it was mapped is refused
