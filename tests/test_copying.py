@@ -18,7 +18,7 @@ import pytest
 import noema.kb
 from noema import BundleError, Document, KnowledgeBase
 from noema.ingest.canonical import Canonicalizer
-from noema.storage import bundle, columns, container, members
+from noema.storage import _column_write, bundle, container, members
 from noema.storage.store import Store
 from tests.test_bundle import rewrite
 from tests.test_bundle_hashes import _damage_named, _damaged_large_member, _flipped
@@ -185,8 +185,8 @@ def test_members_this_version_writes_otherwise_are_made_again(
     # graph.columns as version 1 wrote it, and graph.json stored rather than deflated (as
     # another zip tool may write it): those two are made, the others copied
     with monkeypatch.context() as patched:
-        patched.setattr(columns, "COLUMNS_VERSION", 1)
-        patched.setattr(columns, "_DTYPES", _version_1_dtypes())
+        patched.setattr(_column_write, "COLUMNS_VERSION", 1)
+        patched.setattr(_column_write, "DTYPES", _version_1_dtypes())
         old = company_kb.save(tmp_path / "old.noema")
     restored = rewrite(old, tmp_path / "stored.noema", lambda stored: None)
     with zipfile.ZipFile(restored) as zf:

@@ -368,13 +368,15 @@ def test_rows_searched_through_the_lists_are_read_a_page_at_a_time(tmp_path: Pat
 
 
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc")
-def test_a_save_hashes_rows_read_at_random_reading_ahead(
-    approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("verified", [False, True], ids=["hashed at the save", "verified first"])
+def test_a_save_reads_rows_read_at_random_reading_ahead(
+    approximate_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verified: bool
 ) -> None:
-    """Before an opened bundle's vectors go into another bundle their sha256 is checked, a read
-    of every page in order: marked to be read ahead first (page by page, 1.4 GB took 21 s
-    instead of 1.4 s from a cold disk)."""
-    from noema.storage import container, members
+    """Before an opened bundle's vectors go into another bundle their sha256 is checked (unless
+    ``verify=True`` checked it before opening) and they are copied: reads of every page in
+    order, marked to be read ahead first (page by page, 1.4 GB took 21 s instead of 1.4 s from a
+    cold disk)."""
+    from noema.storage import container, copying, members
 
     saved = approximate_kb.save(tmp_path / "kb.noema")
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)  # mapped, as a large bundle is
@@ -383,18 +385,19 @@ def test_a_save_hashes_rows_read_at_random_reading_ahead(
     def at_random() -> bool:
         return any(random for _, _, file, random in _mappings() if file == str(saved))
 
-    loaded = KnowledgeBase.load(saved, search="approximate")
+    loaded = KnowledgeBase.load(saved, search="approximate", verify=verified)
     assert at_random()
     while_hashed: list[bool] = []
-    forget = container.forget_pages  # called after each block is hashed
+    forget = container.forget_pages  # called after each block is hashed or copied
 
     def noted(mapped: Any, view: Any) -> None:
-        if len(view):  # the block's own pages, as it was hashed
+        if len(view):  # the block's own pages, as it was read
             middle = np.frombuffer(view, np.uint8).ctypes.data + len(view) // 2
             while_hashed.append(_read_at_random(middle))
         forget(mapped, view)
 
     monkeypatch.setattr(container, "forget_pages", noted)
+    monkeypatch.setattr(copying, "forget_pages", noted)  # each block copied into the new bundle
     loaded.save(tmp_path / "again.noema")
     assert while_hashed and not any(while_hashed)
     assert loaded.retrieve(QUESTIONS[0]) == approximate_kb.retrieve(QUESTIONS[0])
