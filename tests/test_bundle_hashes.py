@@ -18,7 +18,7 @@ import pytest
 
 from noema import BundleError, KnowledgeBase
 from noema.cli import main
-from noema.storage import container, members
+from noema.storage import _opening, container
 from tests.conftest import BUNDLE_MEMBERS
 from tests.test_bundle import rewrite
 
@@ -72,7 +72,7 @@ def _damaged_large_member(
 ) -> Path:
     """A copy of ``saved`` whose ``member`` has a flipped bit that leaves it readable, opened
     with every member counted as a large one (read whole, or mapped as a bundle past 64 MiB is)."""
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     if mapped:
         monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
     at = _STILL_READABLE[member](_manifest(saved))
@@ -144,7 +144,7 @@ def test_a_base_opened_from_a_damaged_bundle_is_not_merged(
 def test_an_intact_large_member_is_hashed_once_before_the_first_save(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
     kb = KnowledgeBase.load(saved)
     hashed: list[str] = []
@@ -166,17 +166,17 @@ def test_a_member_up_to_the_limit_is_hashed_on_every_opening(
 ) -> None:
     bad = _flipped(saved, tmp_path / "bad.noema", "sentences.bin", 4 * 100)
     size = _manifest(saved)["members"]["sentences.bin"]["size"]
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", size)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", size)
     with pytest.raises(BundleError, match="sentences.bin does not match its sha256"):
         KnowledgeBase.load(bad)
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", size - 1)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", size - 1)
     KnowledgeBase.load(bad)  # a byte larger: its sha256 waits for verify=True or a save
 
 
 def test_a_damaged_manifest_fails_every_opening(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     bad = _flipped(saved, tmp_path / "bad.noema", "manifest.json", 100)
     with pytest.raises(BundleError, match="manifest.json"):
         KnowledgeBase.load(bad)
@@ -237,7 +237,7 @@ def test_a_longer_vector_in_a_large_member_is_refused_by_verify_validate_and_a_s
     small = _longer_first_row(saved, tmp_path / "small.noema", member)
     with pytest.raises(BundleError, match=_FIRST_ROW[member][1]):
         KnowledgeBase.load(small)  # a member hashed on opening has every row checked too
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     if mapped:
         monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
     bad = _longer_first_row(saved, tmp_path / "bad.noema", member)
@@ -270,7 +270,7 @@ def test_a_value_that_is_not_finite_is_refused_where_it_is_read(
 ) -> None:
     # a large member is not read whole on opening; a NaN is refused when the row is read, by
     # a search (the vectors) or by the first write (the names), never ranked or kept
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     if mapped:
         monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
     damaged = KnowledgeBase.load(_not_finite_first_row(saved, tmp_path / "bad.noema", member))

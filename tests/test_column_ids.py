@@ -16,7 +16,7 @@ import noema
 from noema import BundleError, KnowledgeBase
 from noema.cli import main
 from noema.model.graph import SemanticGraph
-from noema.storage import _column_ids, _column_write, members
+from noema.storage import _column_ids, _column_write, _opening
 from noema.storage._column_write import _pack
 from noema.storage.columns import _ADDED_IN_2, _arrays, columns_bytes, read_columns
 from tests.test_bundle import _columns, rewrite
@@ -347,7 +347,7 @@ def test_records_sharing_an_id_are_refused_by_verify_validate_and_a_save(
     bad = rewrite(saved_large, tmp_path / "bad.noema", _columns(change), fix_manifest=True)
     with pytest.raises(BundleError, match=message):
         KnowledgeBase.load(bad)  # a small member is hashed, and all of it checked, on opening
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     opened = KnowledgeBase.load(bad)  # a large one: reading every id waits for its sha256
     with pytest.raises(BundleError, match=message):
         KnowledgeBase.load(bad, verify=True)

@@ -18,7 +18,7 @@ import pytest
 import noema.kb
 from noema import BundleError, Document, KnowledgeBase
 from noema.ingest.canonical import Canonicalizer
-from noema.storage import _column_write, bundle, container, members
+from noema.storage import _column_write, _opening, bundle, container, members
 from noema.storage.store import Store
 from tests.test_bundle import rewrite
 from tests.test_bundle_hashes import _damage_named, _damaged_large_member, _flipped
@@ -99,7 +99,7 @@ def test_an_opened_base_saved_again_copies_every_member_and_writes_the_same_byte
     hashed: bool,
 ) -> None:
     if not hashed:  # its members checked against their sha256 by the save, then copied
-        monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+        monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     kb = KnowledgeBase.load(saved, embedder=company_kb.embedder)
     made = _made(monkeypatch)
     _names_untouched(monkeypatch)
@@ -133,7 +133,7 @@ def test_a_save_over_the_bundle_it_was_opened_from_copies_from_the_mapped_file(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, company_kb: KnowledgeBase
 ) -> None:
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     path = tmp_path / "kb.noema"
     path.write_bytes(saved.read_bytes())
     kb = KnowledgeBase.load(path, embedder=company_kb.embedder)
@@ -264,7 +264,7 @@ def test_a_member_damaged_after_opening_is_refused_before_anything_is_copied(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, member: str
 ) -> None:
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     path = tmp_path / "kb.noema"
     path.write_bytes(saved.read_bytes())
     kb = KnowledgeBase.load(path)

@@ -376,11 +376,11 @@ def test_a_save_reads_rows_read_at_random_reading_ahead(
     ``verify=True`` checked it before opening) and they are copied: reads of every page in
     order, marked to be read ahead first (page by page, 1.4 GB took 21 s instead of 1.4 s from a
     cold disk)."""
-    from noema.storage import container, copying, members
+    from noema.storage import _opening, container, copying
 
     saved = approximate_kb.save(tmp_path / "kb.noema")
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)  # mapped, as a large bundle is
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)  # hashed before a save
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)  # hashed before a save
 
     def at_random() -> bool:
         return any(random for _, _, file, random in _mappings() if file == str(saved))

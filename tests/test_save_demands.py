@@ -138,10 +138,10 @@ def test_large_columns_check_the_sidecar_contents_with_their_hash(
     """Where graph.columns is large (read in place, not hashed on opening), the keys, which hash
     each sentence's text, and the sentences, compared with every mention, are checked with its
     sha256: on load(verify=True), and before a save, which then writes nothing."""
-    from noema.storage import members
+    from noema.storage import _opening
 
     bad = rewrite(saved, tmp_path / "bad.noema", _columns(update), fix_manifest=True)
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     with pytest.raises(noema.BundleError, match=match):
         KnowledgeBase.load(bad, verify=True)
     opened = KnowledgeBase.load(bad)  # its structure is intact: it opens and answers
@@ -156,10 +156,10 @@ def test_large_columns_refuse_sentences_out_of_order_on_opening(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What reading the sidecar in place relies on is checked on every opening."""
-    from noema.storage import members
+    from noema.storage import _opening
 
     bad = rewrite(saved, tmp_path / "bad.noema", _columns(_swap_sentences), fix_manifest=True)
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     with pytest.raises(noema.BundleError, match="not grouped by document and ordered by span"):
         KnowledgeBase.load(bad)
 

@@ -122,11 +122,11 @@ def test_a_graph_read_in_place_changes_as_the_graph_it_was_saved_from() -> None:
 def test_opening_a_bundle_makes_no_record_until_one_is_read(
     company_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from noema.storage import _column_records, members
+    from noema.storage import _column_records, _opening
 
     # as a large bundle opens: a small one's sidecar keys are hashed on opening, which reads
     # the documents' texts
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     made: list[str] = []
     for kind in ("_Documents", "_Entities", "_Relations", "_Events"):
         table = getattr(_column_records, kind)
@@ -190,9 +190,9 @@ def test_opening_reads_the_sentence_sidecar_in_place(
 ) -> None:
     """No sentence, key or topic is made on opening: the sidecar's mappings look each up in the
     bundle's arrays when a retrieval asks, and give what the sidecar held in memory gave."""
-    from noema.storage import _column_sentences, members
+    from noema.storage import _column_sentences, _opening
 
-    monkeypatch.setattr(members, "HASHED_ON_OPENING_BYTES", 0)  # as a large bundle opens
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)  # as a large bundle opens
     made: list[int] = []
     original = _column_sentences._Rows.sentence
 
