@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noema._loading import LoadOptions, check_dimension, checked_model, loaded_threshold
 from noema._version import __version__
 from noema.errors import ModelMismatchError
 from noema.ingest.canonical import Canonicalizer, IngestReport
@@ -449,7 +449,7 @@ class KnowledgeBase(EntityRepairs):
                 the bundle was built with.
         """
         models = (embedding_model, embedder, extractor, spacy_model)
-        options = _LoadOptions(
+        options = LoadOptions(
             *models, similarity_threshold, search, allow_download, max_memory, verify
         )
         contents = read(path, max_memory=max_memory, verify=verify)
@@ -458,61 +458,31 @@ class KnowledgeBase(EntityRepairs):
     @classmethod
     def from_bytes(cls, data: bytes, **options: Any) -> KnowledgeBase:
         """:meth:`load` for the bytes of a bundle (:meth:`to_bytes`); same options and errors."""
-        checked = _LoadOptions(**options)
+        checked = LoadOptions(**options)
         contents = read(data, max_memory=checked.max_memory, verify=checked.verify)
         return cls._from_contents(contents, "<bytes>", checked)
 
     @classmethod
     def _from_contents(
-        cls, contents: BundleContents, name: str, options: _LoadOptions
+        cls, contents: BundleContents, name: str, options: LoadOptions
     ) -> KnowledgeBase:
         manifest = contents.manifest
-        stored_model = manifest["embedding_model"]
-        embedder = options.embedder
-        asked = embedder.name if embedder is not None else options.embedding_model
-        if asked is not None and asked != stored_model:
-            raise ModelMismatchError(
-                f"{name!r} was built with embedding model {stored_model!r}, not {asked!r}; "
-                f"load it with embedding_model={stored_model!r} or rebuild it"
-            )
-        threshold = manifest.get("similarity_threshold", DEFAULT_SIMILARITY_THRESHOLD)
+        stored_model = checked_model(manifest, name, options)
         kb = cls(
-            similarity_threshold=options.similarity_threshold
-            if options.similarity_threshold is not None
-            else float(threshold),
+            similarity_threshold=loaded_threshold(manifest, options),
             spacy_model=options.spacy_model or DEFAULT_SPACY_MODEL,
             embedding_model=stored_model,
             extractor=options.extractor,
-            embedder=embedder,
+            embedder=options.embedder,
             search=options.search,
             allow_download=options.allow_download,
         )
-        if contents.index.dimension != kb.embedder.dimension:
-            raise ModelMismatchError(
-                f"{name!r} holds vectors of dimension {contents.index.dimension}, but "
-                f"{stored_model!r} gives {kb.embedder.dimension}"
-            )
+        check_dimension(contents, name, stored_model, kb.embedder.dimension)
         kb._store.open(contents)
         kb._stored_names = contents.name_vectors
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest
         return kb
-
-
-@dataclass(frozen=True)
-class _LoadOptions:
-    """What :meth:`KnowledgeBase.load` and :meth:`KnowledgeBase.from_bytes` take besides the
-    bundle (``from_bytes`` checks its keywords by building one)."""
-
-    embedding_model: str | None = None
-    embedder: Embedder | None = None
-    extractor: Extractor | None = None
-    spacy_model: str | None = None
-    similarity_threshold: float | None = None
-    search: SearchMode = "auto"
-    allow_download: bool = False
-    max_memory: int | None = None
-    verify: bool = False
 
 
 def _unpickle(

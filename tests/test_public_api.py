@@ -69,6 +69,7 @@ WINGS = {
     "storage": {"model", "vectors"},
 }
 TOP = {
+    "_loading",
     "adapters",
     "kb",
     "writes",
