@@ -32,7 +32,7 @@ import numpy as np
 import orjson
 
 from noema.errors import BundleError, OptionError
-from noema.vectors._pages import read_in_order
+from noema.vectors.pages import read_in_order
 
 __all__ = [
     "MAX_MEMBER_BYTES",

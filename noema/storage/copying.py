@@ -56,7 +56,7 @@ from noema.storage.members import (
     SENTENCES_MEMBER,
     Opening,
 )
-from noema.vectors._pages import read_in_order
+from noema.vectors.pages import read_in_order
 
 if TYPE_CHECKING:
     from noema.vectors.index import VectorIndex

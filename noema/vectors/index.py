@@ -40,9 +40,9 @@ from noema.vectors._flat import (
     flat_pieces,
     little_endian_rows,
 )
-from noema.vectors._pages import read_at_random, read_in_order
 from noema.vectors.embed import Vectors
 from noema.vectors.ivf import IVFParts, parts_of, reads_in_place
+from noema.vectors.pages import read_at_random, read_in_order
 
 __all__ = [
     "APPROXIMATE_FROM",
