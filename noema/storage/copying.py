@@ -42,8 +42,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from noema.storage._column_write import COLUMNS_VERSION, MAGIC
 from noema.storage.container import forget_pages, member_info, new_zip_info, raw_view
 from noema.storage.manifest import SCHEMA_VERSION, declared_entry
@@ -56,7 +54,6 @@ from noema.storage.members import (
     SENTENCES_MEMBER,
     Opening,
 )
-from noema.vectors.pages import read_in_order
 
 if TYPE_CHECKING:
     from noema.vectors.index import VectorIndex
@@ -165,7 +162,6 @@ def copy_member(zf: zipfile.ZipFile, source: OpenedBundle, member: str) -> tuple
     found = source.members[member]
     stored = found.compress_type == zipfile.ZIP_STORED
     raw = raw_view(source.mapped, found, source.name)
-    read_in_order(np.frombuffer(raw, np.uint8))  # vectors a search marked as read at random
     info = new_zip_info(member, found.file_size, stored)
     info.CRC, info.compress_size, info.flag_bits = found.CRC, len(raw), 0
     zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile.open(info, "w") decides

@@ -42,7 +42,6 @@ from noema.vectors._flat import (
 )
 from noema.vectors.embed import Vectors
 from noema.vectors.ivf import IVFParts, parts_of, reads_in_place
-from noema.vectors.pages import read_at_random, read_in_order
 
 __all__ = [
     "APPROXIMATE_FROM",
@@ -136,7 +135,7 @@ class VectorIndex:
         Raises:
             BundleError: they are read from a bundle's file, changed since it was opened.
         """
-        view: Vectors = read_in_order(self._matrix()).view()
+        view: Vectors = self._matrix().view()
         view.flags.writeable = False
         return view
 
@@ -214,7 +213,7 @@ class VectorIndex:
         """The ids, row numbers and matrix without ``removed`` and with the new ``ids`` after
         them (an id held and not removed keeps its vector), or ``None`` when nothing changes."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
-        read_in_order(self._matrix())  # the kept rows are copied from the matrix below
+        self.check_unchanged()  # the kept rows are copied from the matrix below
         if len(ids) != len(vectors):
             raise OptionError(f"{len(ids)} ids but {len(vectors)} vectors")
         drop = {i for i in removed if i in self._rows}
@@ -319,7 +318,7 @@ class VectorIndex:
             if len(self) < PREFILTER_FROM:
                 self._prefilter = None
             elif self._prefilter is None and self._source_check is not None:  # just opened
-                self._prefilter = PrefilterSoon(read_in_order(self._vectors), self._source_check)
+                self._prefilter = PrefilterSoon(self._vectors, self._source_check)
             elif self._prefilter is None:
                 self._prefilter = Prefilter(self._vectors)
         elif self._label_rows is None:
@@ -341,7 +340,6 @@ class VectorIndex:
             ):
                 self._release_stored()
             self._release_stored = None
-            read_at_random(self._vectors)  # a search reads a few hundred rows of a mapped file
             # each label's row: looking every id up again took 0.3 s at a million rows
             self._label_rows = (
                 np.arange(len(self), dtype=np.int64) if by_row else self.rows_of(approximate.ids)
@@ -429,19 +427,19 @@ class VectorIndex:
             A callable that raises :class:`~noema.errors.BundleError` naming the first bad row.
         """
         matrix = self._vectors
-        return lambda: check_unit_rows(read_in_order(matrix))
+        return lambda: check_unit_rows(matrix)
 
     # -- bytes ---------------------------------------------------------------------------------
     def index_pieces(self) -> tuple[bytes, memoryview]:
         """An ``IndexFlatIP`` over the rows as ``faiss.serialize_index`` writes it (its header,
         then the rows' bytes), never built: what a bundle stores, whatever this index searches
         with."""
-        return flat_pieces(read_in_order(self._matrix()))
+        return flat_pieces(self._matrix())
 
     def vector_view(self) -> memoryview:
         """The vectors as little-endian float32, row-major: a view of the rows, not a copy
         (where they are read from a bundle's mapped file, of that file)."""
-        return little_endian_rows(read_in_order(self._matrix()))
+        return little_endian_rows(self._matrix())
 
     @classmethod
     def from_bytes(
