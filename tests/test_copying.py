@@ -129,13 +129,19 @@ def test_the_manifest_is_written_with_the_saving_bases_own_settings(
     assert manifest == {**expected, "similarity_threshold": 0.9, "noema_version": "9.9.9"}
 
 
-def test_a_save_over_the_bundle_it_was_opened_from_copies_from_the_mapped_file(
-    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, company_kb: KnowledgeBase
-) -> None:
+def _mapped_copy(saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of ``saved`` opened as a large bundle is: mapped, its members hashed at the save."""
     monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
     monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
     path = tmp_path / "kb.noema"
     path.write_bytes(saved.read_bytes())
+    return path
+
+
+def test_a_save_over_the_bundle_it_was_opened_from_copies_from_the_mapped_file(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, company_kb: KnowledgeBase
+) -> None:
+    path = _mapped_copy(saved, tmp_path, monkeypatch)
     kb = KnowledgeBase.load(path, embedder=company_kb.embedder)
     made = _made(monkeypatch)
     kb.save(path)  # the new file moved over the one mapped, which stays as it was
@@ -263,10 +269,7 @@ def _written_in_place(path: Path, member: str, keep_time: bool) -> None:
 def test_a_member_damaged_after_opening_is_refused_before_anything_is_copied(
     saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, member: str
 ) -> None:
-    monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
-    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)
-    path = tmp_path / "kb.noema"
-    path.write_bytes(saved.read_bytes())
+    path = _mapped_copy(saved, tmp_path, monkeypatch)
     kb = KnowledgeBase.load(path)
     # unseen by the file's size and time: its sha256 refuses it
     _written_in_place(path, member, keep_time=True)
