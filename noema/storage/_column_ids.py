@@ -51,8 +51,10 @@ _REMEMBERED = 1 << 16
 _FENCE = 16
 # At most about this many kept per kind: they are sliced from the heap at a kind's first lookup,
 # which at 3M facts and every sixteenth id made the first retrieval after opening four times a
-# later one (0.16 s); a few more string comparisons a search cost about a microsecond each.
-_FENCES = 8192
+# later one (0.16 s). At a million facts 8,192 a kind still cost 9 ms of the first retrieval
+# (three kinds), 2,048 cost 2.4 ms; each halving costs a search one more string comparison
+# (about a microsecond).
+_FENCES = 2048
 # Searches of one kind after which its ids are held in a dict (at about 5 us a search, the
 # searches then cost as much as the dict once did on opening); plus a tenth of its ids.
 SEARCHES_BEFORE_HOLDING = 4096
