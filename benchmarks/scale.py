@@ -7,6 +7,8 @@ Re-DocRED's annotations, predicates from its relation names, three facts per doc
 its own sentence ("Willi Schneider member of sports team Germany."). Its fact and sentence
 vectors are generated (clustered, unit length) rather than embedded: these figures are about
 storage and search, not about the embedding model, which would take hours at this size.
+Before the cached measurement the members an open and a retrieval read are read once, as a service
+restarted over the same bundle finds them; ``--cold`` measures again with the file cache emptied.
 
 Reported per size: the time to save the bundle and its size; in a fresh process, the time to open
 it (after the models are loaded) and the memory it adds beyond its vectors; retrieve p50/p95 over
@@ -382,6 +384,39 @@ def _drop_file_cache() -> bool:
     return True
 
 
+# The members an open and a retrieval read (index.faiss only a save or `noema validate` reads,
+# graph.json and names.bin only a write): what a service restarted over the same bundle finds in
+# the file cache. Reading only these lets 3M facts (an 18 GB file) be measured from the cache
+# on a 24 GB machine, where reading the whole file would push out the pages read first.
+_RETRIEVAL_MEMBERS = (
+    "graph.columns",
+    "embeddings.bin",
+    "facts.ivf",
+    "sentences.bin",
+    "sentences.ivf",
+)
+
+
+def _cache_members(path: Path, members: tuple[str, ...] = _RETRIEVAL_MEMBERS) -> float:
+    """Read ``members`` of the bundle at ``path`` once, in order, so the cached measurement
+    finds them in the file cache whatever ran before it: GiB read."""
+    import zipfile
+
+    read = 0
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as handle:
+        for info in archive.infolist():
+            if info.filename not in members:
+                continue
+            handle.seek(info.header_offset + 26)
+            name, extra = (int.from_bytes(handle.read(2), "little") for _ in range(2))
+            handle.seek(info.header_offset + 30 + name + extra)
+            left = info.compress_size
+            while left > 0:
+                left -= len(handle.read(min(left, 1 << 24)))
+            read += info.compress_size
+    return read / 2**30
+
+
 def _file_pages(index: VectorIndex) -> list[np.ndarray]:
     """What of ``index`` an opened bundle leaves as pages of its mapped file: the vectors, and
     the 8-bit codes its approximate index's lists read in place (faiss holding none of its own)."""
@@ -621,6 +656,13 @@ def main() -> int:
                 save_text = f"{save:.1f}s, peak +{save_peak:,.0f} MB"
                 print(f"built {n:,} facts, saved in {save:.1f}s", file=sys.stderr, flush=True)
             size = path.stat().st_size
+            with timer() as cached:
+                gib = _cache_members(path)
+            print(
+                f"read {gib:.1f} GiB of {path.name} into the file cache in {cached[0]:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
             warm = _measured(path, args.ingest_docs, cold=False, max_memory=args.max_memory)
             cold = _measured(path, 0, cold=True, max_memory=args.max_memory) if args.cold else None
             if not args.keep and not isinstance(n, str):
