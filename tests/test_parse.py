@@ -135,6 +135,71 @@ def test_heading_does_not_join_the_next_word(extractor: SpacyExtractor) -> None:
     assert "Nvidia Nvidia" not in {e.name for e in g.entities.values()}
 
 
+def test_a_list_mark_or_a_trailing_dash_is_not_part_of_a_name(extractor: SpacyExtractor) -> None:
+    """NER took the mark of a list line and the dash of a life's span into the name: "- José
+    Luis Llorente" was a node apart from "José Luis Llorente"."""
+    g = extractor.extract(
+        [
+            Document(
+                "Real Madrid Baloncesto had these head coaches:\n- José Borrero\n- Lolo Sainz\n"
+                "- George Karl\n- José Luis Llorente"
+            ),
+            Document(
+                "Grace Abbott (November 17, 1878 – June 19, 1939) was an American social worker. "
+                "Walter Brennan (July 25, 1894 – September 21, 1974) was an American actor."
+            ),
+        ]
+    )
+    names = {e.name for e in g.entities.values()}
+    assert {"José Luis Llorente", "November 17, 1878"} <= names
+    assert not [n for n in names if n[0] in "-–" or n[-1] in "-–"]
+
+
+def test_a_number_is_neither_a_predicate_nor_a_person(extractor: SpacyExtractor) -> None:
+    """A list line run into the sentence before it gave "Baker House -1796-> Thomas Beall" and a
+    person named "- 1796-"."""
+    g = extractor.extract(
+        [
+            Document(
+                "Newton D . Baker House is a historic house in Washington .\n"
+                "- 1794-1796 - Thomas Beall\n- 1796- ? - John Laird\n- ?-1827 - George Peter",
+                metadata={"title": "Newton D. Baker House"},
+            )
+        ]
+    )
+    predicates = {r.predicate for r in g.relations.values()} | {e.label for e in g.events.values()}
+    assert predicates and all(any(c.isalpha() for c in p) for p in predicates)
+    people = {e.name for e in g.entities.values() if e.type == "PERSON"}
+    assert {"Thomas Beall", "George Peter"} <= people
+    assert all(any(c.isalpha() for c in n) for n in people)
+
+
+def test_a_list_line_is_a_sentence_of_its_own(extractor: SpacyExtractor) -> None:
+    """The parser ran the list into the sentence before it, whose facts then cited the list."""
+    text = (
+        "Newton D . Baker House is a historic house in Washington .\n"
+        "- 1794-1796 - Thomas Beall\n- 1796- ? - John Laird\nThe house was sold in 1902 ."
+    )
+    g = extractor.extract([Document(text, metadata={"title": "Newton D. Baker House"})])
+    spans = [text[m.start : m.end] for r in g.relations.values() for m in r.mentions]
+    assert "Baker House is a historic house in Washington ." in spans
+    assert all("\n" not in span.strip() for span in spans)
+
+
+def test_a_name_of_punctuation_alone_is_no_node(extractor: SpacyExtractor) -> None:
+    """The tagger read the "." of "No. 56" and a "-" of Arabic text as proper nouns: every such
+    name became one node ("." or "-"), which joined the songs and schools of unrelated documents."""
+    g = extractor.extract(
+        [
+            Document("The song reached No. 56 on the Billboard chart."),
+            Document("Her debut single reached No.\u00a073 on the Billboard country chart."),
+        ]
+    )
+    names = {e.name for e in g.entities.values()}
+    assert "Billboard" in names
+    assert [n for n in names if not any(c.isalnum() for c in n)] == []
+
+
 def test_business_suffix_stays_with_its_name(extractor: SpacyExtractor) -> None:
     found = facts(extractor, "Microsoft, Inc. is headquartered in Redmond.")
     assert not any(s == "Inc." for s, _, _ in found)

@@ -24,7 +24,16 @@ from noema.ingest.evidence import (
 from noema.model.names import clean_name, is_business_suffix, surname
 from noema.model.records import VALUE_TYPES, Mention
 
-__all__ = ["NameTable", "full_name", "kind_endings", "most_voted", "outvote"]
+__all__ = [
+    "NameTable",
+    "full_name",
+    "has_letter",
+    "has_word",
+    "kind_endings",
+    "most_voted",
+    "outvote",
+    "without_dashes",
+]
 
 
 class NameTable:
@@ -115,9 +124,10 @@ class NameTable:
         """Name a proper noun or noun phrase NER missed; it gets no NER vote (see
         :func:`~noema.ingest.entities.batch_graph`). A surname alone is the person named in full
         before it ("Crane" after "Tobias Crane"). ``None`` when the span holds no usable name."""
+        span = without_dashes(span)
         name = clean_name(span.text)
-        if not name or is_business_suffix(name):
-            return None
+        if not has_word(name) or is_business_suffix(name):
+            return None  # the "." of "No. 56" tagged a proper noun
         if not named_as_place(span):
             name = full_name(self, name) or name
         self.add(name, span, None)
@@ -241,6 +251,39 @@ class NameTable:
         """A main entity named by the title but not in the text: one vote, no mention."""
         self.votes[name] = Counter({type_: 1})
         self.mentions.setdefault(name, [])
+
+
+# Marks that open a list line, and the dash a span of years leaves after its first end (not
+# "+" or "*" at the end: "Google+" is a name of its own).
+_DASHES = frozenset({"-", "\u2013", "\u2014"})
+_LIST_MARKS = _DASHES | {"*", "+", "\u2022"}
+
+
+def without_dashes(span: Any) -> Any:
+    """``span`` without the list mark before it or a dash after it: NER takes them in ("- José
+    Luis Llorente" of a list line, "November 17, 1878 –" of a life's span), and the name with
+    the mark was a node apart from the same name without it."""
+    start, end = span.start, span.end
+    while start < end and span.doc[start].text in _LIST_MARKS:
+        start += 1
+    while end > start and span.doc[end - 1].text in _DASHES:
+        end -= 1
+    if (start, end) == (span.start, span.end):
+        return span
+    from spacy.tokens import Span
+
+    return Span(span.doc, start, end, label=span.label_)
+
+
+def has_letter(text: str) -> bool:
+    """Whether ``text`` holds a letter: a name or a predicate without one is a number."""
+    return any(c.isalpha() for c in text)
+
+
+def has_word(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit: a name of punctuation alone names nothing,
+    and every such name would be one node joining unrelated documents."""
+    return any(c.isalnum() for c in text)
 
 
 def full_name(names: NameTable, name: str, type_: str | None = None) -> str | None:

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from noema.ingest._name_table import NameTable, full_name, kind_endings, most_voted, outvote
+from noema.ingest._name_table import (
+    NameTable,
+    full_name,
+    has_letter,
+    has_word,
+    kind_endings,
+    most_voted,
+    outvote,
+    without_dashes,
+)
 from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     NER_VOTE,
@@ -123,11 +132,13 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
     for ent in _joined_people(_joined_places(spacy_doc.ents)):
-        ent = _within_line(ent)
+        ent = without_dashes(_within_line(ent))
         type_ = map_spacy_label(ent.label_)
         name = clean_name(ent.text)
-        if type_ is None or not name:
+        if type_ is None or not has_word(name):
             continue
+        if type_ in _NAMED_WITH_LETTERS and not has_letter(name):
+            continue  # "1796" of a list line "- 1796- ? - John Laird" tagged a person
         if ent.label_ in ("CARDINAL", "ORDINAL") and not any(c.isdigit() for c in name):
             continue  # "two", "one": spelled-out counts join unrelated documents into one node
         if type_ == "DATE" and relative_year(name) is not None:
@@ -215,6 +226,10 @@ def _list_goes_on(span: Any) -> bool:
     if i < len(doc) and doc[i].text == ",":
         i += 1
     return i < len(doc) and doc[i].lower_ in ("and", "or")
+
+
+# Types whose names always hold a letter: a number tagged one of them is no name.
+_NAMED_WITH_LETTERS = frozenset({"PERSON", "ORG", "GPE", "LOC"})
 
 
 def _within_line(span: Any) -> Any:
@@ -389,6 +404,8 @@ def _add_to_graph(
         return ids[name]
 
     for fact in found.facts:
+        if not has_letter(fact.predicate):
+            continue  # "1796" read as the role of a list line run into the sentence before it
         ends = (entity(fact.subject), entity(fact.object))
         if fact.time is None:
             graph.add_relation(

@@ -36,7 +36,7 @@ from noema.ingest.kinds import KIND_TYPES
 from noema.model.names import clean_name
 from noema.model.times import DATE_TEXT, iso_date, period_text
 
-__all__ = ["LISTED", "ListEntry", "entry_facts", "list_entries"]
+__all__ = ["LISTED", "ListEntry", "entry_facts", "list_entries", "list_line_starts"]
 
 LISTED = "listed_for"
 
@@ -88,6 +88,27 @@ def list_entries(text: str) -> Iterator[ListEntry]:
         entry = _entry(text[start:end], start, (mark.start(), end))
         if entry is not None:
             yield entry
+
+
+def list_line_starts(text: str) -> list[int]:
+    """Where each list line of ``text`` starts (its mark), and the line after each: sentences
+    start there. The parser ran a list line into the sentence before it ("... a historic house
+    in Washington .\\n- 1794-1796 - Thomas Beall"), so the rules read "1796" as a role of the
+    house.
+
+    Example:
+        >>> list_line_starts("Owners:\\n- 1794-1796 - Thomas Beall\\nIt was sold.")
+        [8, 35]
+    """
+    starts: set[int] = set()
+    for mark in _MARK.finditer(text):
+        starts.add(mark.start() + len(mark.group()) - len(mark.group().lstrip(" \t")))
+        end = text.find("\n", mark.end())
+        if end >= 0:
+            after = len(text) - len(text[end:].lstrip())
+            if after < len(text):
+                starts.add(after)
+    return sorted(starts)
 
 
 def _entry(line: str, at: int, whole: tuple[int, int]) -> ListEntry | None:

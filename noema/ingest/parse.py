@@ -55,7 +55,7 @@ from noema.ingest.entities import (
 from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
-from noema.ingest.listings import entry_facts
+from noema.ingest.listings import entry_facts, list_line_starts
 from noema.ingest.people import join_surname
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
@@ -192,7 +192,7 @@ class SpacyExtractor:
         of a long document one per batch (see PIECE_CHARACTERS)."""
         for cut, run in groupby(pieces, key=lambda piece: piece[2]):
             yield from nlp.pipe(
-                ((text, at) for text, at, _ in run),
+                ((_lines_apart(nlp, text), at) for text, at, _ in run),
                 as_tuples=True,
                 batch_size=1 if cut else self.batch_size,
                 # worker processes would each hold a piece for one batch of one: not worth it
@@ -297,6 +297,21 @@ class SpacyExtractor:
             subject, obj = by_token.get(start - 1), by_token.get(end)
             if subject and obj and subject != obj:
                 add(subject, rule, obj, spacy_doc[start].sent)
+
+
+def _lines_apart(nlp: Any, text: str) -> Any:
+    """``text``, or where it holds a list, its tokens with a sentence starting at each list line
+    and at the line after one (the parser keeps sentence starts set before it)."""
+    starts = list_line_starts(text)
+    if not starts:
+        return text
+    doc = nlp.make_doc(text)
+    by_start = {token.idx: token for token in doc}
+    for start in starts:
+        token = by_start.get(start)
+        if token is not None:
+            token.is_sent_start = True
+    return doc
 
 
 def _split_long(

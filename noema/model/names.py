@@ -25,16 +25,21 @@ BUSINESS_SUFFIXES = frozenset(_SUFFIX_WORDS.split())
 _PUNCT = re.compile(r"[^\w\s]+")
 _WS = re.compile(r"\s+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
+# a list line's mark before a name ("- José Borrero"; not the sign of "-29.1"), a dash after one
+# ("Little Rock-" of "Little Rock-based", "November 17, 1878 –" of a life's span)
+_LIST_MARK = re.compile(r"^(?:[-\u2013\u2014*+\u2022]\s+)+")
+_TRAILING_DASH = re.compile(r"\s*[-\u2013\u2014]+$")
 
 
 def clean_name(text: str) -> str:
-    """A surface form fit for notation: one line, no leading "the", no trailing "'s".
+    """A surface form fit for notation: one line, no leading "the", no trailing "'s", no list
+    mark before it or dash after it.
 
     Example:
-        >>> clean_name("the United\\nStates's")
-        'United States'
+        >>> clean_name("the United\\nStates's"), clean_name("- José Borrero"), clean_name("1878 –")
+        ('United States', 'José Borrero', '1878')
     """
-    name = _WS.sub(" ", text).strip()
+    name = _TRAILING_DASH.sub("", _LIST_MARK.sub("", _WS.sub(" ", text).strip()))
     if name.lower().startswith("the ") and len(name) > 4:
         name = name[4:]
     if name.endswith(("'s", "\u2019s")):
