@@ -253,6 +253,18 @@ DENIED = {
     "not": ("Mara Voss was not the CEO of Veltrix Robotics.", "Mara Voss|ceo_of|Veltrix Robotics"),
     "never": ("Dario Fenn never played for Arvik United.", "Dario Fenn|play_for|Arvik United"),
     "no": ("Marcus Crane is no relation of Tobias Crane.", "Marcus Crane|relation_of|Tobias Crane"),
+    # "not" hangs from the adjective a copula joins
+    "not related": (
+        "Tobias Crane directed Lantern Hill. He is not related to Marcus Crane of Bellamy Robotics.",
+        "Tobias Crane|relate_to|Marcus Crane",
+    ),
+    # "never" on an adjective no verb rule reads, left to the topic link
+    "never married": ("Anna Holm was never married to Erik Lund.", "Anna Holm|marry_to|Erik Lund"),
+    # what held once and holds no more is not stated as holding
+    "no longer": (
+        "Anna Holm is no longer affiliated with Veltrix Robotics.",
+        "Anna Holm|affiliate_with|Veltrix Robotics",
+    ),
 }
 
 
@@ -263,6 +275,20 @@ def test_a_denied_fact_is_not_stated(extractor: SpacyExtractor, text: str, fact:
     assert denied not in facts
     # nor left to a topic link between the same two names
     assert not any({s, o} == {denied[0], denied[2]} for s, _, o in facts)
+
+
+def test_a_name_that_says_no_more_denies_nothing(extractor: SpacyExtractor) -> None:
+    """The parser hung "No More" of "Faith No More" on the sentence's verb like "no longer"."""
+    facts = _facts(
+        _graph(
+            extractor,
+            'Michael Allan "Mike" Patton (born January 27, 1968) is an American musician, singer, '
+            "songwriter, actor, record producer, multi-instrumentalist and film composer, best "
+            "known as the lead singer of the alternative metal band Faith No More. Patton was also "
+            "the founder and lead singer of Mr. Bungle.",
+        )
+    )
+    assert ("Michael Allan", "is", "record producer") in facts
 
 
 def test_the_subject_of_the_first_sentence_is_the_topic_even_when_ner_missed_it(
