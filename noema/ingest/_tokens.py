@@ -10,6 +10,7 @@ from typing import Any
 from noema.model.records import normalize_predicate
 
 __all__ = [
+    "denies",
     "describing_nouns",
     "proper_noun_span",
     "governing_predicate",
@@ -51,14 +52,31 @@ def lemma(token: Any) -> str:
     return str(token.lemma_).lower()
 
 
+def denies(word: Any) -> bool:
+    """Whether ``word`` is denied ("not", "never") or said to hold no more ("no longer", "no
+    more", in lower case: "Faith No More" is a band)."""
+    return any(
+        c.dep_ == "neg"
+        or (
+            c.text in ("longer", "more")
+            and any(g.lower_ == "no" and g.dep_ in ("neg", "det", "advmod") for g in c.children)
+        )
+        for c in word.children
+    )
+
+
 def governing_predicate(token: Any) -> str:
-    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in"."""
+    """The verb (with the preposition on the way) or noun a name hangs from: "perform_in";
+    empty when a word on the way denies it ("never married to Erik Lund"), as a denied fact is
+    no fact."""
     prep = ""
     node = token
     for _ in range(8):
         head = node.head
         if head is node:
             break
+        if denies(head):
+            return ""
         if node.dep_ == "pobj" and head.pos_ == "ADP" and not prep:
             prep = head.lower_
         elif (head.pos_ in ("VERB", "AUX") and head.lemma_ != "be") or head.pos_ == "NOUN":

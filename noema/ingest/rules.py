@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from noema.ingest._resolution import COPULAS, SHARES, SUBJECT_DEPS, VAGUE_NOUNS, EntityResolver
 from noema.ingest._tokens import (
+    denies,
     governing_predicate,
     lemma,
     place_clause,
@@ -86,36 +87,10 @@ def _denied(anchor: Any) -> bool:
     the adjective a copula joins), or says it holds no more ("is no longer affiliated with")."""
     if anchor is None:
         return False
-    said = [anchor, *(c for c in anchor.children if c.dep_ == "acomp")]
-    if any(c.dep_ == "neg" or _no_more(c) for n in said for c in n.children):
+    if any(denies(n) for n in (anchor, *(c for c in anchor.children if c.dep_ == "acomp"))):
         return True
     nodes = [anchor, *(c for c in anchor.children if c.dep_ in ("attr", "dobj", "obj"))]
     return any(d.dep_ == "det" and d.lower_ == "no" for n in nodes for d in n.children)
-
-
-def _no_more(token: Any) -> bool:
-    """ "no longer", "no more": a past that the clause says has ended, with no time to state it
-    by (stating it would say it holds now). Written in lower case: "Faith No More" is a band."""
-    return token.text in ("longer", "more") and any(
-        c.lower_ == "no" and c.dep_ in ("neg", "det", "advmod") for c in token.children
-    )
-
-
-def _under_denial(token: Any) -> bool:
-    """Whether the word a name hangs from, as :func:`governing_predicate` climbs to it, denies
-    it ("never married to Erik Lund": "married", which "never" denies). The climb stops there:
-    "Holm, born in Oslo, did not attend" still links Oslo."""
-    node = token
-    for _ in range(8):
-        head = node.head
-        if head is node:
-            break
-        if any(c.dep_ == "neg" or _no_more(c) for c in head.children):
-            return True
-        if head.pos_ in ("VERB", "AUX", "ADJ", "NOUN"):
-            break
-        node = head
-    return False
 
 
 class SentenceReader(EntityResolver):
@@ -175,7 +150,7 @@ class SentenceReader(EntityResolver):
             while token.head.i != token.i and self.by_token.get(token.head.i) == name:
                 token = token.head
             predicate = governing_predicate(token)
-            if predicate and not _under_denial(token):
+            if predicate:
                 yield Link(topic, predicate, name, "sentence")
 
     # rules ------------------------------------------------------------------------------------
