@@ -10,6 +10,7 @@ recall at the largest budget, tokens, latency at the middle one, build time and 
 from __future__ import annotations
 
 import argparse
+import random
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -20,12 +21,16 @@ import numpy as np
 from _common import add_embedder_options, embedder_from, machine, peak_rss_mb, print_table, timer
 
 import noema
-from noema.evaluate import ChunkRetriever, answer_in_context
+from noema.evaluate import ChunkRetriever, answer_in_context, stated_text
 from noema.retrieval.options import FORMATS, SEED_STRATEGIES
 
 BUDGETS = (100, 200, 400)
-# what one method answers: the context, its tokens, source ids in rank order, facts in it
-Answer = tuple[str, int, list[str], int]
+# Questions are split in two halves by this seed: levers are tuned on "tune" and reported on
+# "report" (--half), so a figure quoted was not fitted to the questions it is measured on.
+HALF_SEED = 20261207
+# what one method answers: the context, its tokens, source ids in rank order, facts in it, and
+# what it states as fact (None: a method that states none, see noema.evaluate.stated_text)
+Answer = tuple[str, int, list[str], int, str | None]
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,20 @@ class BM25Chunks:
         return self.chunks.pack(ranked, max_tokens), ranked
 
 
+def half_of(questions: Sequence[Question], half: str) -> list[Question]:
+    """``all``, or the seeded ``tune`` or ``report`` half of the questions."""
+    if half == "all":
+        return list(questions)
+    order = list(range(len(questions)))
+    random.Random(HALF_SEED).shuffle(order)
+    chosen = set(order[: len(order) // 2] if half == "tune" else order[len(order) // 2 :])
+    return [q for i, q in enumerate(questions) if i in chosen]
+
+
+def _share(count: int | None, n: int) -> str:
+    return "-" if count is None else f"{count / n:.1%}"
+
+
 def passage_recall(ranked: list[str], gold: frozenset[str], k: int) -> float:
     return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
 
@@ -76,6 +95,12 @@ def parser_for(doc: str | None, default_questions: int) -> argparse.ArgumentPars
         description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--questions", type=int, default=default_questions)
+    parser.add_argument(
+        "--half",
+        default="all",
+        choices=("all", "tune", "report"),
+        help="the seeded half of the questions to ask (the pool holds every question's paragraphs)",
+    )
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--hops", type=int, default=1)
     parser.add_argument("--n-process", type=int, default=1, help="spaCy processes")
@@ -129,6 +154,7 @@ def main(
     ``budgets``, print the tables."""
     middle, largest = budgets[len(budgets) // 2], budgets[-1]
     questions, documents = load(args.questions)
+    questions = half_of(questions, args.half)
     embedder, precision = embedder_from(args)
     noema.SpacyExtractor().extract([noema.Document("Warm up.")])
     rss_start = peak_rss_mb()
@@ -157,14 +183,15 @@ def main(
             ranked = list(
                 dict.fromkeys(c.document_id for f in result.fact_ids for c in result.citations[f])
             )
-            return result.text, result.token_count, ranked, len(result.fact_ids)
+            stated = stated_text(kb, result)
+            return result.text, result.token_count, ranked, len(result.fact_ids), stated
 
         return run
 
     def baseline(method: ChunkRetriever | BM25Chunks) -> Callable[[str, int], Answer]:
         def run(question: str, budget: int) -> Answer:
             context, ranked = method.retrieve(question, budget)
-            return context, noema.count_tokens(context), ranked, 0
+            return context, noema.count_tokens(context), ranked, 0, None
 
         return run
 
@@ -177,6 +204,9 @@ def main(
     if bm25 is not None:
         methods["bm25"] = baseline(bm25)
     hits = {(m, b): 0 for m in methods for b in budgets}
+    stated_hits: dict[tuple[str, int], int | None] = {
+        (m, b): None for m in methods for b in budgets
+    }
     subset_hits = {(m, b): 0 for m in methods for b in budgets}
     tokens = {(m, b): [] for m in methods for b in budgets}  # type: ignore[var-annotated]
     facts = {m: [] for m in methods}  # type: ignore[var-annotated]
@@ -188,7 +218,10 @@ def main(
         for name, method in methods.items():
             for budget in budgets:
                 start = time.perf_counter()
-                context, used, ranked, fact_count = method(q.text, budget)
+                context, used, ranked, fact_count, stated = method(q.text, budget)
+                if stated is not None:
+                    found = answer_in_context(q.answers, stated)
+                    stated_hits[(name, budget)] = (stated_hits[(name, budget)] or 0) + found
                 elapsed = time.perf_counter() - start
                 if budget == middle:
                     latency[name].append(elapsed)
@@ -203,7 +236,10 @@ def main(
                 subset_hits[(name, budget)] += hit and q.in_subset
 
     n = len(questions)
-    print(f"{title}: {n} questions ({in_subset} {subset}), {len(documents):,} paragraphs pooled")
+    print(
+        f"{title}: {n} questions ({in_subset} {subset}; half: {args.half}), "
+        f"{len(documents):,} paragraphs pooled"
+    )
     print(
         f"Noema top_k={args.top_k} hops={args.hops} seeds={args.seeds} n_process={args.n_process}; spaCy {kb.spacy_model_name}; embeddings {kb.embedding_model} ({precision}); {machine()}\n"
     )
@@ -214,6 +250,7 @@ def main(
             row.append(
                 f"{hits[(name, budget)] / n:.1%} / {subset_hits[(name, budget)] / max(in_subset, 1):.1%}"
             )
+        row.append(" / ".join(_share(stated_hits[(name, b)], n) for b in budgets))
         row.append(" / ".join(f"{np.mean(tokens[(name, b)]):.0f}" for b in budgets))
         row.append(f"{np.mean(recall2[name]):.1%} / {np.mean(recall5[name]):.1%}")
         ms = np.array(latency[name]) * 1000
@@ -224,6 +261,7 @@ def main(
         [
             "method",
             *(f"recall@{b} all / {subset}" for b in budgets),
+            "in a stated fact " + "/".join(map(str, budgets)),
             "mean tokens " + "/".join(map(str, budgets)),
             "passage R@2 / R@5",
             "query ms p50 / p95",

@@ -18,7 +18,9 @@ import numpy as np
 from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
+from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import Format, RetrieveOptions
+from noema.retrieval.result import RetrievalResult
 from noema.vectors.embed import Embedder
 from noema.vectors.index import VectorIndex, one_blas_thread
 
@@ -29,6 +31,7 @@ __all__ = [
     "answer_in_context",
     "evaluate",
     "normalize_answer",
+    "stated_text",
 ]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -49,6 +52,23 @@ def answer_in_context(answers: Sequence[str], context: str) -> bool:
     """True when any normalized answer occurs in the normalized context (as whole words)."""
     haystack = f" {normalize_answer(context)} "
     return any(f" {a} " in haystack for a in map(normalize_answer, answers) if a)
+
+
+def stated_text(kb: KnowledgeBase, result: RetrievalResult) -> str | None:
+    """What ``result`` states as fact, one sentence per stated fact: the relations and events
+    its text writes out, without the names it lists with no claim (notation's entity lines,
+    natural_language's "Also named:" line). An answer found here is inside a stated fact, which a
+    reader can use; one found only in a listed name is not. ``None`` for a format that shows
+    source sentences rather than stating facts (``sentences``).
+
+    Example:
+        >>> kb = KnowledgeBase()
+        >>> stated_text(kb, kb.retrieve("Who founded Acme?"))
+        ''
+    """
+    if not FORMATS[result.format].states_facts:
+        return None
+    return kb.render_facts(result.fact_ids, format="natural_language")
 
 
 def cut_to_budget(text: str, max_tokens: int, token_model: str = DEFAULT_TOKEN_MODEL) -> str:
@@ -132,6 +152,8 @@ class EvalRow:
     recall: float | None
     p50_ms: float
     p95_ms: float
+    # the answer inside a stated fact (see stated_text); None for sentences, chunks, no answers
+    stated_recall: float | None = None
 
 
 def evaluate(
@@ -157,7 +179,8 @@ def evaluate(
     done = 0
     for budget in budgets:
         for method in ("noema", "chunks"):
-            tokens, hits, answered, times = [], 0, 0, []
+            tokens, hits, stated_hits, answered, times = [], 0, 0, 0, []
+            stated: str | None = None
             for q in questions:
                 start = time.perf_counter()
                 if method == "noema":
@@ -170,6 +193,7 @@ def evaluate(
                         format=format,
                     )
                     context, used = result.text, result.token_count
+                    stated = stated_text(kb, result)
                 else:
                     context, _ = chunks.retrieve(q.question, budget)
                     used = count_tokens(context, token_model)
@@ -178,6 +202,7 @@ def evaluate(
                 if q.answers:
                     answered += 1
                     hits += answer_in_context(q.answers, context)
+                    stated_hits += stated is not None and answer_in_context(q.answers, stated)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -191,6 +216,9 @@ def evaluate(
                     recall=hits / answered if answered else None,
                     p50_ms=float(np.percentile(ms, 50)),
                     p95_ms=float(np.percentile(ms, 95)),
+                    stated_recall=stated_hits / answered
+                    if answered and method == "noema" and FORMATS[format].states_facts
+                    else None,
                 )
             )
     return rows

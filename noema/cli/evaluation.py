@@ -88,12 +88,15 @@ def _print_table(
         f"top_k={args.top_k} hops={args.hops} format={args.format}"
     )
     print(
-        f"{'method':8} {'budget':>6} {'mean tokens':>11} {'answer recall':>13} {'p50 ms':>7} {'p95 ms':>7}"
+        f"{'method':8} {'budget':>6} {'mean tokens':>11} {'answer recall':>13} "
+        f"{'in a stated fact':>16} {'p50 ms':>7} {'p95 ms':>7}"
     )
     for row in rows:
         recall = "-" if row.recall is None else f"{row.recall:.1%}"
+        stated = "-" if row.stated_recall is None else f"{row.stated_recall:.1%}"
         print(
-            f"{row.method:8} {row.max_tokens:>6} {row.mean_tokens:>11.1f} {recall:>13} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f}"
+            f"{row.method:8} {row.max_tokens:>6} {row.mean_tokens:>11.1f} {recall:>13} "
+            f"{stated:>16} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f}"
         )
 
 
