@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,7 @@ from noema.model.facttext import FACT_RENDERING, NOTATION_RENDERING, fact_text
 from noema.model.gcpause import paused_gc
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord, Relation, make_event_id, make_relation_id
+from noema.storage._path_lock import path_locked
 from noema.storage.bundle import (
     BundleContents,
     BundleSettings,
@@ -36,7 +37,12 @@ from noema.storage.bundle import (
     read_bundle_bytes,
     write_bundle,
 )
-from noema.storage.container import FileIdentity, UnhashedMembers, file_identity
+from noema.storage.container import (
+    FileIdentity,
+    UnhashedMembers,
+    file_identity,
+    write_target,
+)
 from noema.storage.copying import Copying, OpenedBundle, copy_plan
 from noema.storage.members import NAMES_MEMBER
 from noema.vectors.embed import Embedder, embedding_stage
@@ -196,11 +202,17 @@ class Store:
         settings: BundleSettings,
         name_vectors: Callable[[SemanticGraph], NameVectors],
         names_kept: bool = False,
-    ) -> Path:
+    ) -> dict[str, Any]:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
-        there survives a failure). ``name_vectors`` gives the entity-name vectors to keep for
-        the graph that is written; ``names_kept``: they are still those of the bundle this
-        store was opened from, untouched (its names.bin can then be copied).
+        there survives a failure), and return the manifest written. ``name_vectors`` gives the
+        entity-name vectors to keep for the graph that is written; ``names_kept``: they are
+        still those of the bundle this store was opened from, untouched (its names.bin can then
+        be copied).
+
+        Saves to one path take turns (:mod:`noema.storage._path_lock`): the check that the file
+        there is the one this store knew, the write and the note of what it wrote are one turn,
+        so two saves at once never both pass the check, and this store's own save in another
+        thread is never taken for another program's.
 
         Where the current state is the one opened from a bundle (nothing written since), the
         members that bundle holds as this version writes them are copied from it, not made
@@ -213,20 +225,25 @@ class Store:
                 a member of the bundle this store was opened from does not match its sha256
                 (:meth:`check_hashes`).
         """
+        write_target(path)  # a directory or a device is refused before a lock is made beside it
         target = Path(os.path.realpath(path))
-        known, found = self._files.get(target), file_identity(target)
-        # a path never opened or saved here, or nothing there now: no one's work is lost
-        if known is not None and found is not None and found != known:
-            raise BundleError(
-                f"{str(path)!r} was replaced by another program since this knowledge base "
-                "loaded or saved it; saving would drop what that program saved. Load it "
-                "again and repeat the changes, or save to another path"
+        # made before the turn is taken: a save waiting for another never holds the writers'
+        # lock meanwhile (an ingest saving under it would wait on this save's turn)
+        self.complete()
+        with path_locked(target):
+            known, found = self._files.get(target), file_identity(target)
+            # a path never opened or saved here, or nothing there now: no one's work is lost
+            if known is not None and found is not None and found != known:
+                raise BundleError(
+                    f"{str(path)!r} was replaced by another program since this knowledge base "
+                    "loaded or saved it; saving would drop what that program saved. Load it "
+                    "again and repeat the changes, or save to another path"
+                )
+            manifest: dict[str, Any] = self._written(
+                partial(write_bundle, path), settings, name_vectors, names_kept
             )
-        self._written(partial(write_bundle, path), settings, name_vectors, names_kept)
-        # (a save by another program between the check and this one's move, or between the
-        # move and this stat, is not seen: the window is a save's last moments)
-        self._files[target] = file_identity(target)
-        return Path(path)
+            self._files[target] = file_identity(target)
+        return manifest
 
     def to_bytes(
         self,
