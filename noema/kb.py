@@ -35,7 +35,12 @@ from noema.retrieval.retrieve import retrieve_question
 from noema.storage.bundle import BundleContents, BundleSettings
 from noema.storage.names import StoredNames
 from noema.storage.store import Snapshot, Store, read
-from noema.vectors.embed import Embedder, SentenceTransformerEmbedder, Vectors
+from noema.vectors.embed import (
+    Embedder,
+    SentenceTransformerEmbedder,
+    Vectors,
+    query_embedding,
+)
 from noema.vectors.index import SearchMode, check_search_mode
 from noema.writes import delete_documents, ingest_documents, merge_snapshot
 
@@ -107,7 +112,8 @@ class KnowledgeBase(EntityRepairs):
         self._store = Store(self.embedder, self.search)
         self._spacy_model_name: str | None = None
         self.manifest: dict[str, Any] | None = None
-        """The manifest of the bundle this knowledge base was loaded from, if any."""
+        """The manifest of the bundle this knowledge base was loaded from or last saved to, if
+        any."""
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -356,7 +362,7 @@ class KnowledgeBase(EntityRepairs):
         snapshot = self._snapshot
         return retrieve_question(
             (snapshot.graph, snapshot.index, snapshot.sentences),
-            self.embedder.embed,
+            query_embedding(self.embedder),
             question,
             options,
             filters=filters,
@@ -375,7 +381,10 @@ class KnowledgeBase(EntityRepairs):
 
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path.
+        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path and
+        sets :attr:`manifest` to the manifest written. Saves to one path take turns, across
+        threads and processes (a lock beside the file): the later one then writes, or refuses
+        as below.
 
         Raises:
             BundleError: ``path`` is the bundle this was loaded from or last saved to, and
@@ -383,12 +392,13 @@ class KnowledgeBase(EntityRepairs):
                 a member of the bundle this was loaded from that opening did not hash (see
                 :meth:`load`) does not match its sha256: nothing is written.
         """
-        return self._store.save(
+        self.manifest = self._store.save(
             path,
             settings=self._bundle_settings(),
             name_vectors=self._name_vectors,
             names_kept=self._stored_names is not None,
         )
+        return Path(path)
 
     def to_bytes(self) -> bytes:
         """The bytes :meth:`save` writes, to keep in memory or send elsewhere (a database, another

@@ -59,7 +59,9 @@ def test_saving_a_store_nothing_was_published_to_writes_an_empty_bundle_that_ope
     embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
 ) -> None:
     store = Store(embedder, "exact")
-    path = store.save(tmp_path / "empty.noema", settings=_SETTINGS, name_vectors=lambda g: {})
+    path = tmp_path / "empty.noema"
+    manifest = store.save(path, settings=_SETTINGS, name_vectors=lambda g: {})
+    assert manifest["counts"]["facts"] == 0
     opened = Store(embedder, "exact")
     opened.open(read(path))
     assert opened.snapshot.index is not None and len(opened.snapshot.index) == 0
@@ -143,3 +145,21 @@ def test_a_save_over_a_bundle_another_saved_since_is_refused(
     path.unlink()  # nothing there to lose
     ours.save(path)
     assert set(noema.KnowledgeBase.load(path).graph.documents) == {"google", "nvidia"}
+
+
+def test_a_save_sets_the_manifest_of_the_bundle_it_wrote(
+    make_kb: Callable[..., noema.KnowledgeBase], tmp_path: Path
+) -> None:
+    # a base built and saved had no manifest until it was loaded again
+    kb = make_kb()
+    kb.ingest([noema.Document("Larry Page founded Google.", id="google")])
+    assert kb.manifest is None
+    path = kb.save(tmp_path / "kb.noema")
+    assert kb.manifest is not None
+    assert kb.manifest == noema.KnowledgeBase.load(path).manifest == read(path).manifest
+    kb.ingest([noema.Document("Grace Hopper designed COBOL.", id="cobol")])
+    kb.save(tmp_path / "again.noema")
+    assert kb.manifest["counts"]["documents"] == 2
+    again = noema.KnowledgeBase.load(tmp_path / "again.noema", embedder=kb.embedder)
+    again.save(tmp_path / "copied.noema")  # a save copying the members sets it too
+    assert again.manifest == read(tmp_path / "copied.noema").manifest
