@@ -4,12 +4,16 @@ embedded, documents no longer given leave, and a bundle of other settings is bui
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import noema
 from noema.cli import main
+from noema.storage import _reading
+from tests.test_bundle import rewrite
+from tests.test_bundle_hashes import _flipped
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "docs"
 
@@ -120,3 +124,72 @@ def test_a_build_over_a_bundle_holds_what_a_fresh_build_holds(tmp_path: Path) ->
     fresh = tmp_path / "fresh.noema"
     build(docs, fresh)
     assert _facts(updated) == _facts(fresh)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A folder of one document, and the bundle ``noema build`` made of it."""
+    docs = tmp_path_factory.mktemp("docs")
+    (docs / "a.md").write_text("Larry Page founded Google.")
+    output = docs.parent / "built.noema"
+    build(docs, output)
+    return docs, output
+
+
+def _newer(path: Path) -> None:
+    def schema_6(members: dict[str, bytes]) -> None:
+        manifest = members["manifest.json"]
+        members["manifest.json"] = manifest.replace(b'"schema_version":5', b'"schema_version":6')
+
+    rewrite(path, path, schema_6)
+
+
+def _damaged(path: Path) -> None:
+    _flipped(path, path, "embeddings.bin", 100)
+
+
+def _not_a_bundle(path: Path) -> None:
+    path.write_text("notes I keep here\n")
+
+
+@pytest.mark.parametrize(
+    ("spoil", "options"),
+    [
+        (_newer, []),
+        (_damaged, []),
+        (_damaged, ["--similarity-threshold", "0.9"]),
+        (None, []),
+        (_not_a_bundle, []),
+        (_newer, ["--ray"]),
+    ],
+    ids=["newer-schema", "damaged", "damaged-other-settings", "over-budget", "not-a-bundle", "ray"],
+)
+def test_a_bundle_build_cannot_read_is_left_as_it_is_unless_rebuild_is_asked(
+    built: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    spoil: Callable[[Path], None] | None,
+    options: list[str],
+) -> None:
+    # "building it from the start" replaced a bundle of a newer Noema, a damaged one, or one
+    # the memory budget refused, and said nothing else: the user's bundle was gone
+    docs, bundle = built
+    output = tmp_path / "kb.noema"
+    output.write_bytes(bundle.read_bytes())
+    if spoil is not None:
+        spoil(output)
+    before = output.read_bytes()
+    argv = ["build", str(docs), "--root", str(docs), "-o", str(output), *options]
+    with monkeypatch.context() as patched:
+        if spoil is None:  # a bundle larger than this machine's default budget
+            patched.setattr(_reading, "default_max_memory", lambda: 1024)
+        assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("Error: ") and len(error.splitlines()) == 1
+    assert "left as it is" in error and "--rebuild" in error
+    assert output.read_bytes() == before
+    if "--ray" in options:
+        return  # (Ray is not needed to see the refusal)
+    assert main([*argv, "--rebuild"]) == 0
+    assert sorted(noema.KnowledgeBase.load(output).graph.documents) == ["a.md"]

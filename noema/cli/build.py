@@ -2,13 +2,16 @@
 
 Over a bundle of the same settings, a build updates it: documents are identified by their ids
 (a file's path), so only new or changed ones are parsed and embedded, and those no longer given
-leave; the result holds exactly the documents given, as a build from the start would.
+leave; the result holds exactly the documents given, as a build from the start would. A file at
+the output that does not open as a bundle is never replaced without ``--rebuild``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,7 @@ from noema.model.records import Document
 from noema.resources import same_spacy_model
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD
 from noema.storage.bundle import read_manifest
+from noema.storage.store import read
 
 __all__ = ["BUILD"]
 
@@ -45,7 +49,8 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rebuild",
         action="store_true",
-        help="build from the start even when OUTPUT is a bundle of the same settings",
+        help="build from the start even when OUTPUT is a bundle of the same settings, and "
+        "replace OUTPUT when it cannot be read as a bundle (else refused)",
     )
     p.add_argument(
         "--ray",
@@ -69,6 +74,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         "embedding_model": args.embedding_model,
     }
     if args.ray is not None:
+        if not args.rebuild:
+            _check_replaceable(args.output)
         return _build_on_ray(args, documents, options)
     extractor = SpacyExtractor(args.spacy_model, n_process=args.n_process)
     existing = None if args.rebuild else _bundle_to_update(args.output, options, extractor)
@@ -90,19 +97,52 @@ def _bundle_to_update(
     path: str, options: dict[str, Any], extractor: SpacyExtractor
 ) -> KnowledgeBase | None:
     """The bundle at ``path``, opened to be updated, when it was built with these settings;
-    else None, and it is built again from the start (its vectors or merges would differ)."""
+    else None, and it is built again from the start (its vectors or merges would differ).
+
+    Raises:
+        CommandError: there is a file at ``path`` that does not open as a bundle (see
+            :func:`_check_replaceable`).
+    """
     if not Path(path).is_file():
         return None
-    try:
+    with _refused_unless_readable(path):
         reason = _other_settings(read_manifest(path), options)
         if reason is None:
             return KnowledgeBase.load(path, spacy_model=options["spacy_model"], extractor=extractor)
-    except BundleError as exc:
-        reason = f"it cannot be updated ({exc})"
-    except (KeyError, TypeError, ValueError) as exc:  # a manifest without the settings it needs
-        reason = f"its manifest does not say how it was built ({exc!r})"
+        read(path)  # replaced only once it is known to be a bundle this Noema reads
     print(f"{path}: {reason}; building it from the start", file=sys.stderr)
     return None
+
+
+def _check_replaceable(path: str) -> None:
+    """Refuse, unless ``--rebuild`` is given, to replace a file at ``path`` that does not open as
+    a bundle: one of a newer Noema, a damaged one, one over the memory budget, or another file.
+    A build replaced them all with "building it from the start", and the user's bundle was gone.
+
+    Raises:
+        CommandError: saying what is wrong, that the file is left as it is, and ``--rebuild``.
+    """
+    if Path(path).is_file():
+        with _refused_unless_readable(path):
+            read(path)
+
+
+@contextmanager
+def _refused_unless_readable(path: str) -> Iterator[None]:
+    """A failure to read the bundle at ``path`` as the :class:`CommandError` of
+    :func:`_check_replaceable`."""
+    try:
+        yield
+    except BundleError as exc:
+        reason = str(exc)
+    except (KeyError, TypeError, ValueError) as exc:  # a manifest without the settings it needs
+        reason = f"its manifest does not say how it was built ({exc!r})"
+    else:
+        return
+    raise CommandError(
+        f"{path} cannot be read as a bundle, so it is left as it is: {reason}. To replace it "
+        "with a bundle built from the start, pass --rebuild"
+    ) from None
 
 
 def _other_settings(manifest: dict[str, Any], options: dict[str, Any]) -> str | None:
