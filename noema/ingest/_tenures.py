@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 
 from noema.ingest.entities import ExtractedFact, FactEnd, FoundDocument
+from noema.model.roles import OFFICES
 from noema.model.times import OPEN, period_text, read_period
 
 __all__ = ["close_tenures"]
@@ -23,13 +24,6 @@ _HELD = frozenset({"lead", "run", "head", "manage", "direct", "chair", "coach", 
 _KEPT = ("founder", "co_founder", "cofounder", "creator")
 # verbs whose fact begins the subject's time at the object: "before he joined Veltrix"
 _JOINING = frozenset({"join", "rejoin"})
-# the words of a role's predicate that make it an office one holder hands to the next
-# ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
-_OFFICES = frozenset(
-    {"ceo", "chief", "executive", "president", "chairman", "chairwoman", "chair", "director"}
-    | {"head", "coach", "captain", "manager", "mayor", "governor", "editor", "leader", "owner"}
-    | {"minister", "secretary", "principal", "dean", "conductor", "chancellor", "commissioner"}
-)
 
 
 def close_tenures(found: Sequence[FoundDocument]) -> Sequence[FoundDocument]:
@@ -76,7 +70,7 @@ def _shared_ends(ends: Sequence[FactEnd], facts: Sequence[ExtractedFact]) -> Ite
     role the two share ends for Bram Keller then, and Sofia Lind holds it from then on."""
     held: dict[str, set[tuple[str, str]]] = {}
     for fact in facts:
-        if fact.predicate in _HELD or set(fact.predicate.split("_")) & _OFFICES:
+        if fact.predicate in _HELD or set(fact.predicate.split("_")) & OFFICES:
             held.setdefault(fact.subject, set()).add((fact.predicate, fact.object))
     for end in ends:
         if end.successor is None:

@@ -78,7 +78,7 @@ REASONS: Mapping[Reason, ReasonText] = MappingProxyType(
             "reached by the graph walk", "{hops} hop(s) from {seed}, similarity {similarity}"
         ),
         "time": ReasonText(
-            "an event of the same predicate and end as the fact after it, valid later, so the "
+            "an event of the same role predicate and end as the fact after it, valid later, so the "
             "current one is read before the former (see :mod:`noema.retrieval.timeorder`)",
             "a rival of {seed}",
             note="a rival fact valid later",

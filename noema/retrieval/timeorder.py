@@ -14,11 +14,14 @@ a question without a time over a graph without timed facts is ordered exactly as
   the order only, as the fact is still stated without a time (an extractor that tied the
   time to it would have made it an event). Of the facts that move, those whose time shares
   more of its days with the question's come first, the rest in the order they had.
-* **Rivals.** Facts of one predicate that share an end at the same place (two people
-  ``ceo_of`` one company; one player's teams) disagree when their times differ. Before such a
-  fact, its rivals valid later come first (latest first), each keeping its own time, so the
-  model reads the current one before the former. With a time in the question, only rivals that
-  match it are brought forward.
+* **Rivals.** Facts of a role's predicate (a position one holder has at a time:
+  :func:`noema.model.roles.is_role`) that share an end at the same place (two people ``ceo_of``
+  one company; one player's teams) disagree when their times differ. Before such a fact, its
+  rivals valid later come first (latest first), each keeping its own time, so the model reads
+  the current one before the former. With a time in the question, only rivals that match it
+  are brought forward. Facts of other predicates all hold together (a company's acquisitions,
+  a founder's companies): bringing the later ones forward would only push the one asked about
+  out of the budget. A question's "first" or "last" still chooses among them.
 
 A fact's time is read with :func:`noema.model.times.read_period`, a sentence's with
 :func:`noema.retrieval.times.written_periods`: relations and events with a time that is no ISO
@@ -35,6 +38,7 @@ from itertools import chain, islice
 
 from noema.model.graph import Event, SemanticGraph
 from noema.model.records import Relation
+from noema.model.roles import is_role
 from noema.model.spans import Sentence, first_sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
@@ -46,6 +50,7 @@ __all__ = [
     "fact_period",
     "fact_time",
     "order_by_time",
+    "peers",
     "rivals",
     "standing_rivals",
 ]
@@ -82,8 +87,16 @@ def _valid_until(period: Period) -> tuple[date, date]:
 
 
 def rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
+    """The :func:`peers` of a fact of a role's predicate, which it disagrees with where their
+    times differ; ``[]`` for any other fact, whose peers all hold together."""
+    fact = graph.fact(fact_id)
+    return peers(graph, fact_id) if isinstance(fact, Event) and is_role(fact.label) else []
+
+
+def peers(graph: SemanticGraph, fact_id: str) -> list[str]:
     """Events of the same label and number of participants that share one participant at the
-    same place with ``fact_id`` and have an ISO time, in graph order."""
+    same place with ``fact_id`` and have an ISO time, in graph order: what "first" and "last"
+    choose among."""
     fact = graph.fact(fact_id)
     if not isinstance(fact, Event) or read_period(fact.time) is None:
         return []
@@ -116,19 +129,28 @@ class _TimeMatch:
         asked = self.asked
         if asked.period is not None:
             return period.overlaps(asked.period)
-        found = [(r, p) for r in rivals(self.graph, fact_id) if (p := fact_period(self.graph, r))]
-        others = [p for _, p in found]
         if asked.kind == "current":
             # latest of its holders, not of its own restatements: a tenure that ended is not
             # current because another sentence gave the same one a different start
             held = self.graph.fact(fact_id).entity_ids
-            holders = [p for r, p in found if self.graph.fact(r).entity_ids != held]
+            holders = [
+                p
+                for r in rivals(self.graph, fact_id)
+                if self.graph.fact(r).entity_ids != held and (p := fact_period(self.graph, r))
+            ]
             latest = bool(holders) and all(_valid_until(period) >= _valid_until(p) for p in holders)
             return period.end is None or period.contains(self.today) or latest
         if asked.kind == "former":
-            superseded = any(_valid_until(p) > _valid_until(period) for p in others)
+            superseded = any(
+                _valid_until(p) > _valid_until(period)
+                for r in rivals(self.graph, fact_id)
+                if (p := fact_period(self.graph, r))
+            )
             return period.end is not None and (period.end < self.today or superseded)
-        if not others:  # "first" and "last" choose among rivals; a lone fact is neither
+        # "first" and "last" choose among every fact of the predicate and end, rivals or not
+        # ("the first company Microsoft acquired"); a lone fact is neither
+        others = [p for r in peers(self.graph, fact_id) if (p := fact_period(self.graph, r))]
+        if not others:
             return False
         if asked.kind == "first":
             return all(_begins(period) <= _begins(p) for p in others)
@@ -316,11 +338,11 @@ def _ended(period: Period, match: _TimeMatch) -> bool:
 
 
 def standing_rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
-    """Relations of an event's label from another holder to the same end: facts with no time,
-    so nothing says they ended ("Priya Castellane is the chief executive of Harrow Avionics"
-    beside Oskar Bellweather's tenure of 2015/2021), in graph order."""
+    """Relations of a role event's label from another holder to the same end: facts with no
+    time, so nothing says they ended ("Priya Castellane is the chief executive of Harrow
+    Avionics" beside Oskar Bellweather's tenure of 2015/2021), in graph order."""
     fact = graph.fact(fact_id)
-    if not isinstance(fact, Event) or len(fact.participant_ids) != 2:
+    if not isinstance(fact, Event) or len(fact.participant_ids) != 2 or not is_role(fact.label):
         return []
     holder, end = fact.participant_ids
     found = []

@@ -5,8 +5,8 @@ A question names a time in one of two ways. A *period* is written out: "in 2005"
 a month and year, or a full date, as :func:`noema.model.times.iso_date` reads them). A *relative*
 time is a word that picks among the periods of rival facts: "current", "now", "still" (the fact
 still valid, or the one valid latest), "former", "previous" (a fact that has ended), "first",
-"earliest", "last", "latest", "most recent" (the earliest or latest to begin among rivals; not
-in a question that compares two things, "X or Y").
+"earliest", "last", "latest", "most recent" (the earliest or latest to begin among the facts of
+one predicate and end; not in a question that compares two things, "X or Y").
 :func:`read_question_time` finds the first written period, else the first such word; a question
 with neither reads as ``None`` and its retrieval is what it was before facts had times.
 """

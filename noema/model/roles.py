@@ -1,0 +1,52 @@
+"""Roles: the predicates of a position one holder has at a time.
+
+A company has one chief executive at a time, a player one club, a person one spouse, a house
+one owner, a country one capital: where two facts of such a predicate share an end and their
+times differ, one followed the other, and the one valid latest is the current one. Other
+predicates name acts and ties that all hold together: a company's acquisitions, a founder's
+companies, a country's memberships. Their facts are never rivals, however their times differ
+(:mod:`noema.retrieval.timeorder` orders rivals only).
+
+A predicate is read by its words (``chief_executive_of``: ``chief``, ``executive``, ``of``),
+as the built-in extractor writes it (lowercase, ``_`` between words).
+"""
+
+from __future__ import annotations
+
+__all__ = ["OFFICES", "is_role"]
+
+# the words of a predicate that make it an office one holder hands to the next
+# ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
+OFFICES = frozenset(
+    {"ceo", "chief", "executive", "president", "chairman", "chairwoman", "chair", "director"}
+    | {"head", "coach", "captain", "manager", "mayor", "governor", "editor", "leader", "owner"}
+    | {"minister", "secretary", "principal", "dean", "conductor", "chancellor", "commissioner"}
+)
+# other words of a role's predicate: a position that is not an office, and the people one has
+# one of at a time
+_POSITIONS = frozenset(
+    {"maintainer", "capital", "premier", "monarch", "king", "queen", "emperor", "treasurer"}
+    | {"spouse", "husband", "wife", "chairperson", "superintendent", "commander", "cfo", "cto"}
+)
+# the verbs that hold a role ("Mara Voss led Veltrix", "Ada Ring played for Harbor City FC")
+_HOLDING = frozenset(
+    {"lead", "run", "head", "manage", "direct", "chair", "coach", "captain", "maintain", "own"}
+    | {"marry", "govern", "edit", "preside", "rule", "reign", "command", "helm"}
+)
+# verbs that hold a role only with their preposition: a club played for, not a game played
+_HOLDING_FOR = frozenset({"play", "sign", "work"})
+
+
+def is_role(predicate: str) -> bool:
+    """Whether ``predicate`` names a position one holder has at a time.
+
+    Example:
+        >>> [is_role(p) for p in ("ceo_of", "lead", "play_for", "capital_of", "marry")]
+        [True, True, True, True, True]
+        >>> [is_role(p) for p in ("acquire", "found", "member_of", "play", "founder_of")]
+        [False, False, False, False, False]
+    """
+    words = predicate.lower().split("_")
+    if words[0] in _HOLDING or not OFFICES.isdisjoint(words) or not _POSITIONS.isdisjoint(words):
+        return True
+    return words[0] in _HOLDING_FOR and words[1:2] in (["for"], ["at"])
