@@ -21,7 +21,7 @@ from noema.resources import DEFAULT_TOKEN_MODEL, count_tokens, get_encoding
 from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import Format, RetrieveOptions
 from noema.retrieval.result import RetrievalResult
-from noema.vectors.embed import Embedder
+from noema.vectors.embed import Embedder, query_embedding
 from noema.vectors.index import VectorIndex, one_blas_thread
 
 __all__ = [
@@ -116,7 +116,7 @@ class ChunkRetriever:
     def retrieve(self, question: str, max_tokens: int) -> tuple[str, list[str]]:
         """The context within ``max_tokens`` and the document ids in rank order."""
         with one_blas_thread():  # as KnowledgeBase.retrieve searches, so both are timed alike
-            query = self.embedder.embed([question])[0]
+            query = query_embedding(self.embedder)([question])[0]
             ranked = [doc_id for doc_id, _ in self.index.search(query, len(self.index))]
         return self.pack(ranked, max_tokens), ranked
 

@@ -170,7 +170,10 @@ def load_embedding_model(
     With ``allow_download=False`` a hub name is looked up only in the local cache: no network."""
     with _lock:
         path = resolve_embedding_model(name) if allow_download else installed_embedding_model(name)
-        return _load_embedding_model(path, name, not allow_download)
+        # a folder on this disk loads the same either way: one model per process, not a second
+        # one (and its bfloat16 copy) for the bases opened without downloads
+        local_only = not allow_download and not Path(path).is_dir()
+        return _load_embedding_model(path, name, local_only)
 
 
 def installed_embedding_model(name: str) -> str:

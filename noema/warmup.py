@@ -7,6 +7,7 @@ from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import RetrieveOptions
+from noema.vectors.embed import query_embedding
 from noema.vectors.index import load_search_library
 
 __all__ = ["load_models", "warm_up"]
@@ -55,7 +56,7 @@ def warm_up(
         >>> _ = kb.ingest(["Larry Page founded Google."])
         >>> warm_up(kb)
     """
-    kb.embedder.embed([WARM_UP_QUESTION])  # an empty base retrieves without embedding
+    query_embedding(kb.embedder)([WARM_UP_QUESTION])  # an empty base retrieves without embedding
     kb.retrieve_with(WARM_UP_QUESTION, options or RetrieveOptions())
     if parse:
         kb.extractor.extract([Document("Larry Page founded Google in 1998.", id="warm-up")])

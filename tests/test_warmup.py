@@ -20,19 +20,22 @@ _LOADED_WHEN_READY = """
 import json, sys
 import noema.serve
 from noema.cli import main
-from noema.resources import _ENCODINGS, _load_embedding_model
+from noema.resources import _ENCODINGS
+from noema.vectors.embed import _ENCODERS
 
 seen = {}
 
 def ready(server):
     seen["spacy"] = "spacy" in sys.modules
-    seen["embedding_model"] = _load_embedding_model.cache_info().currsize
+    seen["torch"] = "torch" in sys.modules
+    seen["query_encoder"] = len(_ENCODERS)
     seen["encodings"] = len(_ENCODINGS)
 
 noema.serve.run_stdio = ready
 code = main(sys.argv[1:])
 seen.setdefault("spacy", "spacy" in sys.modules)
-seen.setdefault("embedding_model", _load_embedding_model.cache_info().currsize)
+seen.setdefault("torch", "torch" in sys.modules)
+seen.setdefault("query_encoder", len(_ENCODERS))
 print(json.dumps({"code": code, **seen}))
 """
 
@@ -53,21 +56,22 @@ def test_a_read_only_server_is_warm_before_it_answers_and_never_loads_spacy(
     bundle: Path,
 ) -> None:
     # the models loaded in a thread beside the handshake (the first retrieve waited for them),
-    # and the spaCy pipeline loaded too, though a read-only server never parses
+    # and the spaCy pipeline loaded too, though a read-only server never parses; questions are
+    # embedded in NumPy, so torch never loads either
     seen = _loaded("serve", str(bundle))
-    assert seen == {"code": 0, "spacy": False, "embedding_model": 1, "encodings": 1}
+    assert seen == {"code": 0, "spacy": False, "torch": False, "query_encoder": 1, "encodings": 1}
 
 
 def test_a_server_that_ingests_also_loads_spacy_before_it_answers(
     bundle: Path, tmp_path: Path
 ) -> None:
     seen = _loaded("serve", str(bundle), "--allow-ingest", "--root", str(tmp_path))
-    assert seen["spacy"] is True and seen["embedding_model"] == 1
+    assert seen["spacy"] is True and seen["query_encoder"] == 1
 
 
-def test_a_query_loads_the_embedding_model_and_not_spacy(bundle: Path) -> None:
+def test_a_query_loads_the_query_encoder_and_neither_spacy_nor_torch(bundle: Path) -> None:
     seen = _loaded("query", str(bundle), "Who founded Google?")
-    assert seen == {"code": 0, "spacy": False, "embedding_model": 1}
+    assert seen == {"code": 0, "spacy": False, "torch": False, "query_encoder": 1}
 
 
 def test_warm_up_changes_nothing(company_kb: noema.KnowledgeBase) -> None:

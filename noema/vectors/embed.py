@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from noema.errors import OptionError
-from noema.resources import DEFAULT_EMBEDDING_MODEL, embedding_dimension, load_embedding_model
+from noema.errors import MissingResourceError, OptionError
+from noema.resources import (
+    DEFAULT_EMBEDDING_MODEL,
+    embedding_dimension,
+    installed_embedding_model,
+    load_embedding_model,
+)
+
+if TYPE_CHECKING:
+    from noema.vectors._numpy_bert import NumpyBert
 
 __all__ = [
     "Embedder",
@@ -23,6 +32,7 @@ __all__ = [
     "current_embedding_stage",
     "embedding_progress",
     "embedding_stage",
+    "query_embedding",
 ]
 
 Vectors = npt.NDArray[np.float32]
@@ -89,7 +99,10 @@ class Embedder(Protocol):
     """What Noema needs from an embedding model.
 
     ``embed`` returns one L2-normalized float32 row per text, so inner product is cosine
-    similarity. ``name`` is recorded in bundles and checked when they are loaded.
+    similarity. ``name`` is recorded in bundles and checked when they are loaded. An embedder
+    may also have ``embed_queries``, the same contract for the texts a retrieval embeds (its
+    question and bridge searches), when it embeds those another way (see
+    :func:`query_embedding`).
     """
 
     name: str
@@ -207,6 +220,26 @@ class SentenceTransformerEmbedder:
         row = {text: n for n, text in enumerate(unique)}
         return np.ascontiguousarray(vectors[[row[t] for t in texts]])
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Embed the texts of a retrieval (its question, its bridge searches) without torch
+        when the model allows: all-MiniLM-L6-v2 and any other BERT encoder with mean pooling
+        run in NumPy from the model's own files, in float32 whatever ``precision`` says (the
+        vectors match the torch model's float32 ones to rounding, and the bfloat16 ones as
+        :meth:`embed`'s do: cosine above 0.9999). Loading torch and sentence-transformers was
+        5 s of a 6 s ``noema query``. Another model embeds with :meth:`embed`, after one
+        warning that says why.
+
+        Example:
+            >>> SentenceTransformerEmbedder().embed_queries(["Who founded Google?"]).shape
+            (1, 384)
+        """
+        encoder = _numpy_encoder(self.name)
+        if encoder is None:
+            return self.embed(texts)
+        if not texts:
+            return np.zeros((0, encoder.dimension), dtype=np.float32)
+        return encoder.embed(texts)
+
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.name!r})"
 
@@ -219,6 +252,52 @@ class SentenceTransformerEmbedder:
         state.setdefault("allow_download", True)  # pickled before the option existed
         self.__dict__.update(state)
         self._lock = threading.Lock()
+
+
+def query_embedding(embedder: Embedder) -> Callable[[Sequence[str]], Vectors]:
+    """What embeds a retrieval's texts for ``embedder``: its ``embed_queries`` when it has one
+    (:class:`SentenceTransformerEmbedder` runs questions without torch there), else its
+    ``embed``.
+
+    Example:
+        >>> query_embedding(SentenceTransformerEmbedder())(["Who founded Google?"]).shape
+        (1, 384)
+    """
+    embed: Callable[[Sequence[str]], Vectors] = getattr(embedder, "embed_queries", embedder.embed)
+    return embed
+
+
+_encoder_lock = threading.Lock()
+
+
+def _numpy_encoder(name: str) -> NumpyBert | None:
+    """The NumPy encoder of model ``name``, made once per process and shared by every knowledge
+    base; ``None`` (after one warning) when the model cannot run in NumPy."""
+    if name not in _ENCODERS:
+        with _encoder_lock:  # made once even when two threads ask first
+            if name not in _ENCODERS:
+                _ENCODERS[name] = _make_numpy_encoder(name)
+    return _ENCODERS[name]
+
+
+_ENCODERS: dict[str, NumpyBert | None] = {}
+
+
+def _make_numpy_encoder(name: str) -> NumpyBert | None:
+    from pathlib import Path
+
+    from noema.vectors._numpy_bert import NumpyBert, UnsupportedModel
+
+    try:
+        # the files only, downloading nothing: a model not on this machine is torch's to fetch
+        return NumpyBert.from_folder(Path(installed_embedding_model(name)))
+    except (UnsupportedModel, MissingResourceError) as exc:
+        warnings.warn(
+            f"questions are embedded with torch and sentence-transformers, not NumPy: {exc}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        return None
 
 
 def resolved_precision(precision: Precision) -> Literal["float32", "bfloat16"]:
