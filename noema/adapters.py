@@ -1,5 +1,5 @@
-"""What the LangChain and LlamaIndex adapters share: the retrieve options as pydantic fields, and
-the fields and model loading of a compressor.
+"""What the LangChain and LlamaIndex adapters share: the retrieve options as pydantic fields, the
+fields and model loading of a compressor, and Noema's errors for the options they refuse.
 
 Only the adapters import this module: it imports pydantic, which langchain-core and
 llama-index-core bring; ``import noema`` does not import it.
@@ -10,30 +10,42 @@ Example:
     2
     >>> RetrieveFields.model_fields["max_tokens"].description
     'the budget of the returned text, in tokens (cl100k_base by default)'
+    >>> RetrieveFields(hops="two")
+    Traceback (most recent call last):
+    noema.errors.OptionError: hops should be a valid integer, unable to parse string as an integer, got 'two'
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from noema.compress import compression_base
+from noema.errors import NoemaError, OptionError
 from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
 from noema.warmup import load_models
 
-__all__ = ["CompressorFields", "RetrieveFields"]
+__all__ = ["CompressorFields", "RetrieveFields", "unknown_option_message"]
 
 
 class _CheckedOptions(BaseModel):
     """What every set of option fields does besides holding them: check them when the object is
     built (a bad value raises naming the option, not at the first retrieval) and hand them on
     as one :class:`~noema.RetrieveOptions`."""
+
+    def __init__(self, /, **data: Any) -> None:
+        # LangChain's load() and LlamaIndex's from_dict() come here too
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _option_error(type(self), exc) from None
 
     @model_validator(mode="after")
     def _check_options(self) -> _CheckedOptions:
@@ -43,6 +55,52 @@ class _CheckedOptions(BaseModel):
     def retrieve_options(self) -> RetrieveOptions:
         """The fields as one :class:`noema.RetrieveOptions`."""
         return RetrieveOptions.of(self)
+
+
+def unknown_option_message(owner: str, unknown: Iterable[str], valid: Iterable[str]) -> str:
+    """What to say of options ``owner`` does not take: the first, the closest name it does take,
+    and all of them.
+
+    Example:
+        >>> unknown_option_message("Retriever", ["max_token"], ["hops", "max_tokens"])
+        "Retriever takes no option 'max_token' (did you mean 'max_tokens'?); it takes hops, max_tokens"
+    """
+    name = _quoted(sorted(map(str, unknown))[0])
+    names = sorted(valid)
+    close = difflib.get_close_matches(name.strip("'"), names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{owner} takes no option {name}{hint}; it takes {', '.join(names)}"
+
+
+def _quoted(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to about ``limit`` characters: an error never echoes a huge value."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def _option_error(model: type[BaseModel], exc: ValidationError) -> NoemaError:
+    """Noema's error for what pydantic refused: the error a check of Noema raised, else an
+    :class:`~noema.OptionError` (a ``ValueError``, as pydantic's is) naming each field."""
+    errors = exc.errors()
+    unknown = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden"]
+    parts = [unknown_option_message(model.__name__, unknown, model.model_fields)] if unknown else []
+    by_field: dict[str, list[Any]] = {}
+    for error in errors:
+        if error["type"] != "extra_forbidden":
+            by_field.setdefault(str(error["loc"][0]) if error["loc"] else "", []).append(error)
+    for name, found in by_field.items():
+        raised = found[0].get("ctx", {}).get("error")
+        if isinstance(raised, NoemaError):  # a check of Noema's, named in its own words
+            if len(errors) == 1:
+                return raised
+            parts.append(str(raised))
+            continue
+        # a union (as_of: str | date) reports each of its types: "a valid string or a valid date"
+        wanted = " or ".join(
+            dict.fromkeys(e["msg"].removeprefix("Input should be ") for e in found)
+        )
+        parts.append(f"{name} should be {wanted}, got {_quoted(found[0]['input'])}")
+    return OptionError("; ".join(parts))
 
 
 def _option_fields() -> dict[str, Any]:

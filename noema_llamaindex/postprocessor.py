@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from pydantic import ConfigDict
 
 import noema
 from noema.adapters import CompressorFields, RetrieveFields
@@ -40,6 +42,9 @@ class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostproce
         True
     """
 
+    # a misspelled option (max_token=20) must not be ignored, as in the LangChain classes
+    model_config = ConfigDict(extra="forbid")
+
     @classmethod
     def class_name(cls) -> str:
         return "NoemaNodePostprocessor"
@@ -51,6 +56,7 @@ class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostproce
             raise noema.OptionError(
                 "NoemaNodePostprocessor needs the query: pass query_bundle or query_str"
             )
+        _check_nodes(nodes)
         if not nodes:
             return []
         chunks = _chunks(nodes)
@@ -84,6 +90,17 @@ class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostproce
 # A Markdown file's title, as Noema reads it from files: its first "# heading" line.
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _MARKDOWN = (".md", ".markdown")
+
+
+def _check_nodes(nodes: object) -> None:
+    """Refuse anything but a list of ``NodeWithScore``: a string or a bare node failed later, on
+    its missing ``node``."""
+    items = list(nodes) if isinstance(nodes, Iterable) and not isinstance(nodes, str) else [nodes]
+    for item in items:
+        if not isinstance(item, NodeWithScore):
+            raise noema.InputTypeError(
+                f"nodes must be a list of NodeWithScore, got {type(item).__name__}"
+            )
 
 
 def _chunks(nodes: list[NodeWithScore]) -> list[noema.Document]:

@@ -355,3 +355,87 @@ def test_both_adapters_map_the_same_block_views(company_kb: noema.KnowledgeBase)
     (document,) = noema_langchain.NoemaRetriever(company_kb, max_tokens=120).invoke(QUESTION)
     assert (document.id, document.page_content) == (whole.id, result.text)
     assert whole.source_ids == result.source_ids() and whole.fact_ids == list(result.fact_ids)
+
+
+# The adapters built on pydantic, each given a knowledge base it may ignore.
+PYDANTIC_ADAPTERS = {
+    "langchain-retriever": lambda kb, **fields: noema_langchain.NoemaRetriever(kb, **fields),
+    "langchain-compressor": lambda kb, **fields: noema_langchain.NoemaContextCompressor(**fields),
+    "llamaindex-postprocessor": lambda kb, **fields: noema_llamaindex.NoemaNodePostprocessor(
+        **fields
+    ),
+}
+
+
+@pytest.mark.parametrize("build", PYDANTIC_ADAPTERS.values(), ids=PYDANTIC_ADAPTERS.keys())
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        ({"hops": "x"}, r"^hops should be a valid integer.*, got 'x'$"),
+        ({"max_tokens": 2.5}, r"^max_tokens should be a valid integer.*, got 2\.5$"),
+        ({"format": "prose"}, r"^format should be 'notation', .*, got 'prose'$"),
+        ({"top_k": 0}, r"^top_k must be an integer >= 1, got 0$"),
+        ({"as_of": "yesterday"}, r"^as_of "),
+        ({"min_similarity": "high"}, r"^min_similarity should be a valid number"),
+    ],
+    ids=["hops", "max_tokens", "format", "top_k", "as_of", "min_similarity"],
+)
+def test_a_bad_option_field_is_a_noema_error_naming_it(
+    company_kb: noema.KnowledgeBase, build: Any, field: dict[str, Any], message: str
+) -> None:
+    # pydantic's ValidationError escaped, which `except noema.NoemaError` missed
+    with pytest.raises(noema.OptionError, match=message) as caught:
+        build(company_kb, **field)
+    assert isinstance(caught.value, ValueError)  # as pydantic's error was
+    assert "pydantic" not in str(caught.value)
+
+
+@pytest.mark.parametrize("build", PYDANTIC_ADAPTERS.values(), ids=PYDANTIC_ADAPTERS.keys())
+def test_an_unknown_field_is_refused_with_the_valid_names(
+    company_kb: noema.KnowledgeBase, build: Any
+) -> None:
+    # NoemaNodePostprocessor(max_token=20) was taken, and the budget stayed 200
+    with pytest.raises(noema.OptionError, match="max_token") as caught:
+        build(company_kb, max_token=20)
+    message = str(caught.value)
+    assert "did you mean 'max_tokens'?" in message
+    assert all(name in message for name in ("hops", "top_k", "as_of"))
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (
+            lambda kb: noema_langchain.NoemaRetriever(kb, mode="all"),
+            r"^mode should be 'block' or 'per_fact', got 'all'$",
+        ),
+        (
+            lambda kb: noema_langchain.NoemaRetriever(kb, filters=["lang"]),
+            r"^filters should be a valid dictionary, got \['lang'\]$",
+        ),
+        (
+            lambda kb: noema_langchain.NoemaRetriever(42),
+            r"^knowledge_base should be an instance of KnowledgeBase, got 42$",
+        ),
+        (
+            lambda kb: noema_langchain.NoemaContextCompressor(similarity_threshold="high"),
+            r"^similarity_threshold should be a valid number",
+        ),
+        (
+            lambda kb: noema_llamaindex.NoemaNodePostprocessor(spacy_model=3),
+            r"^spacy_model should be a valid string, got 3$",
+        ),
+    ],
+    ids=["mode", "filters", "knowledge_base", "similarity_threshold", "spacy_model"],
+)
+def test_a_bad_adapter_field_is_a_noema_error_naming_it(
+    company_kb: noema.KnowledgeBase, build: Any, message: str
+) -> None:
+    with pytest.raises(noema.OptionError, match=message):
+        build(company_kb)
+
+
+def test_a_long_bad_value_is_quoted_short(company_kb: noema.KnowledgeBase) -> None:
+    with pytest.raises(noema.OptionError) as caught:
+        noema_langchain.NoemaRetriever(company_kb, mode="x" * 100_000)
+    assert len(str(caught.value)) < 200
