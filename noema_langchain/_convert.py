@@ -4,6 +4,7 @@ JSON-friendly."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.documents import Document
@@ -12,6 +13,23 @@ import noema
 
 # Fields of RetrievalResult.to_dict() that are not metadata: the text itself and the question.
 _NOT_METADATA = ("text", "notation", "question", "explanation", "token_model")
+
+
+def langchain_documents(documents: object) -> list[Document]:
+    """``documents`` as a list, refused with a clear error unless it holds LangChain Documents
+    only (a string or Noema's own Document would fail later on a missing ``page_content``)."""
+    if isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
+        raise noema.InputTypeError(
+            f"documents must be a list of LangChain Documents, got {type(documents).__name__}"
+        )
+    chosen = list(documents)
+    for n, document in enumerate(chosen):
+        if not isinstance(document, Document):
+            raise noema.InputTypeError(
+                "documents must be a list of LangChain Documents, got "
+                f"{type(document).__name__} at position {n}"
+            )
+    return chosen
 
 
 def _source_name(document_id: str, metadata: dict[str, Any]) -> str:

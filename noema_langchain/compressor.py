@@ -13,7 +13,7 @@ from pydantic import ConfigDict
 
 import noema
 from noema.adapters import CompressorFields, RetrieveFields
-from noema_langchain._convert import block_document
+from noema_langchain._convert import block_document, langchain_documents
 
 
 class NoemaContextCompressor(
@@ -57,6 +57,7 @@ class NoemaContextCompressor(
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
+        documents = langchain_documents(documents)
         if not documents:
             return []
         chunks = [

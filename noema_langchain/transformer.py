@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from langchain_core.documents import BaseDocumentTransformer, Document
 
 import noema
+from noema.adapters import unknown_option_message
+from noema_langchain._convert import langchain_documents
+
+_OPTIONS = ("extractor", "keep_empty", "spacy_model", "token_model")
 
 
 class NoemaDocumentTransformer(BaseDocumentTransformer):
@@ -38,7 +42,16 @@ class NoemaDocumentTransformer(BaseDocumentTransformer):
         token_model: str = noema.RetrieveOptions.token_model,
         keep_empty: bool = True,
         extractor: noema.Extractor | None = None,
+        # NoReturn: a type checker flags a misspelled option; at run time it is refused by name
+        **unknown: NoReturn,
     ) -> None:
+        if unknown:
+            raise noema.InputTypeError(
+                unknown_option_message(type(self).__name__, unknown, _OPTIONS)
+            )
+        if not isinstance(keep_empty, bool):
+            raise noema.OptionError(f"keep_empty must be True or False, got {keep_empty!r}")
+        noema.RetrieveOptions(token_model=token_model)  # the check a retriever's token_model gets
         self.extractor = extractor or noema.SpacyExtractor(spacy_model)
         self.token_model = token_model
         self.keep_empty = keep_empty
@@ -47,7 +60,7 @@ class NoemaDocumentTransformer(BaseDocumentTransformer):
         self, documents: Sequence[Document], **kwargs: Any
     ) -> Sequence[Document]:
         out = []
-        for doc in documents:
+        for doc in langchain_documents(documents):
             graph = self.extractor.extract(
                 [noema.Document(doc.page_content, metadata=dict(doc.metadata))]
             )

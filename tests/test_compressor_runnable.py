@@ -63,3 +63,18 @@ def test_it_works_in_contextual_compression_retriever(chunks: list[Document]) ->
         base_compressor=compressor, base_retriever=Chunks()
     )
     assert retriever.invoke(QUESTION) == list(compressor.compress_documents(chunks, QUESTION))
+
+
+@pytest.mark.parametrize(
+    "documents",
+    ["Larry Page founded Google.", ["Larry Page founded Google."], [noema.Document("Larry.")], 42],
+    ids=["str", "list of str", "noema Document", "int"],
+)
+def test_documents_of_the_wrong_kind_are_a_clear_error(documents: object) -> None:
+    # AttributeError: 'str' object has no attribute 'page_content'
+    compressor = NoemaContextCompressor()
+    message = r"^documents must be a list of LangChain Documents, got "
+    with pytest.raises(noema.InputTypeError, match=message):
+        compressor.invoke({"documents": documents, "query": QUESTION})
+    with pytest.raises(noema.InputTypeError, match=message):
+        compressor.compress_documents(documents, QUESTION)  # type: ignore[arg-type]
