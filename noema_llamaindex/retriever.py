@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import inspect
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -19,6 +21,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 import noema
+from noema.adapters import unknown_option_message
 from noema_llamaindex._convert import block_node, block_nodes, fact_nodes
 
 # read at run time by tool wrappers, so imported for real (typing_extensions before 3.11)
@@ -57,9 +60,23 @@ class NoemaRetriever(BaseRetriever):
         verbose: bool = False,
         **options: Unpack[noema.RetrieveKwargs],
     ) -> None:
+        # every option is checked before a bundle loads
+        unknown = set(options) - {f.name for f in dataclasses.fields(noema.RetrieveOptions)}
+        if unknown:
+            raise noema.InputTypeError(
+                unknown_option_message(type(self).__name__, unknown, _option_names())
+            )
         if mode not in ("block", "per_fact"):
             raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
-        self.options = noema.RetrieveOptions().updated(**options)  # before a bundle loads
+        if similarity_top_k is not None and (
+            isinstance(similarity_top_k, bool)
+            or not isinstance(similarity_top_k, int)
+            or similarity_top_k < 1
+        ):
+            raise noema.OptionError(
+                f"similarity_top_k must be a positive integer, got {similarity_top_k!r}"
+            )
+        self.options = noema.RetrieveOptions().updated(**options)
         if not isinstance(knowledge_base, (noema.KnowledgeBase, str, os.PathLike)):
             # None reached pathlib, which failed deep inside bundle opening
             raise noema.InputTypeError(
@@ -70,12 +87,6 @@ class NoemaRetriever(BaseRetriever):
         if not isinstance(knowledge_base, noema.KnowledgeBase):
             knowledge_base = noema.KnowledgeBase.load(knowledge_base)
         self.knowledge_base = knowledge_base
-        if similarity_top_k is not None and (
-            not isinstance(similarity_top_k, int) or similarity_top_k < 1
-        ):
-            raise noema.OptionError(
-                f"similarity_top_k must be a positive integer, got {similarity_top_k!r}"
-            )
         self.mode = mode
         self.similarity_top_k = similarity_top_k
         self.filters = _noema_filters(filters)
@@ -115,6 +126,13 @@ class NoemaRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # the search runs in a worker thread so the event loop is not blocked
         return await asyncio.to_thread(self._retrieve, query_bundle)
+
+
+def _option_names() -> list[str]:
+    """What the constructor takes by name: its own parameters and every retrieve option."""
+    own = inspect.signature(NoemaRetriever.__init__).parameters
+    names = [n for n, p in own.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return names + [f.name for f in dataclasses.fields(noema.RetrieveOptions)]
 
 
 def _noema_filters(

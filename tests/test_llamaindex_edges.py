@@ -73,3 +73,45 @@ def test_the_postprocessor_heads_sentences_with_titles_as_the_retriever_does(
     assert all(  # the metadata handed back is the nodes' own
         "title" not in m for m in out.node.metadata["source_metadata"].values()
     )
+
+
+def test_the_postprocessor_refuses_a_misspelled_option() -> None:
+    # NoemaNodePostprocessor(max_token=20) was taken and the budget stayed 200
+    with pytest.raises(noema.OptionError, match="did you mean 'max_tokens'"):
+        NoemaNodePostprocessor(max_token=20)
+
+
+def test_the_postprocessor_round_trips_through_its_dict() -> None:
+    postprocessor = NoemaNodePostprocessor(max_tokens=60, hops=2)
+    again = NoemaNodePostprocessor.from_dict(postprocessor.to_dict())
+    assert (again.max_tokens, again.hops) == (60, 2)
+
+
+@pytest.mark.parametrize(
+    "nodes",
+    ["Larry Page founded Google.", ["Larry Page founded Google."], [None]],
+    ids=["str", "list of str", "None"],
+)
+def test_the_postprocessor_names_nodes_of_the_wrong_kind(nodes: object) -> None:
+    # AttributeError: 'str' object has no attribute 'node'
+    with pytest.raises(noema.InputTypeError, match=r"^nodes must be a list of NodeWithScore"):
+        NoemaNodePostprocessor().postprocess_nodes(nodes, query_str=QUESTION)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"similarity_top_k": True}, noema.OptionError, "similarity_top_k must be"),
+        ({"similarity_topk": 2}, noema.InputTypeError, "did you mean 'similarity_top_k'"),
+        ({"max_token": 50}, noema.InputTypeError, "did you mean 'max_tokens'"),
+    ],
+    ids=["bool similarity_top_k", "misspelled own option", "misspelled retrieve option"],
+)
+def test_the_retriever_refuses_bad_options_with_the_valid_names(
+    files_kb: noema.KnowledgeBase, options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    # similarity_top_k=True was one node; an unknown name listed the retrieve options only
+    with pytest.raises(error, match=message) as caught:
+        NoemaRetriever(files_kb, **options)  # type: ignore[arg-type]
+    if error is noema.InputTypeError:
+        assert all(name in str(caught.value) for name in ("mode", "similarity_top_k", "hops"))
