@@ -378,12 +378,11 @@ def _build_encoding(name: str, allow_download: bool = False) -> tiktoken.Encodin
                 f"token_model {name!r} could not be loaded ({type(exc).__name__}: {exc}); "
                 "only 'cl100k_base' is available offline"
             ) from exc
-    # one comprehension over binascii: the per-line loop through base64.b64decode was half of
-    # a first retrieval's cost after opening (0.16 s of 0.32 s, later retrievals 0.05 s)
-    ranks = {
-        binascii.a2b_base64(token): int(rank)
-        for token, rank in (line.split() for line in _read_cl100k_file().splitlines() if line)
-    }
+    # the file is "token rank" lines: every other word is a token, decoded by map in C (a
+    # comprehension calling binascii per line took twice as long, 0.1 s of a first retrieval;
+    # base64.b64decode per line four times)
+    words = _read_cl100k_file().split()
+    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2]), strict=True))
     return tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PAT_STR,
