@@ -15,6 +15,7 @@ import pytest
 import noema
 from noema.resources import resolve_embedding_model
 from noema.vectors._numpy_bert import NumpyBert, UnsupportedModel, read_safetensors
+from noema.vectors.embed import query_embedding
 
 ROOT = Path(__file__).parent.parent
 # 12 questions from each benchmark (the shortest, the longest, ten drawn), with their sources
@@ -71,6 +72,17 @@ def test_the_embedder_embeds_queries_in_numpy(
         embedder.embed_queries(QUESTIONS[:3]), encoder.embed(QUESTIONS[:3])
     )
     assert embedder.embed_queries([]).shape == (0, 384)
+
+
+def test_an_embedder_without_embed_queries_embeds_questions_with_embed(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    from tests.conftest import CountingEmbedder
+
+    counting = CountingEmbedder(embedder)
+    query_embedding(counting)(["Who founded Google?"])
+    assert counting.calls == [["Who founded Google?"]]
+    assert query_embedding(embedder) == embedder.embed_queries
 
 
 def test_a_model_without_a_fast_tokenizer_falls_back_to_torch_with_a_warning(
