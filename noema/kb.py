@@ -381,10 +381,8 @@ class KnowledgeBase(EntityRepairs):
 
     # -- bundles -------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the knowledge base to a ``.noema`` bundle, atomically; returns the path and
-        sets :attr:`manifest` to the manifest written. Saves to one path take turns, across
-        threads and processes (a lock beside the file): the later one then writes, or refuses
-        as below.
+        """Write the knowledge base to a ``.noema`` bundle, atomically, and set :attr:`manifest`
+        to its manifest; returns the path. Saves to one path take turns (a lock beside it).
 
         Raises:
             BundleError: ``path`` is the bundle this was loaded from or last saved to, and
@@ -450,11 +448,13 @@ class KnowledgeBase(EntityRepairs):
         Opening checks every member's structure and the sha256 of the small ones; the large
         ones (and the sentence keys a large ``graph.columns`` holds, which hash each sentence's
         text) are checked before they go into another bundle (save, merge). ``verify=True``
-        checks them all first, as ``noema validate`` does (docs/bundle-format.md).
+        checks them all first, as ``noema validate`` does, and that ``graph.json`` (parsed
+        within ``max_memory``) and ``index.faiss`` agree with ``graph.columns`` and the vectors.
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema; with
-                ``verify=True``, also a member that does not match its sha256 (named).
+                ``verify=True``, also a member that does not match its sha256 or does not agree
+                with the others (named).
             ModelMismatchError: ``embedding_model`` (or ``embedder.name``) differs from the model
                 the bundle was built with.
         """

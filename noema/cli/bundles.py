@@ -177,13 +177,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    # every member against its sha256, which an ordinary opening checks for the small ones only
+    # every member against its sha256 (an ordinary opening hashes the small ones only), and
+    # the members that opening does not read (graph.json, the rows of index.faiss) against
+    # the ones it reads
     kb = KnowledgeBase.load(args.bundle, verify=True)
     report = check_round_trip(kb.graph)
     g = kb.graph
     if report.ok:
         print(
-            f"OK: every member matches its sha256; {len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} events round-trip"
+            "OK: every member matches its sha256 and the members agree; "
+            f"{len(g.entities)} entities, {len(g.relations)} relations and {len(g.events)} "
+            "events round-trip"
         )
         return 0
     for label, items in (
@@ -237,8 +241,9 @@ MERGE = Command(
 )
 VALIDATE = Command(
     "validate",
-    "Check a bundle: every member against its sha256, and that its graph survives a notation "
-    "round trip.",
+    "Check a bundle: every member against its sha256 and its structure, that graph.json holds "
+    "the graph graph.columns holds and index.faiss the stored vectors, and that its graph "
+    "survives a notation round trip.",
     "noema validate kb.noema",
     add_bundle,
     cmd_validate,

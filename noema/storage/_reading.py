@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from noema.errors import BundleError, OptionError
 from noema.model.graph import SemanticGraph
 from noema.model.records import MergeRecord
+from noema.storage._agreement import Agreement
 from noema.storage.container import (
     FileIdentity,
     UnhashedMembers,
@@ -112,6 +114,26 @@ def read_contents(
         for blob in opening.spent:
             forget_pages(mapped, blob)
         core = opening.core
+        agreement = Agreement(
+            name,
+            declared,
+            core.graph,
+            core.merge_log,
+            core.index,
+            partial(
+                check_budget,
+                name=name,
+                max_memory=max_memory,
+                columnar=False,
+                in_place=mapped is not None,
+                doing="reading graph.json to compare it with graph.columns",
+            ),
+        )
+        opened = opened_bundle(opening, written_schema)
+        if verify:  # the index's rows were compared with the vectors as they were read
+            agreement.check(zf, mapped, rows=False)
+        elif opened is not None:  # checked before a save copies the members
+            opened = replace(opened, agree=agreement.later(opened.mapped, opened.check))
         return BundleContents(
             graph=core.graph,
             index=core.index,
@@ -120,7 +142,7 @@ def read_contents(
             sentences=opening.sentences,
             name_vectors=opening.name_vectors,
             unhashed=_unhashed(opening),
-            opened=opened_bundle(opening, written_schema),
+            opened=opened,
         )
 
     return in_zip(source, name, read)
@@ -148,11 +170,12 @@ def check_budget(
     *,
     columnar: bool,
     in_place: bool = True,
+    doing: str = "opening it",
 ) -> None:
     """Refuse, before inflating anything, a bundle whose members declare more than opening
     may take (see the module docstring); ``columnar``: the graph is read from graph.columns;
     ``in_place``: the members stored as they are are read where they lie (the file mapped, or
-    the bytes given), else read into memory."""
+    the bytes given), else read into memory; ``doing``: what the error says would take it."""
     infos = zf.infolist()
     sizes = {info.filename: (info.file_size, info.compress_size) for info in infos}
     inflated = {
@@ -187,7 +210,7 @@ def check_budget(
     budget = default_max_memory() if max_memory is None else max_memory
     if needed > budget:
         raise BundleError(
-            f"{name!r}: opening it would take about {needed / 2**20:,.0f} MiB ({graph_member} "
+            f"{name!r}: {doing} would take about {needed / 2**20:,.0f} MiB ({graph_member} "
             f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
             "MiB; pass max_memory= (bytes) to allow more"
         )

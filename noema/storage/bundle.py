@@ -71,6 +71,9 @@ graph references. It checks the sha256 of the members up to
 map); the larger ones with ``verify=True``, and before their contents go into another bundle
 (:class:`~noema.storage.container.UnhashedMembers`, kept with the contents); what reads every
 byte of a member (each vector of unit length, the sidecar's keys) is checked with its sha256.
+With ``verify=True``, and before a save copies the members, the members opening does not read
+are checked against those it reads (:mod:`noema.storage._agreement`): ``graph.json`` holds the
+graph ``graph.columns`` holds, ``index.faiss`` the rows of ``embeddings.bin``.
 Each failure raises
 :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the

@@ -40,6 +40,7 @@ __all__ = [
     "FileCheck",
     "FileIdentity",
     "UnhashedMembers",
+    "ViewFile",
     "check_hash",
     "check_streamed",
     "checked_member",
@@ -456,14 +457,14 @@ class UnhashedMembers:
                 check_hash(zf, member, size, digest, self.name, self.mapped)
 
         try:
-            in_zip(_ViewFile(self.mapped), self.name, hash_all)
+            in_zip(ViewFile(self.mapped), self.name, hash_all)
             for check in self.then:
                 check()
         except BundleError as exc:
             raise BundleError(f"{exc}; {consequence}") from None
 
 
-class _ViewFile(io.RawIOBase):
+class ViewFile(io.RawIOBase):
     """Bytes already in memory or mapped, read as a file (zipfile reads the directory and
     inflates members from it) without copying them, as ``io.BytesIO`` would."""
 

@@ -74,7 +74,9 @@ class OpenedBundle:
     ``mapped``: the bundle's bytes, in memory or mapped from its file (then ``check`` refuses
     them once the file was written in place). ``manifest``: as the bundle declares it (each
     member's size and sha256, and what the sidecar and the names declare). ``members``: the
-    zip entry of each member this version writes the same way.
+    zip entry of each member this version writes the same way. ``agree``: the check that the
+    members agree with one another (:mod:`noema.storage._agreement`), to run before the first
+    copy; ``None`` once run (or where opening ran it).
     """
 
     name: str  # what error messages call the bundle
@@ -82,6 +84,7 @@ class OpenedBundle:
     check: Callable[[], None] | None
     manifest: dict[str, Any]
     members: Mapping[str, zipfile.ZipInfo]
+    agree: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)

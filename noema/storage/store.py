@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,6 +52,11 @@ from noema.vectors.sentences import SentenceIndex
 __all__ = ["Snapshot", "Store", "prepared", "read", "synced_index", "with_reused_vectors"]
 
 NameVectors = Mapping[str, npt.NDArray[np.float32]]
+# What a save or merge refused for a bundle's damage says after the reason.
+_NOT_WRITTEN = (
+    "nothing was written, so the damage is not carried into another bundle. Restore the "
+    "bundle from a copy, or build it again"
+)
 _T = TypeVar("_T")
 
 
@@ -263,13 +268,12 @@ class Store:
         names_kept: bool,
     ) -> _T:
         """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
-        self.check_hashes(
-            "nothing was written, so the damage is not carried into another bundle. Restore "
-            "the bundle from a copy, or build it again"
-        )
+        self.check_hashes(_NOT_WRITTEN)
         snapshot = self.complete()
         assert snapshot.index is not None
         copying = self._copying(snapshot, names_kept)
+        if copying is not None:
+            self._check_agreement(snapshot, copying.source)
         names_copied = copying is not None and NAMES_MEMBER in copying.members
         return write(
             snapshot.graph,
@@ -282,6 +286,24 @@ class Store:
             name_vectors=None if names_copied else name_vectors(snapshot.graph),
             copying=copying,
         )
+
+    def _check_agreement(self, snapshot: Snapshot, source: OpenedBundle) -> None:
+        """Check, once, that the members of the bundle a save copies agree with one another
+        (:mod:`noema.storage._agreement`): a copy never passes on a member that opening did
+        not read, as ``graph.json`` beside ``graph.columns``, unless ``validate`` would pass it.
+
+        Raises:
+            BundleError: naming the member that does not agree; nothing is written.
+        """
+        if source.agree is None:
+            return
+        try:
+            source.agree()
+        except BundleError as exc:
+            raise BundleError(f"{exc}; {_NOT_WRITTEN}") from None
+        opened = self._opened
+        if opened is not None and opened[0] is snapshot:
+            self._opened = (snapshot, replace(source, agree=None))
 
     def _copying(self, snapshot: Snapshot, names_kept: bool) -> Copying | None:
         """The members a save of ``snapshot`` copies from the bundle this store was opened

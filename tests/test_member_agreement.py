@@ -1,0 +1,164 @@
+"""The members of a bundle agree with one another (noema/storage/_agreement.py): graph.json holds
+the graph graph.columns holds, and index.faiss the rows of embeddings.bin. ``load(verify=True)``,
+``noema validate`` and a save copying the members check it; the bundles here lie with hashes
+written to match, so no sha256 check sees them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from noema import BundleError, KnowledgeBase
+from noema.cli import main
+from noema.storage import container
+from noema.vectors.index import FLAT_HEADER_BYTES
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, company_kb: KnowledgeBase) -> Path:
+    return company_kb.save(tmp_path_factory.mktemp("agreement") / "kb.noema")
+
+
+def lying(source: Path, target: Path, change: Callable[[dict[str, bytes]], None]) -> Path:
+    """A copy of ``source`` with ``change`` made to its members, each stored or deflated as
+    before, and a manifest declaring the new sizes and sha256: what a hostile writer, or another
+    tool, writes."""
+    with zipfile.ZipFile(source) as zf:
+        infos = zf.infolist()
+        members = {info.filename: zf.read(info) for info in infos}
+    change(members)
+    manifest = json.loads(members["manifest.json"])
+    for name, entry in manifest["members"].items():
+        entry.update(size=len(members[name]), sha256=hashlib.sha256(members[name]).hexdigest())
+    members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(target, "w") as zf:
+        for info in infos:
+            zf.writestr(info.filename, members[info.filename], compress_type=info.compress_type)
+    return target
+
+
+def _graph_json(update: Callable[[dict], None]) -> Callable[[dict[str, bytes]], None]:  # type: ignore[type-arg]
+    def change(members: dict[str, bytes]) -> None:
+        graph = json.loads(members["graph.json"])
+        update(graph)
+        members["graph.json"] = json.dumps(graph, sort_keys=True).encode()
+
+    return change
+
+
+def _not_json(members: dict[str, bytes]) -> None:
+    members["graph.json"] = b'{"documents": [not json'
+
+
+def _empty(graph: dict) -> None:  # type: ignore[type-arg]
+    for kind in ("documents", "entities", "relations", "events", "merge_log"):
+        graph[kind] = []
+
+
+def _other_text(graph: dict) -> None:  # type: ignore[type-arg]
+    document = graph["documents"][0]
+    document["text"] = document["text"].replace("Google", "Gooble")  # the spans still fit
+
+
+def _other_entity_name(graph: dict) -> None:  # type: ignore[type-arg]
+    graph["entities"][0]["name"] += " Jr"
+
+
+def _fewer_facts(graph: dict) -> None:  # type: ignore[type-arg]
+    graph["relations"].pop()
+
+
+def _reversed_index_rows(members: dict[str, bytes]) -> None:
+    index = members["index.faiss"]
+    header, rows = index[:FLAT_HEADER_BYTES], index[FLAT_HEADER_BYTES:]
+    width = len(rows) // json.loads(members["manifest.json"])["counts"]["facts"]
+    flipped = [rows[at : at + width] for at in range(0, len(rows), width)][::-1]
+    members["index.faiss"] = header + b"".join(flipped)
+
+
+LIES = {
+    "graph.json-not-json": (_not_json, "graph.json"),
+    "graph.json-empty": (_graph_json(_empty), "graph.json"),
+    "graph.json-other-text": (_graph_json(_other_text), "graph.json"),
+    "graph.json-other-entity": (_graph_json(_other_entity_name), "graph.json"),
+    "graph.json-fewer-facts": (_graph_json(_fewer_facts), "graph.json"),
+    "index.faiss-rows-reversed": (_reversed_index_rows, "index.faiss"),
+}
+
+
+@pytest.fixture(params=sorted(LIES))
+def lie(request: pytest.FixtureRequest, saved: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A bundle that lies, and the member named when it is refused."""
+    change, member = LIES[request.param]
+    return lying(saved, tmp_path / "lying.noema", change), member
+
+
+@pytest.fixture(params=[False, True], ids=["read-whole", "mapped"])
+def mapped(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    if request.param:
+        monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    return bool(request.param)
+
+
+def test_the_lying_bundles_open_and_every_sha256_matches(
+    lie: tuple[Path, str], company_kb: KnowledgeBase
+) -> None:
+    # what the checks below are about: no hash sees the lie, and opening reads graph.columns
+    bad, _ = lie
+    assert KnowledgeBase.load(bad, embedder=company_kb.embedder).graph == company_kb.graph
+
+
+def test_validate_and_verify_refuse_members_that_disagree(
+    lie: tuple[Path, str], capsys: pytest.CaptureFixture[str], company_kb: KnowledgeBase
+) -> None:
+    # graph.json that was not JSON, an empty graph or another graph passed `noema validate`
+    bad, member = lie
+    with pytest.raises(BundleError, match=member):
+        KnowledgeBase.load(bad, embedder=company_kb.embedder, verify=True)
+    with pytest.raises(BundleError, match=member):
+        KnowledgeBase.from_bytes(bad.read_bytes(), embedder=company_kb.embedder, verify=True)
+    assert main(["validate", str(bad)]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("Error: ") and member in error
+
+
+def test_a_save_copying_members_that_disagree_refuses_and_writes_nothing(
+    lie: tuple[Path, str], tmp_path: Path, company_kb: KnowledgeBase, mapped: bool
+) -> None:
+    # the save copied the lying member byte for byte into a bundle that validate also passed
+    bad, member = lie
+    kb = KnowledgeBase.load(bad, embedder=company_kb.embedder)
+    for _ in range(2):  # refused again: the check is not spent by a failure
+        with pytest.raises(BundleError, match=f"{member}.*nothing was written"):
+            kb.save(tmp_path / "copied.noema")
+    with pytest.raises(BundleError, match=member):
+        kb.to_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lying.noema"]
+
+
+def test_a_bundle_whose_members_agree_is_checked_once_then_copied(
+    saved: Path, tmp_path: Path, company_kb: KnowledgeBase, mapped: bool
+) -> None:
+    kb = KnowledgeBase.load(saved, embedder=company_kb.embedder)
+    assert kb.save(tmp_path / "copied.noema").read_bytes() == saved.read_bytes()
+    assert kb.to_bytes() == saved.read_bytes()
+    assert main(["validate", str(tmp_path / "copied.noema")]) == 0
+
+
+def test_verify_parses_graph_json_within_the_memory_budget(saved: Path) -> None:
+    with zipfile.ZipFile(saved) as zf:
+        size = {info.filename: info.file_size for info in zf.infolist()}
+    # enough to open from graph.columns (4 bytes a byte of it, half a byte a vector byte), not
+    # to parse graph.json as well (8 bytes a byte of it)
+    vectors = (size["embeddings.bin"] + size["sentences.bin"]) // 2
+    budget = 4 * size["graph.columns"] + vectors + 1
+    assert 8 * size["graph.json"] + vectors > budget
+    KnowledgeBase.load(saved, max_memory=budget)
+    with pytest.raises(BundleError, match="graph.json.*max_memory"):
+        KnowledgeBase.load(saved, max_memory=budget, verify=True)
+    KnowledgeBase.load(saved, max_memory=8 * size["graph.json"] + vectors + 1, verify=True)
