@@ -26,8 +26,8 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	@echo "==> ruff"
-	$(PY) -m ruff check noema noema_langchain noema_llamaindex tests benchmarks examples scripts
-	$(PY) -m ruff format --check noema noema_langchain noema_llamaindex tests benchmarks examples scripts
+	$(PY) -m ruff check noema noema_langchain noema_llamaindex tests benchmarks examples scripts training
+	$(PY) -m ruff format --check noema noema_langchain noema_llamaindex tests benchmarks examples scripts training
 
 typecheck: $(STAMP)
 	@echo "==> mypy"
