@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import os
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -327,3 +328,32 @@ def test_a_bundle_replaced_on_disk_after_opening_is_copied_from_what_was_opened(
     kb.save(tmp_path / "elsewhere.noema")  # the bytes opened, not the file there now
     assert made == []
     assert (tmp_path / "elsewhere.noema").read_bytes() == saved.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "member",
+    ["embeddings.bin", "graph.columns", "graph.json", "index.faiss", "names.bin", "sentences.bin"],
+)
+@pytest.mark.parametrize("saved_before", [False, True], ids=["first-save", "after-a-save"])
+def test_a_member_written_in_place_unseen_is_refused_as_it_is_copied(
+    saved: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    company_kb: KnowledgeBase,
+    member: str,
+    saved_before: bool,
+) -> None:
+    # a mapped bundle written in place with its size and time kept (touch -r) after its
+    # members were hashed (on opening, or before an earlier save) was copied into a bundle that
+    # then refused to open
+    monkeypatch.setattr(container, "READ_WHOLE_BELOW", 0)
+    path = tmp_path / "kb.noema"
+    path.write_bytes(saved.read_bytes())
+    kb = KnowledgeBase.load(path, embedder=company_kb.embedder)
+    if saved_before:
+        kb.save(tmp_path / "before.noema")
+    _written_in_place(path, member, keep_time=True)
+    with pytest.raises(BundleError, match=f"{re.escape(member)}.*nothing was written"):
+        kb.save(tmp_path / "new.noema")
+    assert not (tmp_path / "new.noema").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -20,8 +20,13 @@ entry a fresh save writes for it; nothing is inflated, deflated, or made from th
 an opened million-fact base again took 37 s and 0.15 GB of memory beyond what opening held,
 where making every member took about 3 minutes and 3.7 GB. The members opening did not hash are
 checked against their sha256 before any is copied (the save refuses a damaged one, as it does
-where it makes them), and a file written in place since it was mapped is refused
-(:class:`~noema.storage.container.FileCheck`). graph.json is copied as the bundle holds it
+where it makes them), the members checked to agree with one another (once:
+:mod:`noema.storage._agreement`, so a copying save refuses what ``noema validate`` refuses), and
+a file written in place since it was mapped is refused
+(:class:`~noema.storage.container.FileCheck`). Each member is hashed again as it is copied (a
+deflated one inflated for it), from the very bytes written, and a save whose copies do not match
+the manifest it writes is refused before it is moved into place: a file written in place with
+its size and modification time kept is seen there, not in a bundle that would not open. graph.json is copied as the bundle holds it
 although opening read the graph from graph.columns: a bundle Noema wrote holds the same graph
 in both, and both are checked against their sha256.
 
@@ -35,13 +40,15 @@ A member that is not copied is made as before.
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from noema.errors import BundleError
 from noema.storage._column_write import COLUMNS_VERSION, MAGIC
 from noema.storage.container import forget_pages, member_info, new_zip_info, raw_view
 from noema.storage.manifest import SCHEMA_VERSION, declared_entry
@@ -63,6 +70,8 @@ __all__ = ["Copying", "OpenedBundle", "copy_member", "copy_plan", "opened_bundle
 
 # Copied a block at a time, each block's pages of the mapped file released before the next.
 _COPY_STEP = 64 << 20
+# A deflated member is inflated (to hash what it holds) at most this much at a time.
+_INFLATE_STEP = 1 << 20
 # graph.columns starts with its magic and its version (noema.storage.columns).
 _COLUMNS_PREFIX = struct.Struct("<8sI")
 
@@ -156,15 +165,25 @@ def _as_written(opening: Opening, member: str) -> bool:
 def copy_member(zf: zipfile.ZipFile, source: OpenedBundle, member: str) -> tuple[int, str]:
     """Write ``member`` of ``source`` into ``zf`` (open for writing, to a seekable file, with no
     member open) as it lies in the source zip, under the entry :func:`zip_member` would write
-    for it, and return its size and sha256 as the source declares them (checked before).
+    for it, and return its size and sha256 as the source declares them.
+
+    What is written is hashed as it is written (a deflated member inflated for it, a block at a
+    time): the hashes checked before the copy were of the file as it was then, and a file
+    written in place with its size and time kept (``touch -r``) is not seen by
+    :class:`~noema.storage.container.FileCheck`; such a copy is refused here, before the save
+    is moved into place, rather than published in a bundle that would not open.
 
     zipfile has no call that writes a member's stream as it is, so this does what
     ``ZipFile.open(info, "w")`` and its ``close`` do, with the CRC and sizes known first: the
     local header, the bytes, then the entry in the directory ``close`` writes.
+
+    Raises:
+        BundleError: the bytes copied are not the member's declared size and sha256.
     """
     found = source.members[member]
     stored = found.compress_type == zipfile.ZIP_STORED
     raw = raw_view(source.mapped, found, source.name)
+    size, digest = declared_entry(source.manifest["members"], member, source.name)
     info = new_zip_info(member, found.file_size, stored)
     info.CRC, info.compress_size, info.flag_bits = found.CRC, len(raw), 0
     zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile.open(info, "w") decides
@@ -175,19 +194,20 @@ def copy_member(zf: zipfile.ZipFile, source: OpenedBundle, member: str) -> tuple
     handle.seek(zf.start_dir)
     info.header_offset = handle.tell()
     handle.write(info.FileHeader(zip64))
-    crc = 0
+    content = _CopiedContent(source.name, member, size, inflate=not stored)
     for start in range(0, len(raw), _COPY_STEP):
-        block = raw[start : start + _COPY_STEP]
-        if stored:
-            crc = zlib.crc32(block, crc)
+        view = raw[start : start + _COPY_STEP]
+        block = bytes(view)  # read once from the file: what is hashed is what is written
+        content.update(block)
         handle.write(block)
-        forget_pages(source.mapped, block)
+        del block
+        forget_pages(source.mapped, view)
+    content.check(digest)
     end = handle.tell()
-    # a stored member's CRC is of the bytes copied, as a fresh save's is (opening reads stored
-    # members in place, past their CRC); a deflated one's was checked with its sha256, which
-    # inflates it to the end
-    if stored and crc != info.CRC:
-        info.CRC = crc
+    # the CRC of the bytes copied, as a fresh save's is (opening reads stored members in place,
+    # past their CRC)
+    if content.crc != info.CRC:
+        info.CRC = content.crc
         handle.seek(info.header_offset)
         handle.write(info.FileHeader(zip64))
         handle.seek(end)
@@ -195,4 +215,58 @@ def copy_member(zf: zipfile.ZipFile, source: OpenedBundle, member: str) -> tuple
     zf.filelist.append(info)
     zf.NameToInfo[member] = info
     zf._didModify = True  # type: ignore[attr-defined]
-    return declared_entry(source.manifest["members"], member, source.name)
+    return size, digest
+
+
+class _CopiedContent:
+    """The size, sha256 and CRC-32 of a member's content as its stored bytes or deflated stream
+    are copied, a block at a time (a stream inflated a mebibyte at a time, and refused once
+    past the declared size)."""
+
+    def __init__(self, name: str, member: str, size: int, *, inflate: bool) -> None:
+        self._name, self._member, self._size = name, member, size
+        self._inflater = zlib.decompressobj(-zlib.MAX_WBITS) if inflate else None
+        self._hasher = hashlib.sha256()
+        self.crc = 0
+        self._seen = 0
+
+    def update(self, block: bytes) -> None:
+        inflater = self._inflater
+        if inflater is None:
+            self._take(block)
+            return
+        pending = block
+        try:
+            while True:
+                out = inflater.decompress(pending, _INFLATE_STEP)
+                self._take(out)
+                pending = inflater.unconsumed_tail
+                if not pending and len(out) < _INFLATE_STEP:
+                    return
+        except zlib.error as exc:
+            self._refuse(f"its stream does not inflate ({exc})")
+
+    def check(self, digest: str) -> None:
+        """Raises :class:`BundleError` unless the content was whole, of the declared size and
+        of sha256 ``digest``."""
+        inflater = self._inflater
+        if inflater is not None:
+            self._take(inflater.flush())
+            if not inflater.eof or inflater.unused_data:
+                self._refuse("its stream does not end where its zip entry says")
+        if self._seen != self._size or self._hasher.hexdigest() != digest:
+            self._refuse("the bytes copied do not match its sha256 in the manifest")
+
+    def _take(self, content: bytes) -> None:
+        self._seen += len(content)
+        if self._seen > self._size:
+            self._refuse("it is larger than its declared size")
+        self._hasher.update(content)
+        self.crc = zlib.crc32(content, self.crc)
+
+    def _refuse(self, why: str) -> NoReturn:
+        raise BundleError(
+            f"{self._name!r}: {self._member} changed since it was opened: {why} (its file "
+            "was written in place by another program, keeping its size and modification "
+            "time?); nothing was written. Load it again"
+        )
