@@ -7,7 +7,7 @@ import pytest
 import noema
 from noema import SemanticGraph
 from noema.ingest.canonical import Canonicalizer
-from noema.model.names import names_compatible, normalize_name
+from noema.model.names import clean_name, names_compatible, normalize_name
 
 
 @pytest.mark.parametrize(
@@ -381,3 +381,58 @@ def test_merging_knowledge_bases_keeps_their_own_merge_records(
     assert [(r.rule, r.entity_id) for r in whole.merge_log if r.rule == "type"] == [("type", kept)]
     split = whole.split_entity(kept, "Veltrix Robotics")
     assert whole.graph.entities[split].type == "PERSON"
+
+
+# "Mara Voss" as six sources may write it: the characters that show nothing (a zero-width space,
+# a zero-width joiner, a right-to-left override, a soft hyphen) and an accent as a letter and a
+# combining mark (decomposed) against the composed letter
+INVISIBLE_SPELLINGS = [
+    "Mara Voss",
+    "Mara\u200b Voss",
+    "Ma\u200dra Voss",
+    "\u202eMara Voss",
+    "Mara Vo\u00adss",
+    "Ma\u0301ra Voss",
+    "M\u00e1ra Voss",
+]
+
+
+def test_a_name_written_with_invisible_characters_is_one_clean_entity(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    kb.ingest(
+        [
+            noema.Document(f"{name} founded Veltrix Robotics in Trondheim.", id=f"d{n}")
+            for n, name in enumerate(INVISIBLE_SPELLINGS)
+        ]
+    )
+    graph = kb.graph
+    people = [e for e in graph.entities.values() if "Voss" in e.name or "Vo" in e.name]
+    assert [e.type for e in people] == ["PERSON"]
+    shown = {people[0].name, *people[0].aliases}
+    assert shown <= {"Mara Voss", "M\u00e1ra Voss"}  # composed, nothing invisible
+    for mention in people[0].mentions:  # each mention still spans its name in the stored text
+        text = graph.documents[mention.document_id].text
+        assert text[mention.start : mention.end] in shown
+    answer = kb.retrieve("Who founded Veltrix Robotics?").text
+    assert answer.replace("\n", " ").isprintable() and "Mara Voss" in answer
+
+
+@pytest.mark.parametrize("name", INVISIBLE_SPELLINGS)
+def test_invisible_characters_leave_the_compared_and_shown_name(name: str) -> None:
+    assert normalize_name(name) == "mara voss"
+    assert clean_name(name) in ("Mara Voss", "M\u00e1ra Voss")
+
+
+def test_a_document_is_stored_as_it_reads_and_read_again_adds_nothing(
+    make_kb: Callable[..., noema.KnowledgeBase],
+) -> None:
+    kb = make_kb()
+    written = "Ma\u0301ra\u200b Voss founded Veltrix Robotics."
+    kb.ingest([written, noema.Document(written, id="mine")])
+    stored = sorted(kb.graph.documents.values(), key=lambda d: d.id)
+    assert [d.text for d in stored] == ["M\u00e1ra Voss founded Veltrix Robotics."] * 2
+    # an id made from the text is made from the text stored; one the user gave is kept
+    assert [d.id for d in stored] == [noema.Document(stored[0].text).id, "mine"]
+    assert kb.ingest([written, noema.Document(written, id="mine")]).documents == 0

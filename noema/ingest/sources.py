@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 
 from noema.errors import InputTypeError, NoemaError, OptionError
+from noema.model.names import visible_text
 from noema.model.records import JSON_INTEGERS, METADATA_DEPTH, Document, json_bytes
 
 __all__ = [
@@ -221,7 +222,7 @@ def as_keyed_documents(
         >>> [d.id for d in docs], sorted(keys)
         (['a.md#1', 'a.md#2'], ['a.md'])
     """
-    converted = [item for s in _as_list(sources) for item in _as_documents(s, root)]
+    converted = [_visible(item) for s in _as_list(sources) for item in _as_documents(s, root)]
     documents = _numbered(converted)
     _check_documents(documents)
     return documents, frozenset(doc.id for doc, keyed in converted if keyed)
@@ -329,6 +330,19 @@ def _file_identity(doc: Document, root: str | os.PathLike[str] | None) -> _Conve
     if heading and "title" not in updated:
         updated["title"] = heading.group(1)
     return Document(doc.text, id=identity, metadata=updated), True
+
+
+def _visible(converted: _Converted) -> _Converted:
+    """The document as it reads (:func:`noema.model.names.visible_text`), before anything parses
+    it: a name written with a zero-width space or a decomposed accent is then the name written
+    without, to the parser and the canonicalizer alike. The text stored is the text parsed, so
+    every mention points into it; an id made from the text is made from the text stored."""
+    doc, keyed = converted
+    text = visible_text(doc.text)
+    if text == doc.text:
+        return converted
+    made = doc.id == Document(doc.text).id
+    return Document(text, id="" if made else doc.id, metadata=doc.metadata), keyed
 
 
 def _numbered(converted: list[_Converted]) -> list[Document]:

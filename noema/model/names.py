@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from functools import lru_cache
 
@@ -14,6 +15,7 @@ __all__ = [
     "names_compatible",
     "normalize_name",
     "surname",
+    "visible_text",
 ]
 
 # Words that end a company name ("Microsoft Corp"): not a name of their own.
@@ -31,15 +33,47 @@ _LIST_MARK = re.compile(r"^(?:[-\u2013\u2014*+\u2022]\s+)+")
 _TRAILING_DASH = re.compile(r"\s*[-\u2013\u2014]+$")
 
 
+@lru_cache(maxsize=1)
+def _format_characters() -> re.Pattern[str]:
+    """Every format character, as ranges: read from the running Python's Unicode tables once,
+    on the first text that is not ASCII."""
+    ranges: list[list[int]] = []
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)) != "Cf":
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    spans = (f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return re.compile(f"[{''.join(spans)}]")
+
+
+def visible_text(text: str) -> str:
+    """``text`` as it reads: without format characters (Unicode category Cf: zero-width spaces
+    and joiners, direction marks and overrides, soft hyphens, the byte-order mark), then
+    composed (NFC). Both show nothing, yet make two spellings of one name differ and split a
+    name for the parser ("Ma\\u200dra Voss", an accent as a letter and a combining mark).
+
+    Example:
+        >>> visible_text("Ma\\u0301ra\\u200b Voss\\u202e") == "M\\u00e1ra Voss"
+        True
+    """
+    if text.isascii():  # no format character and nothing to compose (most texts)
+        return text
+    return unicodedata.normalize("NFC", _format_characters().sub("", text))
+
+
 def clean_name(text: str) -> str:
-    """A surface form fit for notation: one line, no leading "the", no trailing "'s", no list
-    mark before it or dash after it.
+    """A surface form fit for notation: as it reads (:func:`visible_text`), one line, no
+    leading "the", no trailing "'s", no list mark before it or dash after it.
 
     Example:
         >>> clean_name("the United\\nStates's"), clean_name("- José Borrero"), clean_name("1878 –")
         ('United States', 'José Borrero', '1878')
     """
-    name = _TRAILING_DASH.sub("", _LIST_MARK.sub("", _WS.sub(" ", text).strip()))
+    name = _WS.sub(" ", visible_text(text)).strip()
+    name = _TRAILING_DASH.sub("", _LIST_MARK.sub("", name))
     if name.lower().startswith("the ") and len(name) > 4:
         name = name[4:]
     if name.endswith(("'s", "\u2019s")):
@@ -48,7 +82,8 @@ def clean_name(text: str) -> str:
 
 
 def normalize_name(name: str) -> str:
-    """The key exact matching compares: lowercase, no accents or punctuation, no business suffix.
+    """The key exact matching compares: lowercase, no accents or punctuation, no business suffix,
+    nothing invisible (:func:`visible_text`: "Ma\\u200dra Voss" is "Mara Voss").
 
     Example:
         >>> normalize_name("Google, Inc."), normalize_name("Siemens AG"), normalize_name("Nestlé S.A.")
@@ -57,7 +92,7 @@ def normalize_name(name: str) -> str:
     if name.isascii():  # nothing to decompose (most names; half the time of a load's topics)
         text = name.lower()
     else:
-        text = unicodedata.normalize("NFKD", name)
+        text = unicodedata.normalize("NFKD", _format_characters().sub("", name))
         text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = _INNER_DOT.sub("", text)  # S.A. -> sa, U.S. -> us
     words = _PUNCT.sub(" ", text).split()

@@ -19,7 +19,9 @@ __all__ = ["TOPIC_RULE", "document_topics", "document_topics_and_forms"]
 # How a document's topic is chosen (the entity its title names, compared by normalize_name, else
 # the first it mentions); stored with the topics a bundle keeps, so a Noema that chooses them
 # another way works them out again. Change it whenever document_topics_and_forms or
-# normalize_name change.
+# normalize_name change for names a stored bundle holds; not for the format characters it
+# drops, which ingest removes from every text before parsing (a name in an older bundle that
+# held one keeps the topics it had).
 TOPIC_RULE = "title names it (normalize_name), else first mentioned"
 
 
