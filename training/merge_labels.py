@@ -6,7 +6,10 @@ A batch is ``<name>.key.jsonl`` (the drawn facts, written by ``draw.py``) and
 ``<name>.judged.jsonl`` (the judge's verdicts by fact id). A batch is taken only when every fact
 has one verdict by the rule of ``benchmarks/fact_precision.py`` and its controls (facts labelled
 before, mixed in blind) agree with their labels true-or-not at least 90% of the time; otherwise
-it is reported and left out, to be judged again. Facts already labelled are never added twice.
+it is reported and left out, to be judged again. A batch judged twice, by two judges who did not
+see each other's verdicts, is taken when the two agree true-or-not on at least 95% of its new facts
+and both part from the same controls (the earlier label is then the doubtful one); the second
+judging's verdicts are kept, and the note says so. Facts already labelled are never added twice.
 Every row gets its ``split`` (by document, see ``draw.split_of``) and its ``judge``.
 """
 
@@ -38,6 +41,7 @@ ERRORS = {
 }
 TYPES = {"PERSON", "ORG", "GPE", "LOC", "DATE", "EVENT", "PRODUCT", "MONEY", "OTHER"}
 AGREEMENT = 0.9
+BETWEEN_JUDGES = 0.95
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -78,9 +82,32 @@ def checked(batch: Path, judge: str) -> tuple[list[dict[str, Any]], str]:
         rows.append(row)
     share = agree / controls if controls else 0.0
     note = f"{len(rows)} facts, controls {agree}/{controls} the same true-or-not"
-    if share < AGREEMENT:
-        return [], note + f": under {AGREEMENT:.0%}, judge again"
-    return rows, note
+    if share >= AGREEMENT:
+        return rows, note
+    first = batch.with_name(batch.name + ".judged.first.jsonl")
+    if first.exists():
+        earlier = {v["id"]: v["label"] == "true" for v in _rows(first)}
+        both = [
+            (earlier.get(k["id"]), verdicts[k["id"]]["label"] == "true")
+            for k in keys
+            if not k.get("_control")
+        ]
+        same = sum(a == b for a, b in both)
+        parted = {
+            k["id"]
+            for k in keys
+            if k.get("_control")
+            and (verdicts[k["id"]]["label"] == "true") != (k["label"] == "true")
+        }
+        parted_first = {
+            k["id"]
+            for k in keys
+            if k.get("_control") and earlier.get(k["id"]) != (k["label"] == "true")
+        }
+        note += f"; two judgings agree on {same}/{len(both)} new facts"
+        if same / len(both) >= BETWEEN_JUDGES and parted <= parted_first:
+            return rows, note + ", both part from the same controls: taken"
+    return [], note + f": under {AGREEMENT:.0%}, judge again"
 
 
 def _same(row: dict[str, Any]) -> tuple[str, ...]:
