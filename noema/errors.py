@@ -12,9 +12,13 @@ promises a built-in type, the subclass inherits it too, so ``except ValueError``
     +-- MissingResourceError (LookupError)  a model or data file that is not installed
     +-- BundleError                         a .noema file that is corrupt, truncated or foreign
         +-- ModelMismatchError              a bundle built with another embedding model
+
+:func:`quote_value` is how a message quotes the bad value it names.
 """
 
 from __future__ import annotations
+
+import reprlib
 
 __all__ = [
     "BundleError",
@@ -26,7 +30,35 @@ __all__ = [
     "NotationError",
     "OptionError",
     "UnknownIdError",
+    "quote_value",
 ]
+
+# How much of a bad value a message quotes: enough to recognise it, never the megabytes a
+# caller may have passed by mistake.
+QUOTED_CHARACTERS = 80
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = QUOTED_CHARACTERS
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxset = _SHORT.maxdict = 4
+
+
+def quote_value(value: object) -> str:
+    """``repr(value)`` for an error message, cut to about 80 characters; a long string says how
+    long it was.
+
+    Example:
+        >>> quote_value("2005-06")
+        "'2005-06'"
+        >>> quote_value("x" * 5_000_000)[-33:]
+        "xxxxxx'... (5,000,000 characters)"
+        >>> len(quote_value(["x" * 5_000_000] * 10)) <= 83
+        True
+    """
+    if isinstance(value, str):
+        if len(value) <= QUOTED_CHARACTERS:
+            return repr(value)
+        return f"{value[:QUOTED_CHARACTERS]!r}... ({len(value):,} characters)"
+    text = _SHORT.repr(value)  # not repr(): a container of long values is cut inside too
+    return text if len(text) <= QUOTED_CHARACTERS else text[:QUOTED_CHARACTERS] + "..."
 
 
 class NoemaError(Exception):
@@ -45,7 +77,7 @@ class NotationError(NoemaError, ValueError):
         self.line_number = line_number
         self.line = line
         if line_number is not None:
-            message = f"line {line_number}: {message} (line was {line!r})"
+            message = f"line {line_number}: {message} (line was {quote_value(line)})"
         super().__init__(message)
 
 

@@ -259,6 +259,24 @@ def test_a_bad_as_of_is_an_option_error_naming_the_forms(value: object) -> None:
         noema.RetrieveOptions(as_of=value)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\u0662\u0660\u0660\u0665",  # 2005 in Arabic-Indic digits
+        "\uff12\uff10\uff10\uff15-\uff10\uff16",  # 2005-06 in full-width digits
+        "2005\n",
+        " 2005",
+        "2005-06-01\t",
+        " now",
+        "NOW",
+    ],
+    ids=repr,
+)
+def test_as_of_takes_only_the_ascii_forms(value: str) -> None:
+    with pytest.raises(noema.OptionError, match="as_of must be a date, an ISO date string"):
+        noema.RetrieveOptions(as_of=value)
+
+
 def test_the_query_command_reads_as_of(timed_kb: noema.KnowledgeBase) -> None:
     from noema.cli import build_parser
 

@@ -133,6 +133,13 @@ def test_malformed_notation_raises_value_error_with_line(text: str, line: int) -
     assert info.value.line_number == line
 
 
+def test_a_long_malformed_line_is_quoted_in_part_and_kept_whole() -> None:
+    bad = "#1 " + "Google " * 200_000
+    with pytest.raises(NotationError, match="^line 1: ") as info:
+        parse_notation(bad)
+    assert len(str(info.value)) < 300 and info.value.line == bad
+
+
 def test_blank_lines_and_crlf_are_tolerated() -> None:
     parsed = parse_notation("#1 A :ORG\r\n\r\n#2 B :GPE\r\n#1 -in-> #2\r\n")
     assert parsed.relations == [noema.NotationRelation(1, "in", 2)]

@@ -129,6 +129,41 @@ def test_bad_values_name_the_option(option: str, value: object) -> None:
         RetrieveOptions(**{option: value})  # type: ignore[arg-type]
 
 
+HUGE = "x" * 5_000_000
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"format": HUGE}, "format"),
+        ({"seeds": HUGE}, "seeds"),
+        ({"top_k": HUGE}, "top_k"),
+        ({"min_similarity": HUGE}, "min_similarity"),
+        ({"as_of": HUGE}, "as_of"),
+        ({"as_of": [HUGE]}, "as_of"),
+    ],
+    ids=["format", "seeds", "top_k", "min_similarity", "as_of", "as_of-list"],
+)
+def test_an_error_quotes_a_long_bad_value_only_in_part(options: dict[str, Any], named: str) -> None:
+    with pytest.raises(ValueError, match=named) as raised:
+        RetrieveOptions(**options)
+    message = str(raised.value)
+    assert len(message) < 300 and "'xxxxxxxxxx" in message, message[:300]
+
+
+def test_an_unknown_long_option_name_is_quoted_only_in_part() -> None:
+    with pytest.raises(TypeError, match="unknown retrieve option") as raised:
+        RetrieveOptions().updated(**{HUGE: 1})
+    assert len(str(raised.value)) < 400
+
+
+def test_a_bad_filter_is_quoted_only_in_part(company_kb: KnowledgeBase) -> None:
+    for filters in ({"predicates": HUGE}, {HUGE: ["found"]}, {"entity_types": [HUGE]}):
+        with pytest.raises(ValueError, match="filter") as raised:
+            company_kb.retrieve("Who founded Google?", filters=filters)
+        assert len(str(raised.value)) < 600
+
+
 def test_updated_checks_names_and_values() -> None:
     assert RetrieveOptions().updated(hops=2, format="sentences").hops == 2
     with pytest.raises(TypeError, match="tpo_k"):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from noema.errors import OptionError
+from noema.errors import OptionError, quote_value
 from noema.model.graph import Event, SemanticGraph
 from noema.model.records import ENTITY_TYPES
 from noema.model.times import Period, read_period, standing_period
@@ -31,9 +31,9 @@ PARTINGS = frozenset(
 
 def _strings(name: str, value: Any) -> frozenset[str]:
     if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
-        raise OptionError(f"filter {name!r} must be a list of strings, got {value!r}")
+        raise OptionError(f"filter {name!r} must be a list of strings, got {quote_value(value)}")
     if not all(isinstance(v, str) for v in value):
-        raise OptionError(f"filter {name!r} must be a list of strings, got {value!r}")
+        raise OptionError(f"filter {name!r} must be a list of strings, got {quote_value(value)}")
     return frozenset(value)
 
 
@@ -67,7 +67,9 @@ class FactFilter:
         unknown = sorted(set(filters) - set(FILTER_FIELDS))
         if unknown:
             valid = "; ".join(f"{k}: {v}" for k, v in FILTER_FIELDS.items())
-            raise OptionError(f"unknown filter field {unknown[0]!r}; valid fields are {valid}")
+            raise OptionError(
+                f"unknown filter field {quote_value(unknown[0])}; valid fields are {valid}"
+            )
         types = predicates = documents = None
         metadata = None
         if "entity_types" in filters:
@@ -75,7 +77,7 @@ class FactFilter:
             bad = sorted(types - set(ENTITY_TYPES))
             if bad:
                 raise OptionError(
-                    f"unknown entity type {bad[0]!r} in filters; use {', '.join(ENTITY_TYPES)}"
+                    f"unknown entity type {quote_value(bad[0])} in filters; use {', '.join(ENTITY_TYPES)}"
                 )
         if "predicates" in filters:
             predicates = _strings("predicates", filters["predicates"])
@@ -85,7 +87,7 @@ class FactFilter:
             raw = filters["metadata"]
             if not isinstance(raw, Mapping) or not all(isinstance(k, str) for k in raw):
                 raise OptionError(
-                    f"filter 'metadata' must be a mapping of string keys to values, got {raw!r}"
+                    f"filter 'metadata' must be a mapping of string keys to values, got {quote_value(raw)}"
                 )
             if not all(isinstance(v, (str, int, float, bool)) or v is None for v in raw.values()):
                 raise OptionError(

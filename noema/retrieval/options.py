@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
-from noema.errors import InputTypeError, OptionError
+from noema.errors import InputTypeError, OptionError, quote_value
 from noema.resources import DEFAULT_TOKEN_MODEL
 from noema.retrieval.formats import FORMATS, NOTATION_MIN_CONFIDENCE, Format
 from noema.retrieval.steps import STRATEGY_HELP, SeedStrategy
@@ -124,19 +124,19 @@ class RetrieveOptions:
     def __post_init__(self) -> None:
         if not isinstance(self.format, str) or self.format not in FORMATS:
             raise OptionError(
-                f"format must be one of {', '.join(map(repr, FORMATS))}, got {self.format!r}"
+                f"format must be one of {', '.join(map(repr, FORMATS))}, got {quote_value(self.format)}"
             )
         if self.seeds not in SEED_STRATEGIES:
             raise OptionError(
-                f"seeds must be one of {', '.join(map(repr, SEED_STRATEGIES))}, got {self.seeds!r}"
+                f"seeds must be one of {', '.join(map(repr, SEED_STRATEGIES))}, got {quote_value(self.seeds)}"
             )
         for name, low in (("top_k", 1), ("hops", 0), ("max_tokens", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise OptionError(f"{name} must be an integer >= {low}, got {value!r}")
+                raise OptionError(f"{name} must be an integer >= {low}, got {quote_value(value)}")
         if not isinstance(self.token_model, str) or not self.token_model:
             raise OptionError(
-                f"token_model must be a tiktoken encoding name, got {self.token_model!r}"
+                f"token_model must be a tiktoken encoding name, got {quote_value(self.token_model)}"
             )
         for name, low in (("min_similarity", -1), ("min_confidence", 0)):
             value = getattr(self, name)
@@ -146,7 +146,9 @@ class RetrieveOptions:
                 or not math.isfinite(value)
                 or not low <= value <= 1
             ):
-                raise OptionError(f"{name} must be a number from {low} to 1 or None, got {value!r}")
+                raise OptionError(
+                    f"{name} must be a number from {low} to 1 or None, got {quote_value(value)}"
+                )
         if self.as_of is not None:
             as_of_period(self.as_of)  # raises OptionError naming the forms it takes
 
@@ -187,7 +189,7 @@ class RetrieveOptions:
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
             raise InputTypeError(
-                f"unknown retrieve option {unknown[0]!r}; the options are {', '.join(option_names())}"
+                f"unknown retrieve option {quote_value(unknown[0])}; the options are {', '.join(option_names())}"
             )
         return replace(self, **changes)
 

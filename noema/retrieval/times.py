@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from noema.errors import OptionError
+from noema.errors import OptionError, quote_value
 from noema.model.times import Period, iso_date, read_period
 
 __all__ = [
@@ -201,12 +201,17 @@ def _single(how: str, text: str) -> Period | None:
     return days
 
 
+# the ISO forms as_of takes, in ASCII digits only: "\d" would also take "٢٠٠٥" and "２００５",
+# and "$" a trailing newline
+_AS_OF = re.compile(r"[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2})?)?")
+
+
 def as_of_period(value: object) -> Period:
     """The day an ``as_of`` option names, as a one-day period (a year or month: all its days).
 
     Raises:
-        OptionError: not a date, an ISO date string (``2005``, ``2005-06``, ``2005-06-01``)
-            or ``"now"``.
+        OptionError: not a date, an ISO date string (``2005``, ``2005-06``, ``2005-06-01``,
+            written exactly so: ASCII digits, nothing around them) or ``"now"``.
 
     Example:
         >>> as_of_period("2005-06")
@@ -218,14 +223,13 @@ def as_of_period(value: object) -> Period:
         value = value.date()
     if isinstance(value, date):
         return Period(value, value)
-    if isinstance(value, str):
-        if value.strip().lower() == "now":
-            today = date.today()
-            return Period(today, today)
-        period = read_period(value.strip()) if "/" not in value else None
-        if period is not None:
-            return period
+    if isinstance(value, str) and value == "now":
+        today = date.today()
+        return Period(today, today)
+    period = read_period(value) if isinstance(value, str) and _AS_OF.fullmatch(value) else None
+    if period is not None:
+        return period
     raise OptionError(
         "as_of must be a date, an ISO date string ('2005', '2005-06' or '2005-06-01') or "
-        f"'now', got {value!r}"
+        f"'now', got {quote_value(value)}"
     )
