@@ -185,3 +185,14 @@ def test_a_token_model_not_on_this_machine_is_not_downloaded_unasked(
     with pytest.raises(noema.MissingResourceError, match="could not be loaded"):
         noema.get_encoding("r50k_base", allow_download=True)
     assert len(fetched) == 1 and fetched[0].startswith("https://")  # asked for: it tried
+
+
+def test_an_installed_model_loads_once_whether_or_not_downloads_are_allowed(
+    embedder: noema.SentenceTransformerEmbedder,
+) -> None:
+    # a bundle opens its model without downloads, load_models() with them: two copies of the
+    # same folder made the first retrieval after opening copy the second one into bfloat16
+    from noema.resources import load_embedding_model
+
+    allowed = load_embedding_model("all-MiniLM-L6-v2", allow_download=True)
+    assert load_embedding_model("all-MiniLM-L6-v2", allow_download=False) is allowed
