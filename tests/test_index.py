@@ -68,13 +68,19 @@ def test_the_float16_prefilter_finds_exactly_what_the_full_scan_finds() -> None:
     assert [i for i, _ in prefiltered.search(vectors[11], 2)] == ["v11", "dup"]
 
 
-def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made() -> None:
-    """Rows read in place from a bundle get their float16 prefilter on another thread, so
+def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows read in place from a large bundle get their float16 prefilter on another thread, so
     opening does not wait for it; a search before it is made scans every row and finds the
-    same. The prefilter thread is held at its start (its first step is the file check)."""
+    same. The prefilter thread is held at its start (its first step is the file check). A
+    smaller index makes it while opening."""
     import threading
 
+    from noema.vectors import index as index_module
     from noema.vectors._exact import Prefilter, PrefilterSoon
+
+    monkeypatch.setattr(index_module, "PREFILTER_ON_THREAD_FROM", 5000)  # 5,000 rows: large
 
     vectors = _near_duplicates(5000, seed=9).astype(np.float32)
     ids = [f"v{n}" for n in range(5000)]
@@ -99,6 +105,14 @@ def test_an_opened_index_searches_alike_before_and_after_its_prefilter_is_made()
     in_memory = VectorIndex.from_rows(ids, vectors).prepare("exact")
     assert isinstance(in_memory._prefilter, Prefilter)  # made at once: not read from a file
     assert [in_memory.search(q, k) for q in queries for k in (1, 5, 40)] == before
+    monkeypatch.setattr(index_module, "PREFILTER_ON_THREAD_FROM", 5001)  # now a small index
+    small = VectorIndex.from_rows(ids, vectors)
+    small._source_check = check
+    small.prepare("exact")
+    assert isinstance(small._prefilter, PrefilterSoon)
+    assert isinstance(small._prefilter._made, Prefilter)  # made while opening, no thread
+    assert not small._prefilter._thread.is_alive()
+    assert [small.search(q, k) for q in queries for k in (1, 5, 40)] == before
 
 
 @pytest.mark.parametrize(("rows", "dimension"), [(0, 4), (3, 4), (70, 384)])

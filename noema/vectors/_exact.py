@@ -89,17 +89,25 @@ class Prefilter:
 
 
 class PrefilterSoon:
-    """A :class:`Prefilter` made on a thread of its own, for rows read in place from a bundle:
-    opening returns without waiting for it (encoding 100,000 rows twice was two thirds of
-    opening them). Until it is made a search scans every row, which gives the same results."""
+    """A :class:`Prefilter` for rows read in place from a bundle, made on a thread of its own
+    so opening returns without waiting for it (encoding 100,000 rows twice was two thirds of
+    opening them), or with ``now`` before the constructor returns (a smaller index, which a
+    first retrieval would otherwise scan whole beside the thread). Until it is made a search
+    scans every row, which gives the same results; rows that cannot be encoded (not finite)
+    leave it unmade, and the full scan raises there."""
 
-    def __init__(self, vectors: Vectors, check: Callable[[], None] | None) -> None:
+    def __init__(
+        self, vectors: Vectors, check: Callable[[], None] | None, *, now: bool = False
+    ) -> None:
         self._vectors, self._check = vectors, check
         self._made: Prefilter | None = None
         self._failed = False
         self._lock = threading.Lock()  # held while it is made: made once
         self._thread = threading.Thread(target=self._make, name="noema-prefilter", daemon=True)
-        self._thread.start()
+        if now:
+            self._make()
+        else:
+            self._thread.start()
 
     def _make(self) -> None:
         with self._lock:
