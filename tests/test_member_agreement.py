@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from noema import BundleError, KnowledgeBase
+from noema import BundleError, Document, KnowledgeBase, SemanticGraph
 from noema.cli import main
-from noema.storage import container
+from noema.errors import quote_value
+from noema.model.records import json_bytes
+from noema.storage import _agreement, container
+from noema.storage._agreement import written_graph_json_digest
 from noema.vectors.index import FLAT_HEADER_BYTES
 
 
@@ -63,6 +66,7 @@ def _empty(graph: dict) -> None:  # type: ignore[type-arg]
 def _other_text(graph: dict) -> None:  # type: ignore[type-arg]
     document = graph["documents"][0]
     document["text"] = document["text"].replace("Google", "Gooble")  # the spans still fit
+    document["text"] = document["text"].replace("Nvidia", "Nvidio")
 
 
 def _other_entity_name(graph: dict) -> None:  # type: ignore[type-arg]
@@ -162,3 +166,78 @@ def test_verify_parses_graph_json_within_the_memory_budget(saved: Path) -> None:
     with pytest.raises(BundleError, match="graph.json.*max_memory"):
         KnowledgeBase.load(saved, max_memory=budget, verify=True)
     KnowledgeBase.load(saved, max_memory=8 * size["graph.json"] + vectors + 1, verify=True)
+
+
+def _budgets(saved: Path) -> tuple[int, int]:
+    """A memory budget that opens ``saved`` from graph.columns but not from graph.json, and one
+    that does both (as in the test above)."""
+    with zipfile.ZipFile(saved) as zf:
+        size = {info.filename: info.file_size for info in zf.infolist()}
+    vectors = (size["embeddings.bin"] + size["sentences.bin"]) // 2
+    return 4 * size["graph.columns"] + vectors + 1, 8 * size["graph.json"] + vectors + 1
+
+
+def _reformatted(members: dict[str, bytes]) -> None:
+    # the same graph in another writer's formatting: spaces, another key order
+    members["graph.json"] = json.dumps(json.loads(members["graph.json"]), indent=1).encode()
+
+
+def test_the_graph_json_digest_is_that_of_the_bytes_a_save_writes(
+    saved: Path, company_kb: KnowledgeBase
+) -> None:
+    with zipfile.ZipFile(saved) as zf:
+        written = zf.read("graph.json")
+    digest = written_graph_json_digest(company_kb.graph, company_kb.state.merge_log)
+    assert digest == (len(written), hashlib.sha256(written).hexdigest())
+    empty = json_bytes({**SemanticGraph().to_dict(), "merge_log": []})
+    assert written_graph_json_digest(SemanticGraph(), ()) == (
+        len(empty),
+        hashlib.sha256(empty).hexdigest(),
+    )
+
+
+def test_a_save_copies_a_bundle_it_wrote_without_parsing_graph_json(
+    saved: Path, tmp_path: Path, company_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a bundle opened within a budget that allows graph.columns but not parsing graph.json was
+    # refused by its copying save, as damaged ("restore the bundle from a copy")
+    def not_parsed(*args: object) -> None:
+        raise AssertionError("graph.json was parsed")
+
+    monkeypatch.setattr(_agreement, "load_json", not_parsed)
+    opening_only, _ = _budgets(saved)
+    kb = KnowledgeBase.load(saved, embedder=company_kb.embedder, max_memory=opening_only)
+    assert kb.save(tmp_path / "copied.noema").read_bytes() == saved.read_bytes()
+
+
+def test_graph_json_in_another_writers_formatting_is_compared_record_by_record(
+    saved: Path, tmp_path: Path, company_kb: KnowledgeBase
+) -> None:
+    other = lying(saved, tmp_path / "other.noema", _reformatted)
+    opening_only, parsing = _budgets(other)
+    KnowledgeBase.load(other, embedder=company_kb.embedder, verify=True, max_memory=parsing)
+    kb = KnowledgeBase.load(other, embedder=company_kb.embedder, max_memory=parsing)
+    copied = kb.save(tmp_path / "copied.noema")
+    with zipfile.ZipFile(copied) as new, zipfile.ZipFile(other) as old:
+        assert new.read("graph.json") == old.read("graph.json")  # copied as it was
+    assert main(["validate", str(copied)]) == 0
+    # parsing it takes more than the budget it was opened with: said so, not called damage
+    kb = KnowledgeBase.load(other, embedder=company_kb.embedder, max_memory=opening_only)
+    with pytest.raises(BundleError) as refused:
+        kb.save(tmp_path / "refused.noema")
+    message = str(refused.value)
+    assert "KnowledgeBase.load(..., max_memory=)" in message and "graph.json" in message
+    assert "damage" not in message and "restore" not in message.lower()
+    assert not (tmp_path / "refused.noema").exists()
+
+
+def test_a_refusal_quotes_at_most_80_characters_of_a_record_id(
+    tmp_path: Path, ingested: Callable[..., KnowledgeBase]
+) -> None:
+    long_id = "doc-" + "x" * 5_000
+    kb = ingested([Document("Jensen Huang founded Nvidia in 1993.", long_id)])
+    bad = lying(kb.save(tmp_path / "kb.noema"), tmp_path / "bad.noema", _graph_json(_other_text))
+    with pytest.raises(BundleError, match="graph.json") as refused:
+        KnowledgeBase.load(bad, embedder=kb.embedder, verify=True)
+    assert quote_value(long_id) in str(refused.value)
+    assert len(str(refused.value)) < 500

@@ -10,22 +10,30 @@ here, by ``load(verify=True)`` and ``noema validate`` (as the bundle is opened),
 save of the knowledge base copies the bundle's members (once, from the bytes it was opened
 from), so a copying save refuses what ``validate`` refuses:
 
-- ``graph.json`` (beside ``graph.columns``) is parsed, where the memory budget allows opening
-  the bundle from it, and compared record by record with what ``graph.columns`` holds: the same
+- ``graph.json`` (beside ``graph.columns``) is first compared without being parsed: the
+  ``graph.json`` a save writes for the graph ``graph.columns`` holds is encoded a batch of
+  records at a time, as the writer encodes it, through sha256, and the digest compared with the
+  member's (which the member's bytes are checked against: by ``verify``, or as a save copies
+  them). Only where they differ (another writer's formatting, or another graph) is
+  ``graph.json`` parsed, within the memory budget, and compared record by record: the same
   documents (ids, texts and metadata), entities, relations, events and merge log, in the same
-  order. Each of its records is made to compare it, as a save making ``graph.json`` makes them.
+  order. ``verify`` also refuses a ``graph.json`` the budget would not let the bundle be opened
+  from, as before; a copying save refuses for memory only where it must parse, and says so.
 - ``index.faiss`` (whose header and size every opening checks) is compared byte for byte with
   the vectors of ``embeddings.bin``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import zipfile
-from collections.abc import Callable, Iterable, Sized
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, NoReturn
 
-from noema.errors import BundleError
+from noema.errors import BundleError, quote_value
 from noema.model.graph import SemanticGraph
 from noema.model.graphjson import GRAPH_FORMAT_VERSION
 from noema.model.records import Document, MergeRecord, record_to_dict
@@ -43,11 +51,13 @@ from noema.storage.manifest import declared_entry
 from noema.storage.members import COLUMNS_MEMBER, GRAPH_MEMBER
 from noema.vectors.index import VectorIndex
 
-__all__ = ["Agreement"]
+__all__ = ["Agreement", "written_graph_json_digest"]
 
 INDEX_MEMBER = "index.faiss"
 # Compared a block at a time, each block's pages of a mapped file released before the next.
 _COMPARE_STEP = 64 << 20
+# Records encoded per call of the JSON encoder: its C loop does the work, a batch at a time.
+_ENCODE_BATCH = 4096
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,9 @@ class Agreement:
     """What a bundle's members must agree on, from what opening read: ``graph`` and
     ``merge_log`` (from ``graph.columns`` where ``declared`` lists it) and the fact ``index``
     (from ``embeddings.bin``). ``within_budget``: refuses, from the zip directory, a
-    ``graph.json`` that opening the bundle from it would take more memory than allowed."""
+    ``graph.json`` that opening the bundle from it would take more memory than allowed
+    (``verify``); ``parse_budget``: the same, said as a copying save must say it (it parses
+    ``graph.json`` only where it is not what this version writes)."""
 
     name: str  # what error messages call the bundle
     declared: dict[str, Any]
@@ -63,33 +75,64 @@ class Agreement:
     merge_log: tuple[MergeRecord, ...]
     index: VectorIndex
     within_budget: Callable[[zipfile.ZipFile], None]
+    parse_budget: Callable[[zipfile.ZipFile], None]
 
     def check(self, zf: zipfile.ZipFile, mapped: memoryview | None, *, rows: bool) -> None:
         """Check ``graph.json`` against ``graph.columns``, and (``rows``) ``index.faiss``
         against the vectors, reading them from ``zf`` (the bundle's bytes ``mapped``, where it
-        is in memory or mapped from its file).
+        is in memory or mapped from its file). Every member's sha256 was checked before.
 
         Raises:
-            BundleError: naming the member that does not agree, and how.
+            BundleError: naming the member that does not agree, and how; or ``graph.json``
+                over the memory budget.
         """
         if COLUMNS_MEMBER in self.declared:
-            self._check_graph_json(zf, mapped)
+            # validate promises graph.json, the source of truth, opens within the budget
+            self.within_budget(zf)
+            if not self._written_as_now():
+                self._compare_graph_json(zf, mapped)
         if rows:
             self._check_index_rows(zf, mapped)
 
-    def later(self, mapped: memoryview, check: Callable[[], None] | None) -> Callable[[], None]:
-        """:meth:`check` (rows too) to run later, from the bytes the bundle was opened from;
-        ``check`` refuses them once their file was written in place."""
+    def later(self, mapped: memoryview, check: Callable[[], None] | None) -> Callable[[str], None]:
+        """:meth:`check` (rows too) to run later, from the bytes the bundle was opened from,
+        before a save copies them; ``check`` refuses them once their file was written in place.
+        What it runs takes ``consequence``, said after a refusal for damage: a ``graph.json``
+        that would have to be parsed over the memory budget is refused without it.
 
-        def run() -> None:
-            if check is not None:
-                check()
-            in_zip(ViewFile(mapped), self.name, lambda zf: self.check(zf, mapped, rows=True))
+        ``graph.json``'s own bytes are not hashed here: the save copying it hashes them as it
+        copies and refuses, before its bundle is moved into place, bytes that are not the
+        digest compared here."""
+
+        def run(consequence: str) -> None:
+            try:
+                if check is not None:
+                    check()
+                parse = COLUMNS_MEMBER in self.declared and not self._written_as_now()
+            except BundleError as exc:
+                raise BundleError(f"{exc}; {consequence}") from None
+            if parse:
+                in_zip(ViewFile(mapped), self.name, self.parse_budget)
+
+            def agree(zf: zipfile.ZipFile) -> None:
+                if parse:
+                    self._compare_graph_json(zf, mapped)
+                self._check_index_rows(zf, mapped)
+
+            try:
+                in_zip(ViewFile(mapped), self.name, agree)
+            except BundleError as exc:
+                raise BundleError(f"{exc}; {consequence}") from None
 
         return run
 
-    def _check_graph_json(self, zf: zipfile.ZipFile, mapped: memoryview | None) -> None:
-        self.within_budget(zf)
+    def _written_as_now(self) -> bool:
+        """Whether ``graph.json`` is, by its declared size and sha256, the bytes a save writes
+        for the graph ``graph.columns`` holds; found without parsing it."""
+        size, digest = declared_entry(self.declared, GRAPH_MEMBER, self.name)
+        return written_graph_json_digest(self.graph, self.merge_log) == (size, digest)
+
+    def _compare_graph_json(self, zf: zipfile.ZipFile, mapped: memoryview | None) -> None:
         size, digest = declared_entry(self.declared, GRAPH_MEMBER, self.name)
         # hashed as it is read: what is compared is what the manifest declares
         data = load_json(
@@ -98,7 +141,7 @@ class Agreement:
             self.name,
         )
         if data.get("format_version") != GRAPH_FORMAT_VERSION:
-            self._disagree(f"its format_version is {data.get('format_version')!r:.80}")
+            self._disagree(f"its format_version is {quote_value(data.get('format_version'))}")
         graph = self.graph
         kinds: tuple[tuple[str, Iterable[Any], Sized, Callable[[Any], Any]], ...] = (
             ("documents", graph.documents.values(), graph.documents, _document_dict),
@@ -115,7 +158,9 @@ class Agreement:
             for at, (raw, record) in enumerate(zip(listed, records, strict=True)):
                 if raw != as_dict(record):
                     which = getattr(record, "id", None) or f"record {at}"
-                    self._disagree(f"its {kind} differ from graph.columns' from {which!r}")
+                    self._disagree(
+                        f"its {kind} differ from graph.columns' from {quote_value(which)}"
+                    )
 
     def _disagree(self, how: str) -> NoReturn:
         raise BundleError(
@@ -132,6 +177,60 @@ class Agreement:
                 f"{self.name!r}: {INDEX_MEMBER} is not the inner-product flat index of the "
                 "vectors in embeddings.bin: its rows differ (altered, or written by another tool)"
             )
+
+
+def written_graph_json_digest(
+    graph: SemanticGraph, merge_log: tuple[MergeRecord, ...]
+) -> tuple[int, str] | None:
+    """The size and sha256 of the ``graph.json`` a save writes for ``graph`` and ``merge_log``
+    (:meth:`SemanticGraph.to_dict` with the merge log, encoded by
+    :func:`~noema.model.records.json_bytes`), encoded a batch of records at a time rather than
+    whole: at a million facts the whole is gigabytes of objects and a gigabyte of text. The
+    same bytes, since JSON encodes an object's sorted keys and a list's items one after another
+    with the same separators. ``None`` where it cannot be encoded (no save could write it).
+    """
+    lists: dict[str, Iterable[Any]] = {
+        "documents": map(_document_dict, graph.documents.values()),
+        "entities": map(record_to_dict, graph.entities.values()),
+        "relations": map(record_to_dict, graph.relations.values()),
+        "events": map(record_to_dict, graph.events.values()),
+        "merge_log": map(record_to_dict, merge_log),
+    }
+    hasher, size = hashlib.sha256(), 0
+    try:
+        for text in _json_pieces({**lists, "format_version": GRAPH_FORMAT_VERSION}):
+            data = text.encode("utf-8")
+            hasher.update(data)
+            size += len(data)
+    except (TypeError, ValueError):  # NaN, a lone surrogate: compared record by record instead
+        return None
+    return size, hasher.hexdigest()
+
+
+def _json_pieces(top: dict[str, Any]) -> Iterator[str]:
+    """The text of ``json_bytes(top)``, where each list value of ``top`` may be any iterable of
+    records: its records are encoded a batch at a time."""
+    separator = "{"
+    for key in sorted(top):
+        yield f"{separator}{_encode(key)}:"
+        separator = ","
+        value = top[key]
+        if not isinstance(value, Iterable):
+            yield _encode(value)
+            continue
+        records, joined = iter(value), "["
+        while batch := list(islice(records, _ENCODE_BATCH)):
+            yield joined + _encode(batch)[1:-1]  # the items, without their list's brackets
+            joined = ","
+        yield "[]" if joined == "[" else "]"
+    yield "}"
+
+
+def _encode(value: Any) -> str:
+    """``value`` as :func:`~noema.model.records.json_bytes` encodes it (before UTF-8)."""
+    return json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    )
 
 
 def _document_dict(document: Document) -> dict[str, Any]:

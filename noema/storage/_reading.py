@@ -114,19 +114,33 @@ def read_contents(
         for blob in opening.spent:
             forget_pages(mapped, blob)
         core = opening.core
+        budget = partial(
+            check_budget,
+            name=name,
+            max_memory=max_memory,
+            columnar=False,
+            in_place=mapped is not None,
+        )
         agreement = Agreement(
             name,
             declared,
             core.graph,
             core.merge_log,
             core.index,
-            partial(
-                check_budget,
-                name=name,
-                max_memory=max_memory,
-                columnar=False,
-                in_place=mapped is not None,
-                doing="reading graph.json to compare it with graph.columns",
+            within_budget=partial(
+                budget, doing="reading graph.json to compare it with graph.columns"
+            ),
+            parse_budget=partial(
+                budget,
+                doing=(
+                    "graph.json is not the bytes this Noema writes for the graph in graph.columns "
+                    "(an older Noema or another tool wrote it), and parsing it to compare the two "
+                    "record by record"
+                ),
+                fix=(
+                    "nothing was written. Load the bundle with KnowledgeBase.load(..., "
+                    "max_memory=) (bytes) to allow more"
+                ),
             ),
         )
         opened = opened_bundle(opening, written_schema)
@@ -171,11 +185,13 @@ def check_budget(
     columnar: bool,
     in_place: bool = True,
     doing: str = "opening it",
+    fix: str = "pass max_memory= (bytes) to allow more",
 ) -> None:
     """Refuse, before inflating anything, a bundle whose members declare more than opening
     may take (see the module docstring); ``columnar``: the graph is read from graph.columns;
     ``in_place``: the members stored as they are are read where they lie (the file mapped, or
-    the bytes given), else read into memory; ``doing``: what the error says would take it."""
+    the bytes given), else read into memory; ``doing``: what the error says would take it, and
+    ``fix`` how to allow it."""
     infos = zf.infolist()
     sizes = {info.filename: (info.file_size, info.compress_size) for info in infos}
     inflated = {
@@ -212,7 +228,7 @@ def check_budget(
         raise BundleError(
             f"{name!r}: {doing} would take about {needed / 2**20:,.0f} MiB ({graph_member} "
             f"declares {graph_size:,} bytes), more than the budget of {budget / 2**20:,.0f} "
-            "MiB; pass max_memory= (bytes) to allow more"
+            f"MiB; {fix}"
         )
 
 

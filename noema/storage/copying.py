@@ -85,7 +85,8 @@ class OpenedBundle:
     member's size and sha256, and what the sidecar and the names declare). ``members``: the
     zip entry of each member this version writes the same way. ``agree``: the check that the
     members agree with one another (:mod:`noema.storage._agreement`), to run before the first
-    copy; ``None`` once run (or where opening ran it).
+    copy, given what a refusal for damage says after its reason; ``None`` once run (or where
+    opening ran it).
     """
 
     name: str  # what error messages call the bundle
@@ -93,7 +94,7 @@ class OpenedBundle:
     check: Callable[[], None] | None
     manifest: dict[str, Any]
     members: Mapping[str, zipfile.ZipInfo]
-    agree: Callable[[], None] | None = None
+    agree: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -293,14 +293,13 @@ class Store:
         not read, as ``graph.json`` beside ``graph.columns``, unless ``validate`` would pass it.
 
         Raises:
-            BundleError: naming the member that does not agree; nothing is written.
+            BundleError: naming the member that does not agree; or ``graph.json``, not what
+                this version writes, would have to be parsed over the memory budget the bundle
+                was loaded with. Nothing is written.
         """
         if source.agree is None:
             return
-        try:
-            source.agree()
-        except BundleError as exc:
-            raise BundleError(f"{exc}; {_NOT_WRITTEN}") from None
+        source.agree(_NOT_WRITTEN)
         opened = self._opened
         if opened is not None and opened[0] is snapshot:
             self._opened = (snapshot, replace(source, agree=None))
