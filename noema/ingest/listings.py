@@ -34,6 +34,7 @@ from noema.ingest.confidence import CONFIDENCE
 from noema.ingest.entities import ExtractedFact, NameTable
 from noema.ingest.kinds import KIND_TYPES
 from noema.model.names import clean_name
+from noema.model.roles import is_role
 from noema.model.times import DATE_TEXT, iso_date, period_text
 
 __all__ = ["LISTED", "ListEntry", "entry_facts", "list_entries", "list_line_starts"]
@@ -64,13 +65,32 @@ _NAME_WORDS = frozenset(
 _NAME_MOST_WORDS = 8
 
 
+# "Key facts" lines that name a role: "Chair: Beatrix Olenska (2021–)", "Treasurer: Hamid
+# Qureshi", "Leontyne Farrish: chair, 2014–2021", and on a person's page "Director, Ravelle
+# Institute: 2006–2017". A period may be open ("2021–"); a role line without one holds still.
+_SINCE = rf"(?P<start>{DATE_TEXT})\s*[-\u2013\u2014]\s*(?P<end>{_END})?"
+_ROLE_WORDS = r"[A-Za-z][A-Za-z'\u2019 -]{1,40}?"
+_ROLE_NAME = re.compile(
+    rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\))?\s*\.?$"
+)
+_NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
+_ROLE_AT = re.compile(rf"^(?P<role>{_ROLE_WORDS}),\s+(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$")
+# what a role's label says of its time, not of the role: "Previous head"
+_ROLE_TIME_WORDS = frozenset({"previous", "former", "current", "present", "past", "new"})
+
+
 class ListEntry(NamedTuple):
-    """The names one list line lists (their character spans in the text read) and its period."""
+    """The names one list line lists (their character spans in the text read), its period (an
+    ISO interval, ``None`` for a role held with no period given) and the predicate it states of
+    each name and the document's topic: ``listed_for``, or a role (``chair_of``) that the name
+    holds, or on a person's page (``topic_holds``) that the topic holds at the name."""
 
     names: tuple[tuple[int, int], ...]
-    time: str
+    time: str | None
     period: tuple[int, int]
     line: tuple[int, int]
+    predicate: str = LISTED
+    topic_holds: bool = False
 
 
 def list_entries(text: str) -> Iterator[ListEntry]:
@@ -85,9 +105,9 @@ def list_entries(text: str) -> Iterator[ListEntry]:
         start = mark.end()
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        entry = _entry(text[start:end], start, (mark.start(), end))
-        if entry is not None:
-            yield entry
+        roles = list(_role_entries(text[start:end], start, (mark.start(), end)))
+        entry = None if roles else _entry(text[start:end], start, (mark.start(), end))
+        yield from roles if entry is None else [entry]
 
 
 def list_line_starts(text: str) -> list[int]:
@@ -126,6 +146,49 @@ def _entry(line: str, at: int, whole: tuple[int, int]) -> ListEntry | None:
         period = (at + match.start("start"), at + match.end("end"))
         return ListEntry(names, time, period, whole) if names else None
     return None
+
+
+def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
+    """The entries of a list line that names a role (one per role: "Founder and chief
+    executive, Pellmar Biologics: 2013–" gives two)."""
+    line = line.rstrip()
+    for form in (_ROLE_NAME, _NAME_ROLE, _ROLE_AT):
+        match = form.match(line)
+        if match is None:
+            continue
+        predicates = _role_predicates(match.group("role"))
+        names = tuple(_names(line, match.start("names"), match.end("names"), at))
+        if not predicates or not names or (form is not _ROLE_NAME and match["start"] is None):
+            continue
+        time, period = None, (at + match.end("names"), at + match.end("names"))
+        if match["start"] is not None:
+            time = _time(match["start"], match["end"] or _OPEN_WORDS[0])
+            period = (at + match.start("start"), at + match.end())
+            if time is None:
+                return
+        for predicate in predicates:
+            yield ListEntry(names, time, period, whole, predicate, form is _ROLE_AT)
+        return
+
+
+def _role_predicates(label: str) -> list[str]:
+    """The predicates of a list label that names roles ("Previous head" -> ``head_of``,
+    "Founder and chief executive" -> ``founder_of``, ``chief_executive_of``), or none when the
+    label is no role ("Born", "Ground")."""
+    predicates = []
+    for role in re.split(r"\s+(?:and|&)\s+|\s*/\s*", label.strip().lower()):
+        words = [w for w in re.findall(r"[a-z]+", role) if w not in _ROLE_TIME_WORDS]
+        if not words:
+            return []
+        predicate = "_".join([*words, "of"])
+        if not (is_role(predicate) or KIND_TYPES.get(words[-1]) == "PERSON" or words[-1] in _HELD):
+            return []
+        predicates.append(predicate)
+    return predicates
+
+
+# positions a list names whose words are not offices: "Founder", "Researcher", "Treasurer"
+_HELD = frozenset({"founder", "cofounder", "researcher", "treasurer", "maintainer", "player"})
 
 
 def _trade_after(line: str, at: int) -> bool:
@@ -213,8 +276,11 @@ def entry_facts(
         for at in entry.names:
             name = _file_name(spacy_doc, names, at, topic)
             if name is not None and name != topic:
+                ends = (topic, name) if entry.topic_holds else (name, topic)
                 facts.append(
-                    ExtractedFact(name, LISTED, topic, mention, CONFIDENCE["list"], entry.time)
+                    ExtractedFact(
+                        ends[0], entry.predicate, ends[1], mention, CONFIDENCE["list"], entry.time
+                    )
                 )
         lines.append(entry.line)
     return facts, lines

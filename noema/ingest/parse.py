@@ -55,15 +55,15 @@ from noema.ingest.entities import (
 from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.layout import blank_layout
 from noema.ingest.listings import entry_facts, list_line_starts
-from noema.ingest.people import join_surname
+from noema.ingest.people import join_initials, join_surname
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
 from noema.model.graph import SemanticGraph
 from noema.model.names import strip_disambiguation
 from noema.model.records import Document, normalize_predicate
-from noema.model.spans import blank_headings
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
 # spaCy's memory grows with the characters of a batch, not of a document (measured: 128 KB of
@@ -205,6 +205,7 @@ class SpacyExtractor:
         names = found.names
         names.start_piece(offset)
         read_entities(spacy_doc, names)
+        join_initials(spacy_doc, names)
         # what the document is about is read from its beginning: later pieces of a long
         # document keep it
         main = main_entity(spacy_doc, found) if offset == 0 else found.main
@@ -247,7 +248,9 @@ class SpacyExtractor:
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
-            if any(start <= sent.start_char and sent.end_char <= end for start, end in lines):
+            # the sentence without the blank lines after it (a list's last line, a heading)
+            last = sent.start_char + len(sent.text.rstrip())
+            if any(start <= sent.start_char and last <= end for start, end in lines):
                 continue  # a list entry's line: read above, and no sentence
             links = [link for link in reader.read(sent) if link.subject != link.object]
             timed, ends = read_sentence_times(links, names.by_token)
@@ -319,9 +322,10 @@ def _split_long(
 ) -> Iterator[tuple[str, tuple[int, int], bool]]:
     """Texts for nlp.pipe with (document index, character offset) and whether the document was
     cut: a text over ``limit`` characters is cut at line breaks, else after a sentence's full
-    stop, else at a space. Markdown headings are blanked: they are titles, not sentences."""
+    stop, else at a space. Titles, headings, markers and datelines are blanked: they frame the
+    sentences (see :mod:`noema.ingest.layout`)."""
     for index, doc in enumerate(documents):
-        text = blank_headings(doc.text)
+        text = blank_layout(doc.text)
         cut_up = len(text) > limit
         start = 0
         while len(text) - start > limit:

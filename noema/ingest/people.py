@@ -8,12 +8,15 @@ rules one person is three nodes and the facts about them are spread over the thr
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from noema.ingest.entities import NameTable
 from noema.ingest.evidence import form_type
 from noema.ingest.kinds import KIND_TYPES, title_kind
 from noema.model.names import name_suffix, strip_disambiguation, surname
 
-__all__ = ["join_surname", "person_titled"]
+__all__ = ["join_initials", "join_surname", "person_titled"]
 
 
 def _suffixes_differ(a: str, b: str) -> bool:
@@ -88,3 +91,37 @@ def join_surname(names: NameTable, person: str | None) -> None:
     ]
     if not namesakes:
         names.join(short, person)
+
+
+_FULL_NAME = r"[A-Z][\w'\u2019-]+(?:[ \t]+[A-Z][\w'\u2019-]+)+"
+# "Rosalind Achterberg (RA)", "Leontyne Farrish (LF, chair)"; "NA (Nkechi Arden)"
+_INITIALS_AFTER = re.compile(
+    rf"(?P<name>{_FULL_NAME})[ \t]*\([ \t]*(?P<initials>[A-Z]{{2,4}})\b[ \t]*[,;)]"
+)
+_INITIALS_BEFORE = re.compile(
+    rf"\b(?P<initials>[A-Z]{{2,4}})[ \t]*\([ \t]*(?P<name>{_FULL_NAME})[ \t]*\)"
+)
+
+
+def join_initials(spacy_doc: Any, names: NameTable) -> None:
+    """ "RA" in minutes that introduced "Rosalind Achterberg (RA)" is she, wherever it stands
+    in the document (NER reads initials as an organisation, or not at all): every mention of
+    the initials is filed under the full name, and the initials are no name of their own.
+    Only initials that are the name's own (the first letters of its words) count."""
+    text = spacy_doc.text
+    given: dict[str, tuple[int, int]] = {}
+    for form in (_INITIALS_AFTER, _INITIALS_BEFORE):
+        for match in form.finditer(text):
+            initials, name = match.group("initials"), match.group("name")
+            if initials == "".join(word[0] for word in name.split()):
+                given.setdefault(initials, match.span("name"))
+    for initials, (start, end) in given.items():
+        full = spacy_doc.char_span(start, end, alignment_mode="expand")
+        if full is None:
+            continue
+        name = " ".join(spacy_doc.text[start:end].split())
+        if name not in names.votes:
+            names.take_over(full, name, None)
+        for token in spacy_doc:
+            if token.text == initials:
+                names.take_over(spacy_doc[token.i : token.i + 1], name, None)

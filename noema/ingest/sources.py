@@ -1,7 +1,8 @@
 """Reading documents from files: text and Markdown files, folders of them, and JSONL.
 
-A Markdown file's first ``# heading`` becomes the document's ``title`` metadata, which the
-extractor uses to resolve "he", "she" and "it" to the document's main entity. Binary, non-UTF-8
+A Markdown file's first ``# heading`` becomes the document's ``title`` metadata, else a bare
+title line a text file opens with (a short line that ends no sentence, a blank line after it);
+the extractor reads what the title names, if anything, as the document's main entity. Binary, non-UTF-8
 and empty files are skipped and reported through ``on_skip``; nothing is printed.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 
 from noema.errors import InputTypeError, NoemaError, OptionError
+from noema.ingest.layout import title_line
 from noema.model.names import visible_text
 from noema.model.records import JSON_INTEGERS, METADATA_DEPTH, Document, json_bytes
 
@@ -120,10 +122,17 @@ def _read_file(path: Path, on_skip: SkipCallback, root: Path | None) -> Iterator
         on_skip(f"{path}: skipped, empty")
         return
     metadata = {"source": _text_path(str(path))}
-    heading = _HEADING.search(text) if path.suffix.lower() in (".md", ".markdown") else None
-    if heading:
-        metadata["title"] = heading.group(1)
+    title = _title(text, path.suffix.lower())
+    if title:
+        metadata["title"] = title
     yield Document(text, id=document_id(path, root), metadata=metadata)
+
+
+def _title(text: str, suffix: str) -> str:
+    """A file's title: a Markdown file's first ``# heading``, else the bare title line any text
+    file may open with (see :func:`noema.ingest.layout.title_line`)."""
+    heading = _HEADING.search(text) if suffix in (".md", ".markdown") else None
+    return heading.group(1) if heading else title_line(text)
 
 
 def _read_jsonl(path: Path, text: str, on_skip: SkipCallback) -> Iterator[Document]:
@@ -326,9 +335,9 @@ def _file_identity(doc: Document, root: str | os.PathLike[str] | None) -> _Conve
     if isinstance(page, (str, int)) and not isinstance(page, bool):
         identity += f"#page={page}"
     updated = dict(metadata)
-    heading = _HEADING.search(doc.text) if suffix in (".md", ".markdown") else None
-    if heading and "title" not in updated:
-        updated["title"] = heading.group(1)
+    title = _title(doc.text, suffix)
+    if title and "title" not in updated:
+        updated["title"] = title
     return Document(doc.text, id=identity, metadata=updated), True
 
 

@@ -15,20 +15,21 @@ from noema.ingest.entities import (
     NameTable,
 )
 from noema.ingest.kinds import qualified_kind
+from noema.ingest.layout import title_line, title_name
 from noema.ingest.people import person_titled
 from noema.model.names import clean_name, strip_disambiguation
 from noema.model.records import VALUE_TYPES, Document
-from noema.model.spans import leading_heading
 
 __all__ = ["main_entity", "main_kinds", "pronouns_say_person", "title_of"]
 
 
 def title_of(doc: Document) -> str | None:
-    """The document's title: its ``title`` metadata, else the Markdown heading it opens with
-    (a document handed over without metadata, from LangChain say, still has its title)."""
+    """The document's title: its ``title`` metadata, else the title line it opens with (see
+    :func:`~noema.ingest.layout.title_line`; a document handed over without metadata, from
+    LangChain say, still has its title)."""
     title = doc.metadata.get("title") if doc.metadata else None
     if not (isinstance(title, str) and title.strip()):
-        title = leading_heading(doc.text)
+        title = title_line(doc.text)
     # a title with nothing to name ("# (Draft)", "---") names no topic
     if not any(c.isalnum() for c in clean_name(strip_disambiguation(title))):
         return None
@@ -37,11 +38,13 @@ def title_of(doc: Document) -> str | None:
 
 def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
     """What the document is about: the name its title gives (added when the text never names
-    it), else the entity subject of its first sentence."""
+    it), else the entity subject of its first sentence: a headline names no topic (see
+    :func:`~noema.ingest.layout.title_name`)."""
     names = found.names
     title = title_of(found.doc)
-    if title is not None:
-        wanted = clean_name(strip_disambiguation(title))
+    named = title_name(strip_disambiguation(title), spacy_doc.text) if title else None
+    if title is not None and named is not None:
+        wanted = clean_name(named)
         lowered = wanted.lower()
         for name in names.votes:
             if name.lower() == lowered:

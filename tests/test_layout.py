@@ -1,0 +1,199 @@
+"""The page is structure, not text (noema/ingest/layout.py, noema/ingest/topic.py): a headline
+names the document and is never an entity, a ``Q:``/``A:`` marker or a dateline is never a name,
+"Key facts" lines are timed facts, and initials stand for the name they were given for.
+
+The documents are invented, in the forms people write: articles with headlines, minutes, FAQs,
+press notes and wiki pages with lists.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import noema
+from noema.model.graph import SemanticGraph
+
+
+def _names(graph: SemanticGraph) -> set[str]:
+    names = set()
+    for entity in graph.entities.values():
+        names |= {entity.name, *entity.aliases}
+    return names
+
+
+def _facts(graph: SemanticGraph) -> set[tuple[str, str, str, str | None]]:
+    """(subject, predicate, object, time) of every relation and two-entity event."""
+    name = {e.id: e.name for e in graph.entities.values()}
+    facts = {
+        (name[r.subject_id], r.predicate, name[r.object_id], None) for r in graph.relations.values()
+    }
+    for event in graph.events.values():
+        ends = event.participant_ids
+        if len(ends) >= 2:
+            facts.add((name[ends[0]], event.label, name[ends[-1]], event.time))
+    return facts
+
+
+def _subjects(graph: SemanticGraph) -> set[str]:
+    return {subject for subject, _, _, _ in _facts(graph)}
+
+
+def _extract(extractor: noema.SpacyExtractor, text: str) -> SemanticGraph:
+    return extractor.extract([noema.Document(text)])
+
+
+@pytest.mark.parametrize(
+    ("text", "headline", "person"),
+    [
+        pytest.param(
+            "# Anneliese Dorrow: the immunologist who found Velotrexin\n\n"
+            "Anneliese Dorrow was born in Wickhollow in 1966. She joined the Ravelle Institute "
+            "in 2003.",
+            "Anneliese Dorrow: the immunologist who found Velotrexin",
+            "Anneliese Dorrow",
+            id="markdown-name-with-description",
+        ),
+        pytest.param(
+            "Ida Ravelle, the founder who would not retire, dies at 84\n\n"
+            "Ida Ravelle, who founded the Ravelle Institute in Brimsworth in 1994, has died. "
+            "She was born in Pellingham in 1928.",
+            "Ida Ravelle, the founder who would not retire, dies at 84",
+            "Ida Ravelle",
+            id="bare-first-line-headline",
+        ),
+        pytest.param(
+            "Sallow Foundation grants committee — minutes, 12 March 2020\n\n"
+            "Present: Helena Varga (HV, chair), Tomas Brill (TB).\n\n"
+            "1. HV declared that she was director of the Castrelle Institute until 2016.",
+            "Sallow Foundation grants committee — minutes, 12 March 2020",
+            "Helena Varga",
+            id="minutes-title",
+        ),
+    ],
+)
+def test_a_headline_is_no_entity_and_takes_no_pronoun(
+    extractor: noema.SpacyExtractor, text: str, headline: str, person: str
+) -> None:
+    graph = _extract(extractor, text)
+    names = _names(graph)
+    assert headline not in names
+    assert not [n for n in names if ":" in n or "\u2014" in n or "dies" in n]
+    assert person in _subjects(graph)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(
+            "# Glenmoor Arena opens its doors\n\nGlenmoor Arena, the new home of Tarrowby United, "
+            "opened in 2022. It holds 18,000 people.",
+            id="headline-with-a-verb",
+        ),
+        pytest.param(
+            "Velotrexin approved after nine years\n\nVelotrexin, the drug found at the Ravelle "
+            "Institute, was approved in 2021. It was developed by Ostrander Therapeutics.",
+            id="bare-headline-with-a-participle",
+        ),
+    ],
+)
+def test_a_sentence_for_a_title_is_no_entity(extractor: noema.SpacyExtractor, text: str) -> None:
+    headline = text.split("\n")[0].lstrip("# ")
+    graph = _extract(extractor, text)
+    assert headline not in _names(graph)
+    assert not any(n in headline and len(n.split()) > 2 for n in _names(graph))
+
+
+def test_a_title_that_names_a_thing_still_names_the_topic(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _extract(
+        extractor,
+        "# Larkspur FAQ\n\nQ: Who leads it?\nA: Priya Raman has led it since 2025.",
+    )
+    assert "Larkspur FAQ" not in _names(graph)
+    assert ("Priya Raman", "lead", "Larkspur") in {f[:3] for f in _facts(graph)}
+
+
+def test_a_title_that_is_a_name_is_the_main_entity(extractor: noema.SpacyExtractor) -> None:
+    graph = _extract(
+        extractor,
+        "# Conrad Hesketh\n\nHe was born in Orrinford and studied at the University of Orrinford.",
+    )
+    assert "Conrad Hesketh" in _subjects(graph)
+
+
+def test_question_and_answer_markers_are_no_entities(extractor: noema.SpacyExtractor) -> None:
+    graph = _extract(
+        extractor,
+        "# Tarrowby United — FAQ\n\n"
+        "Q: Who owns the club?\n"
+        "A: Marlin Holdings has owned Tarrowby United since 2019.\n\n"
+        "Q: Where do they play?\n"
+        "A: At Glenmoor Arena, since 2022.",
+    )
+    names = _names(graph)
+    assert not names & {"Q", "A", "Q:", "A:"}
+    assert ("Marlin Holdings", "own", "Tarrowby United") in {f[:3] for f in _facts(graph)}
+
+
+def test_a_dateline_is_no_subject(extractor: noema.SpacyExtractor) -> None:
+    graph = _extract(
+        extractor,
+        "Ravelle Institute names new director\n\n"
+        "BRIMSWORTH, 9 September 2024 — The Ravelle Institute today named Yusuf Marchetti as "
+        "its fourth director. He succeeds Anneliese Dorrow.",
+    )
+    names = _names(graph)
+    assert "BRIMSWORTH" not in names
+    assert "BRIMSWORTH" not in {n.upper() for n in _subjects(graph) if n.isupper()}
+    assert "Ravelle Institute" in _subjects(graph)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            "- Leontyne Farrish: chair, 2014–2021",
+            ("Leontyne Farrish", "chair_of", "Corbel Foundation", "2014/2021"),
+            id="name-colon-role-period",
+        ),
+        pytest.param(
+            "- Chair: Beatrix Olenska (2021–)",
+            ("Beatrix Olenska", "chair_of", "Corbel Foundation", "2021/.."),
+            id="role-colon-name-open-period",
+        ),
+        pytest.param(
+            "- Previous chair: Ada Quist (2009–2014)",
+            ("Ada Quist", "chair_of", "Corbel Foundation", "2009/2014"),
+            id="previous-role",
+        ),
+        pytest.param(
+            "- Lead maintainer: Priya Raman (2025–present)",
+            ("Priya Raman", "lead_maintainer_of", "Corbel Foundation", "2025/.."),
+            id="two-word-role",
+        ),
+    ],
+)
+def test_key_facts_lines_are_timed_facts(
+    extractor: noema.SpacyExtractor, line: str, expected: tuple[str, str, str, str]
+) -> None:
+    graph = _extract(
+        extractor,
+        "# Corbel Foundation\n\nThe Corbel Foundation is a medical research charity.\n\n"
+        f"## Key facts\n\n- Based in: Orrinford\n{line}\n",
+    )
+    assert expected in _facts(graph)
+
+
+def test_initials_stand_for_the_name_given_with_them(extractor: noema.SpacyExtractor) -> None:
+    graph = _extract(
+        extractor,
+        "# Castrelle Institute board — minutes, 3 May 2016\n\n"
+        "Present: Helena Varga (HV, director), Rosalind Achterberg (RA).\n\n"
+        "1. RA declared that she chairs the Sallow Foundation.\n"
+        "2. HV reported that the institute opened a laboratory in Wexcombe.",
+    )
+    names = _names(graph)
+    assert not names & {"RA", "HV"}
+    facts = {f[:3] for f in _facts(graph)}
+    assert ("Rosalind Achterberg", "chair", "Sallow Foundation") in facts
