@@ -5,11 +5,13 @@ writes: the oracle here is the same base saved with copying turned off, byte for
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import json
 import os
 import re
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import pytest
 import noema.kb
 from noema import BundleError, Document, KnowledgeBase
 from noema.ingest.canonical import Canonicalizer
-from noema.storage import _column_write, _opening, bundle, container, members
+from noema.storage import _column_write, _opening, bundle, container, copying, members
 from noema.storage.store import Store
 from tests.test_bundle import rewrite
 from tests.test_bundle_hashes import _damage_named, _damaged_large_member, _flipped
@@ -357,3 +359,32 @@ def test_a_member_written_in_place_unseen_is_refused_as_it_is_copied(
         kb.save(tmp_path / "new.noema")
     assert not (tmp_path / "new.noema").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_deflated_member_is_inflated_from_a_mebibyte_of_its_stream_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a 64 MiB block was fed whole, and what the inflater left of it copied again at each step
+    content = os.urandom(1 << 20) * 3 + bytes(3 << 20)
+    deflater = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    stream = deflater.compress(content) + deflater.flush()
+    fed: list[int] = []
+
+    class Recorded:
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def decompress(self, data: Any, limit: int) -> bytes:
+            fed.append(len(data))
+            return bytes(self._inner.decompress(data, limit))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._inner, name)
+
+    real = zlib.decompressobj
+    monkeypatch.setattr(copying.zlib, "decompressobj", lambda *a: Recorded(real(*a)))
+    copied = copying._CopiedContent("kb.noema", "graph.json", len(content), inflate=True)
+    copied.update(stream)
+    copied.check(hashlib.sha256(content).hexdigest())
+    assert max(fed) <= 1 << 20 and len(stream) > 3 << 20
+    assert copied.crc == zlib.crc32(content)

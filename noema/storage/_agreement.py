@@ -94,22 +94,26 @@ class Agreement:
         if rows:
             self._check_index_rows(zf, mapped)
 
-    def later(self, mapped: memoryview, check: Callable[[], None] | None) -> Callable[[str], None]:
+    def later(
+        self, mapped: memoryview, check: Callable[[], None] | None
+    ) -> Callable[[str, Callable[[], None]], None]:
         """:meth:`check` (rows too) to run later, from the bytes the bundle was opened from,
         before a save copies them; ``check`` refuses them once their file was written in place.
-        What it runs takes ``consequence``, said after a refusal for damage: a ``graph.json``
-        that would have to be parsed over the memory budget is refused without it.
 
-        ``graph.json``'s own bytes are not hashed here: the save copying it hashes them as it
-        copies and refuses, before its bundle is moved into place, bytes that are not the
-        digest compared here."""
+        What it returns takes ``consequence``, said after a refusal, and ``damage``, which
+        refuses a member that does not match its sha256: run before a refusal for disagreement
+        (a save copying the members hashes them only as it copies them, and a damaged member is
+        named as damaged, not as another's disagreement). A ``graph.json`` that would have to
+        be parsed over the memory budget is refused for that, without either.
+        """
 
-        def run(consequence: str) -> None:
+        def run(consequence: str, damage: Callable[[], None]) -> None:
             try:
                 if check is not None:
                     check()
                 parse = COLUMNS_MEMBER in self.declared and not self._written_as_now()
             except BundleError as exc:
+                damage()
                 raise BundleError(f"{exc}; {consequence}") from None
             if parse:
                 in_zip(ViewFile(mapped), self.name, self.parse_budget)
@@ -122,6 +126,7 @@ class Agreement:
             try:
                 in_zip(ViewFile(mapped), self.name, agree)
             except BundleError as exc:
+                damage()
                 raise BundleError(f"{exc}; {consequence}") from None
 
         return run

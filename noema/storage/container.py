@@ -24,7 +24,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -441,8 +441,13 @@ class UnhashedMembers:
     members: tuple[tuple[str, int, str], ...]
     then: tuple[Callable[[], None], ...] = ()
 
-    def verify(self, consequence: str) -> None:
-        """Hash every member, each against what the manifest declares, then run :attr:`then`.
+    def verify(
+        self, consequence: str, *, copied: frozenset[str] = frozenset()
+    ) -> UnhashedMembers | None:
+        """Hash every member but ``copied``, each against what the manifest declares, then run
+        :attr:`then`; return the members left unhashed (``copied``, which a save hashes as it
+        copies them and refuses before its bundle is moved into place: hashed here too, each
+        was read twice), or ``None``.
 
         Raises:
             BundleError: naming the first member whose bytes do not match, with
@@ -454,7 +459,8 @@ class UnhashedMembers:
 
         def hash_all(zf: zipfile.ZipFile) -> None:
             for member, size, digest in self.members:
-                check_hash(zf, member, size, digest, self.name, self.mapped)
+                if member not in copied:
+                    check_hash(zf, member, size, digest, self.name, self.mapped)
 
         try:
             in_zip(ViewFile(self.mapped), self.name, hash_all)
@@ -462,6 +468,13 @@ class UnhashedMembers:
                 check()
         except BundleError as exc:
             raise BundleError(f"{exc}; {consequence}") from None
+        return self.without(frozenset(m for m, _, _ in self.members) - copied)
+
+    def without(self, hashed: frozenset[str]) -> UnhashedMembers | None:
+        """These members but ``hashed`` (and :attr:`then`, run), or ``None`` where none is
+        left."""
+        left = tuple(entry for entry in self.members if entry[0] not in hashed)
+        return replace(self, members=left, then=()) if left else None
 
 
 class ViewFile(io.RawIOBase):

@@ -16,19 +16,21 @@ While nothing has been written since (:class:`~noema.storage.store.Store` has pu
 other snapshot), a save copies each of those members as it lies in the zip (:func:`copy_member`;
 names.bin only while the canonicalizer has not taken the stored names): its stored bytes or its
 deflated stream, a block at a time, each block's pages released once written, under the zip
-entry a fresh save writes for it; nothing is inflated, deflated, or made from the graph. Saving
-an opened million-fact base again took 37 s and 0.15 GB of memory beyond what opening held,
-where making every member took about 3 minutes and 3.7 GB. The members opening did not hash are
-checked against their sha256 before any is copied (the save refuses a damaged one, as it does
-where it makes them), the members checked to agree with one another (once:
-:mod:`noema.storage._agreement`, so a copying save refuses what ``noema validate`` refuses), and
-a file written in place since it was mapped is refused
-(:class:`~noema.storage.container.FileCheck`). Each member is hashed again as it is copied (a
-deflated one inflated for it), from the very bytes written, and a save whose copies do not match
-the manifest it writes is refused before it is moved into place: a file written in place with
-its size and modification time kept is seen there, not in a bundle that would not open. graph.json is copied as the bundle holds it
-although opening read the graph from graph.columns: a bundle Noema wrote holds the same graph
-in both, and both are checked against their sha256.
+entry a fresh save writes for it; nothing is deflated or made from the graph. Saving an opened
+million-fact base again took 37 s and 0.15 GB of memory beyond what opening held, where making
+every member took about 3 minutes and 3.7 GB (measured before the agreement check below was
+added, which streams the graph as graph.json once more). The members checked to agree with one
+another first (once: :mod:`noema.storage._agreement`, so a copying save refuses what ``noema
+validate`` refuses), and a file written in place since it was mapped is refused
+(:class:`~noema.storage.container.FileCheck`). Each member copied is hashed as it is copied (a
+deflated one inflated for it, a mebibyte of its stream at a time), from the very bytes written,
+and a save whose copies do not match the manifest it writes is refused before it is moved into
+place: a member damaged before opening, or a file written in place with its size and
+modification time kept, is seen there, not in a bundle that would not open. The members opening
+did not hash and the save does not copy are hashed before anything is written
+(:meth:`~noema.storage.store.Store.check_hashes`). graph.json is copied as the bundle holds it
+although opening read the graph from graph.columns: the agreement check found it the same
+graph.
 
 What is copied is what a fresh save writes: the same bytes for each member, so the same size
 and sha256 in a manifest written as a fresh save writes it (this Noema's version and settings),
@@ -85,8 +87,8 @@ class OpenedBundle:
     member's size and sha256, and what the sidecar and the names declare). ``members``: the
     zip entry of each member this version writes the same way. ``agree``: the check that the
     members agree with one another (:mod:`noema.storage._agreement`), to run before the first
-    copy, given what a refusal for damage says after its reason; ``None`` once run (or where
-    opening ran it).
+    copy, given what a refusal says after its reason and what refuses a damaged member first;
+    ``None`` once run (or where opening ran it).
     """
 
     name: str  # what error messages call the bundle
@@ -94,7 +96,7 @@ class OpenedBundle:
     check: Callable[[], None] | None
     manifest: dict[str, Any]
     members: Mapping[str, zipfile.ZipInfo]
-    agree: Callable[[str], None] | None = None
+    agree: Callable[[str, Callable[[], None]], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -236,14 +238,18 @@ class _CopiedContent:
         if inflater is None:
             self._take(block)
             return
-        pending = block
+        view = memoryview(block)
         try:
-            while True:
-                out = inflater.decompress(pending, _INFLATE_STEP)
-                self._take(out)
-                pending = inflater.unconsumed_tail
-                if not pending and len(out) < _INFLATE_STEP:
-                    return
+            # fed a mebibyte at a time: the input left over from a call is copied for the next
+            # (unconsumed_tail), and a whole block left over was copied again at every step
+            for start in range(0, len(view), _INFLATE_STEP):
+                pending: bytes | memoryview = view[start : start + _INFLATE_STEP]
+                while True:
+                    out = inflater.decompress(pending, _INFLATE_STEP)
+                    self._take(out)
+                    pending = inflater.unconsumed_tail
+                    if not pending and len(out) < _INFLATE_STEP:
+                        break
         except zlib.error as exc:
             self._refuse(f"its stream does not inflate ({exc})")
 
@@ -256,7 +262,7 @@ class _CopiedContent:
             if not inflater.eof or inflater.unused_data:
                 self._refuse("its stream does not end where its zip entry says")
         if self._seen != self._size or self._hasher.hexdigest() != digest:
-            self._refuse("the bytes copied do not match its sha256 in the manifest")
+            self._refuse("the bytes copied hash to another sha256, or are fewer")
 
     def _take(self, content: bytes) -> None:
         self._seen += len(content)
@@ -266,8 +272,10 @@ class _CopiedContent:
         self.crc = zlib.crc32(content, self.crc)
 
     def _refuse(self, why: str) -> NoReturn:
+        # the save hashes a copied member only here: damaged before opening, or since
         raise BundleError(
-            f"{self._name!r}: {self._member} changed since it was opened: {why} (its file "
-            "was written in place by another program, keeping its size and modification "
-            "time?); nothing was written. Load it again"
+            f"{self._name!r}: {self._member} does not match its sha256 in the manifest as it "
+            f"is copied ({why}): damaged, or its file written in place since it was opened, "
+            "its size and modification time kept; nothing was written. Load it again, or "
+            "restore the bundle from a copy"
         )

@@ -187,18 +187,19 @@ class Store:
                     self.publish(self.snapshot.graph)
         return self.snapshot
 
-    def check_hashes(self, consequence: str) -> None:
+    def check_hashes(self, consequence: str, *, copied: frozenset[str] = frozenset()) -> None:
         """Check the members of the bundle this store was opened from that opening left
         unhashed (large ones, read in place), once: a save or a merge then never carries a
-        damaged member's contents into another bundle under a new, matching sha256.
+        damaged member's contents into another bundle under a new, matching sha256. Those
+        ``copied`` by the save about to run are left to it: it hashes them as it copies them
+        and refuses before its bundle is moved into place (:func:`~noema.storage.copying.copy_member`).
 
         Raises:
             BundleError: naming the member that does not match, then ``consequence``.
         """
         unhashed = self._unhashed
         if unhashed is not None:
-            unhashed.verify(consequence)
-            self._unhashed = None
+            self._unhashed = unhashed.verify(consequence, copied=copied)
 
     def save(
         self,
@@ -268,14 +269,15 @@ class Store:
         names_kept: bool,
     ) -> _T:
         """``write`` (the bundle writer to a file, or to bytes) called on the current state."""
-        self.check_hashes(_NOT_WRITTEN)
         snapshot = self.complete()
         assert snapshot.index is not None
         copying = self._copying(snapshot, names_kept)
+        copied = copying.members if copying is not None else frozenset()
+        self.check_hashes(_NOT_WRITTEN, copied=copied)
         if copying is not None:
             self._check_agreement(snapshot, copying.source)
-        names_copied = copying is not None and NAMES_MEMBER in copying.members
-        return write(
+        names_copied = NAMES_MEMBER in copied
+        written = write(
             snapshot.graph,
             snapshot.index,
             settings=settings,
@@ -286,6 +288,10 @@ class Store:
             name_vectors=None if names_copied else name_vectors(snapshot.graph),
             copying=copying,
         )
+        unhashed = self._unhashed
+        if copied and unhashed is not None:  # each copied member matched its sha256
+            self._unhashed = unhashed.without(copied)
+        return written
 
     def _check_agreement(self, snapshot: Snapshot, source: OpenedBundle) -> None:
         """Check, once, that the members of the bundle a save copies agree with one another
@@ -299,7 +305,9 @@ class Store:
         """
         if source.agree is None:
             return
-        source.agree(_NOT_WRITTEN)
+        # a member damaged since it was hashed (or never hashed: copied ones are hashed as
+        # they are copied) is named as damaged, not as another member's disagreement
+        source.agree(_NOT_WRITTEN, partial(self.check_hashes, _NOT_WRITTEN))
         opened = self._opened
         if opened is not None and opened[0] is snapshot:
             self._opened = (snapshot, replace(source, agree=None))
