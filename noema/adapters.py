@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from noema.compress import compression_base
-from noema.errors import NoemaError, OptionError
+from noema.errors import NoemaError, OptionError, quote_value
 from noema.kb import KnowledgeBase
 from noema.model.records import Document
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.options import DEFAULT_SIMILARITY_THRESHOLD, RetrieveOptions
 from noema.warmup import load_models
 
-__all__ = ["CompressorFields", "RetrieveFields", "unknown_option_message"]
+# quote_value: for the adapters' own errors (they import only noema's public API and this module)
+__all__ = ["CompressorFields", "RetrieveFields", "quote_value", "unknown_option_message"]
 
 
 class _CheckedOptions(BaseModel):
@@ -65,17 +66,11 @@ def unknown_option_message(owner: str, unknown: Iterable[str], valid: Iterable[s
         >>> unknown_option_message("Retriever", ["max_token"], ["hops", "max_tokens"])
         "Retriever takes no option 'max_token' (did you mean 'max_tokens'?); it takes hops, max_tokens"
     """
-    name = _quoted(sorted(map(str, unknown))[0])
+    name = sorted(map(str, unknown))[0]
     names = sorted(valid)
-    close = difflib.get_close_matches(name.strip("'"), names, n=1)
+    close = difflib.get_close_matches(name, names, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"{owner} takes no option {name}{hint}; it takes {', '.join(names)}"
-
-
-def _quoted(value: object, limit: int = 80) -> str:
-    """``repr(value)``, cut to about ``limit`` characters: an error never echoes a huge value."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+    return f"{owner} takes no option {quote_value(name)}{hint}; it takes {', '.join(names)}"
 
 
 def _option_error(model: type[BaseModel], exc: ValidationError) -> NoemaError:
@@ -99,7 +94,7 @@ def _option_error(model: type[BaseModel], exc: ValidationError) -> NoemaError:
         wanted = " or ".join(
             dict.fromkeys(e["msg"].removeprefix("Input should be ") for e in found)
         )
-        parts.append(f"{name} should be {wanted}, got {_quoted(found[0]['input'])}")
+        parts.append(f"{name} should be {wanted}, got {quote_value(found[0]['input'])}")
     return OptionError("; ".join(parts))
 
 

@@ -18,7 +18,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 import noema
-from noema.adapters import RetrieveFields
+from noema.adapters import RetrieveFields, quote_value
 from noema_langchain._convert import block_document, fact_documents, split_block
 
 
@@ -212,7 +212,7 @@ _SEARCH_KEYS = frozenset({"k", "filter", "filters"})
 
 def _check_k(k: Any) -> None:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise noema.OptionError(f"k must be an integer >= 1, got {k!r}")
+        raise noema.OptionError(f"k must be an integer >= 1, got {quote_value(k)}")
 
 
 def _check_search_kwargs(search_kwargs: Any) -> None:
@@ -227,7 +227,7 @@ def _check_search_kwargs(search_kwargs: Any) -> None:
     unknown = sorted(str(key) for key in search_kwargs if key not in known)
     if unknown:
         raise noema.OptionError(
-            f"unknown search_kwargs key {unknown[0]!r}; NoemaRetriever takes "
+            f"unknown search_kwargs key {quote_value(unknown[0])}; NoemaRetriever takes "
             f"{', '.join(sorted(known))} (Noema has no score threshold: min_similarity is "
             "the closest)"
         )
@@ -245,7 +245,7 @@ def _filters(filters: Any, metadata: Any) -> dict[str, Any] | None:
     if not isinstance(metadata, Mapping):
         raise noema.OptionError(
             "filter must be a dict of document metadata key -> value (Noema's own filter "
-            f"fields go in filters=), got {metadata!r}"
+            f"fields go in filters=), got {quote_value(metadata)}"
         )
     if filters is not None and not isinstance(filters, Mapping):
         raise noema.OptionError(f"filters must be a dict, got {type(filters).__name__}")

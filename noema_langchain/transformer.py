@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 from langchain_core.documents import BaseDocumentTransformer, Document
 
 import noema
-from noema.adapters import unknown_option_message
+from noema.adapters import quote_value, unknown_option_message
 from noema_langchain._convert import langchain_documents
 
 _OPTIONS = ("extractor", "keep_empty", "spacy_model", "token_model")
@@ -50,7 +50,9 @@ class NoemaDocumentTransformer(BaseDocumentTransformer):
                 unknown_option_message(type(self).__name__, unknown, _OPTIONS)
             )
         if not isinstance(keep_empty, bool):
-            raise noema.OptionError(f"keep_empty must be True or False, got {keep_empty!r}")
+            raise noema.OptionError(
+                f"keep_empty must be True or False, got {quote_value(keep_empty)}"
+            )
         noema.RetrieveOptions(token_model=token_model)  # the check a retriever's token_model gets
         self.extractor = extractor or noema.SpacyExtractor(spacy_model)
         self.token_model = token_model

@@ -21,7 +21,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 import noema
-from noema.adapters import unknown_option_message
+from noema.adapters import quote_value, unknown_option_message
 from noema_llamaindex._convert import block_node, block_nodes, fact_nodes
 
 # read at run time by tool wrappers, so imported for real (typing_extensions before 3.11)
@@ -67,14 +67,14 @@ class NoemaRetriever(BaseRetriever):
                 unknown_option_message(type(self).__name__, unknown, _option_names())
             )
         if mode not in ("block", "per_fact"):
-            raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {mode!r}")
+            raise noema.OptionError(f"mode must be 'block' or 'per_fact', got {quote_value(mode)}")
         if similarity_top_k is not None and (
             isinstance(similarity_top_k, bool)
             or not isinstance(similarity_top_k, int)
             or similarity_top_k < 1
         ):
             raise noema.OptionError(
-                f"similarity_top_k must be a positive integer, got {similarity_top_k!r}"
+                f"similarity_top_k must be a positive integer, got {quote_value(similarity_top_k)}"
             )
         self.options = noema.RetrieveOptions().updated(**options)
         if not isinstance(knowledge_base, (noema.KnowledgeBase, str, os.PathLike)):
@@ -152,7 +152,7 @@ def _noema_filters(
         if not isinstance(item, MetadataFilter) or item.operator != FilterOperator.EQ:
             raise noema.OptionError(
                 "only equality MetadataFilter items are supported (documents whose metadata "
-                f"key equals a value), got {item!r}"
+                f"key equals a value), got {quote_value(item)}"
             )
         metadata[item.key] = item.value
     return {"metadata": metadata}

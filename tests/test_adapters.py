@@ -20,6 +20,7 @@ from llama_index.core.schema import NodeWithScore
 import noema
 import noema_langchain
 import noema_llamaindex
+from noema.adapters import unknown_option_message
 from noema.retrieval.formats import FORMATS
 from noema.retrieval.options import option_names
 from noema.retrieval.strategies import STRATEGIES
@@ -439,3 +440,48 @@ def test_a_long_bad_value_is_quoted_short(company_kb: noema.KnowledgeBase) -> No
     with pytest.raises(noema.OptionError) as caught:
         noema_langchain.NoemaRetriever(company_kb, mode="x" * 100_000)
     assert len(str(caught.value)) < 200
+
+
+LONG = "x" * 5_000_000
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda kb: noema_langchain.NoemaRetriever(kb, mode=LONG),
+        lambda kb: noema_langchain.NoemaRetriever(kb, search_kwargs={LONG: 1}),
+        lambda kb: noema_langchain.NoemaRetriever(kb, search_kwargs={"k": LONG}),
+        lambda kb: noema_langchain.NoemaRetriever(kb).invoke("Who founded Google?", filter=[LONG]),
+        lambda kb: noema_llamaindex.NoemaRetriever(kb, mode=LONG),
+        lambda kb: noema_llamaindex.NoemaRetriever(kb, similarity_top_k=LONG),
+        lambda kb: noema_langchain.NoemaDocumentTransformer(keep_empty=LONG),
+        lambda kb: noema_langchain.NoemaDocumentTransformer(**{LONG: 1}),
+    ],
+    ids=[
+        "langchain mode",
+        "search_kwargs key",
+        "k",
+        "filter",
+        "llamaindex mode",
+        "similarity_top_k",
+        "keep_empty",
+        "unknown option",
+    ],
+)
+def test_an_adapter_error_quotes_a_long_value_as_noema_does(
+    company_kb: noema.KnowledgeBase, build: Any
+) -> None:
+    # the value was echoed whole, or its whole repr made and cut without its length
+    with pytest.raises(noema.NoemaError) as caught:
+        build(company_kb)
+    message = str(caught.value)
+    assert len(message) < 1_000 and "x" * 81 not in message
+
+
+def test_an_unknown_option_holding_a_quote_is_matched_as_written() -> None:
+    # the name's repr was stripped of single quotes before matching: "top'" was matched as
+    # '"top\'"', quotes and all, and had no close name
+    message = unknown_option_message("Retriever", ["top'"], ["hops", "top_k"])
+    assert message == (
+        "Retriever takes no option \"top'\" (did you mean 'top_k'?); it takes hops, top_k"
+    )
