@@ -11,7 +11,7 @@ import pytest
 
 import noema
 from noema.cli import main
-from noema.storage import _reading
+from noema.storage import _opening, _reading
 from tests.test_bundle import rewrite
 from tests.test_bundle_hashes import _flipped
 
@@ -193,3 +193,25 @@ def test_a_bundle_build_cannot_read_is_left_as_it_is_unless_rebuild_is_asked(
         return  # (Ray is not needed to see the refusal)
     assert main([*argv, "--rebuild"]) == 0
     assert sorted(noema.KnowledgeBase.load(output).graph.documents) == ["a.md"]
+
+
+@pytest.mark.parametrize("options", [["--similarity-threshold", "0.9"], ["--ray"]])
+def test_a_large_bundle_with_a_damaged_graph_json_is_left_as_it_is(
+    built: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+) -> None:
+    # opening hashes only the members up to 1 MiB: a large bundle's damaged graph.json opened,
+    # and a bundle of other settings (or any, with --ray) was replaced
+    docs, bundle = built
+    output = _flipped(bundle, tmp_path / "kb.noema", "graph.json", -40)
+    before = output.read_bytes()
+    monkeypatch.setattr(_opening, "HASHED_ON_OPENING_BYTES", 0)  # every member counted large
+    noema.KnowledgeBase.load(output)  # what a build saw: it opens
+    argv = ["build", str(docs), "--root", str(docs), "-o", str(output), *options]
+    assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("Error: ") and "graph.json" in error and "left as it is" in error
+    assert output.read_bytes() == before

@@ -109,7 +109,9 @@ def _bundle_to_update(
         reason = _other_settings(read_manifest(path), options)
         if reason is None:
             return KnowledgeBase.load(path, spacy_model=options["spacy_model"], extractor=extractor)
-        read(path)  # replaced only once it is known to be a bundle this Noema reads
+        # replaced only once it is known to be a bundle this Noema reads, every member hashed
+        # (opening hashes only the small ones): it is read once, and made again anyway
+        read(path, verify=True)
     print(f"{path}: {reason}; building it from the start", file=sys.stderr)
     return None
 
@@ -124,7 +126,7 @@ def _check_replaceable(path: str) -> None:
     """
     if Path(path).is_file():
         with _refused_unless_readable(path):
-            read(path)
+            read(path, verify=True)  # every member hashed, as validate does
 
 
 @contextmanager
