@@ -87,10 +87,58 @@ def _denied(anchor: Any) -> bool:
     the adjective a copula joins), or says it holds no more ("is no longer affiliated with")."""
     if anchor is None:
         return False
+    if _reported(anchor):
+        return True
     if any(denies(n) for n in (anchor, *(c for c in anchor.children if c.dep_ == "acomp"))):
         return True
     nodes = [anchor, *(c for c in anchor.children if c.dep_ in ("attr", "dobj", "obj"))]
     return any(d.dep_ == "det" and d.lower_ == "no" for n in nodes for d in n.children)
+
+
+# what a claim someone reports is called: "Reports that X would leave for Y were wrong"
+_REPORTS = frozenset(
+    {"report", "rumour", "rumor", "claim", "speculation", "suggestion", "story", "allegation"}
+)
+# verbs that say a claim is false, or only passed on: "denied that", "reports said"
+_DENYING = frozenset({"deny", "dismiss", "reject", "refute"})
+_SAYING = frozenset({"say", "claim", "suggest", "report", "speculate", "allege"})
+_CLAUSES = frozenset({"acl", "relcl", "ccomp", "xcomp", "conj", "advcl"})
+
+
+def _reported(anchor: Any) -> bool:
+    """Whether the clause of ``anchor`` is not the writer's claim: a question ("Did Hesketh
+    work here?"), what a report or a rumour says ("Reports that Valk would leave for Tarrowby
+    were wrong", "A rumour that Marlin had bought Tarrowby was denied"), what is denied ("denied
+    that it had bid for"), or what reports said ("Press reports said she would join Ostrander").
+    """
+    words = [t for t in anchor.sent if not t.is_space]
+    if words and words[-1].text == "?":
+        return True
+    node = anchor
+    for _ in range(6):
+        head = node.head
+        if head is node or node.dep_ not in _CLAUSES:
+            return False
+        said = lemma(head)
+        if head.pos_ == "NOUN" and said in _REPORTS and _complement(node):
+            return True
+        if head.pos_ in ("VERB", "AUX") and node.dep_ == "ccomp":
+            subjects = [lemma(c) for c in head.children if c.dep_ in ("nsubj", "nsubjpass")]
+            if said in _DENYING or (said in _SAYING and _REPORTS.intersection(subjects)):
+                return True
+        node = head
+    return False
+
+
+def _complement(clause: Any) -> bool:
+    """Whether a clause under a noun says what the noun reports ("reports that he would
+    leave"), not which one it is ("the story that he wrote"): a complement, or a clause the
+    parser read as relative although it has an object of its own beside the "that"."""
+    if clause.dep_ != "relcl":
+        return True
+    children = list(clause.children)
+    that = any(c.lower_ == "that" for c in children)
+    return that and sum(c.dep_ in ("dobj", "obj") for c in children) >= 2
 
 
 class SentenceReader(EntityResolver):

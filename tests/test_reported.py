@@ -1,0 +1,82 @@
+"""What a document denies, reports or asks is not stated (noema/ingest/rules.py): "Reports that
+X would leave for Y were wrong", "denied reports that it had bid for X", "Rumours that ... were
+denied", "reports said X would join Y" and a FAQ's question give no fact between their names.
+
+The documents are invented, written the way press notes and FAQs write.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import noema
+from noema.model.graph import SemanticGraph
+
+
+def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
+    """The pairs of names any relation or event joins."""
+    name = {e.id: e.name for e in graph.entities.values()}
+    return {frozenset(name[i] for i in fact.entity_ids) for fact in graph.iter_facts()}
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "object_"),
+    [
+        pytest.param(
+            "Reports in 2021 that Teodor Valk would leave for Tarrowby United were wrong, "
+            "Eskridge Athletic said on Thursday.",
+            "Teodor Valk",
+            "Tarrowby United",
+            id="reports-were-wrong",
+        ),
+        pytest.param(
+            "Tarrowby United also denied reports that it had bid for Teodor Valk.",
+            "Tarrowby United",
+            "Teodor Valk",
+            id="denied-reports-that",
+        ),
+        pytest.param(
+            "A rumour that Marlin Holdings had bought Tarrowby United was denied by both "
+            "companies on Monday.",
+            "Marlin Holdings",
+            "Tarrowby United",
+            id="rumour-was-denied",
+        ),
+        pytest.param(
+            "Rumours that Nettlecombe Software would sell Emberloom to Halvard Systems were "
+            "denied by both companies in October 2020.",
+            "Nettlecombe Software",
+            "Halvard Systems",
+            id="rumours-were-denied",
+        ),
+        pytest.param(
+            "Trade press reports said Anneliese Dorrow would join Ostrander Therapeutics.",
+            "Anneliese Dorrow",
+            "Ostrander Therapeutics",
+            id="reports-said",
+        ),
+        pytest.param(
+            "Q: Did Conrad Hesketh ever work at the Hollinsworth Centre?\nA: No.",
+            "Conrad Hesketh",
+            "Hollinsworth Centre",
+            id="a-question",
+        ),
+    ],
+)
+def test_a_denied_or_reported_claim_is_not_stated(
+    extractor: noema.SpacyExtractor, text: str, subject: str, object_: str
+) -> None:
+    graph = extractor.extract([noema.Document(text)])
+    assert frozenset({subject, object_}) not in _pairs(graph)
+
+
+def test_what_the_same_sentence_states_is_kept(extractor: noema.SpacyExtractor) -> None:
+    graph = extractor.extract(
+        [
+            noema.Document(
+                "Valk, who joined Eskridge Athletic from Dunmarrow Rovers in 2019, said that "
+                "reports were wrong."
+            )
+        ]
+    )
+    assert frozenset({"Valk", "Eskridge Athletic"}) in _pairs(graph)
