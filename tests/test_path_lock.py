@@ -161,3 +161,33 @@ def test_two_processes_saving_one_bundle_never_both_succeed(
         assert refused.startswith("refused:") and "replaced by another program" in refused
         kept = set(_loaded(path, company_kb).graph.documents)
         assert kept == set(documents) - {documents[saved[0]]}
+
+
+def test_a_lock_file_that_cannot_be_removed_does_not_hide_the_save(
+    tmp_path: Path, company_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the removal's PermissionError was raised from a save that had written its bundle
+    real = Path.unlink
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        if self.name.endswith(".lock"):
+            raise PermissionError(13, "Permission denied", str(self))
+        real(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    saved = company_kb.save(tmp_path / "kb.noema")
+    assert KnowledgeBase.load(saved, embedder=company_kb.embedder).graph == company_kb.graph
+    assert company_kb.save(saved) == saved  # the lock file left is locked as any other
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="O_NOFOLLOW is POSIX")
+def test_a_symbolic_link_at_the_lock_path_is_not_followed(
+    tmp_path: Path, company_kb: KnowledgeBase
+) -> None:
+    # the lock was opened through it, making (and locking) a file wherever it pointed
+    elsewhere = tmp_path / "elsewhere" / "made.txt"
+    elsewhere.parent.mkdir()
+    (tmp_path / ".kb.noema.lock").symlink_to(elsewhere)
+    with pytest.raises(OSError):
+        company_kb.save(tmp_path / "kb.noema")
+    assert not elsewhere.exists() and not (tmp_path / "kb.noema").exists()

@@ -10,17 +10,23 @@ two threads of one process exclude each other too), released when the save retur
 by the system when the process dies. Only Noema's saves take it: another program writing the
 file is seen by the check, as before.
 
-The lock file is removed by the save holding it, so none is left beside a bundle. A save that
-was waiting on the removed file finds that the path no longer names the file it locked, and
+On POSIX the lock file is removed by the save holding it, so none is left beside a bundle. A save
+that was waiting on the removed file finds that the path no longer names the file it locked, and
 locks the file there now instead (the usual protocol: a lock is held on the file the path names).
+A removal that fails is let be (the next save locks the file left, as any other): it never hides
+whether the save itself succeeded. The lock file is opened without following a symbolic link, so
+one put in its place makes no file where it points. On Windows (``msvcrt.locking`` on its first
+byte) the empty lock file stays beside the bundle: Windows does not remove a file another
+process holds open, and a save waiting on it would lock a file no longer named.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 __all__ = ["lock_path", "path_locked"]
@@ -34,13 +40,17 @@ def lock_path(target: Path) -> Path:
 if sys.platform == "win32":  # pragma: no cover - the tests run on POSIX
     import msvcrt
 
+    # what LK_LOCK raises once it has retried for about ten seconds while another holds it
+    _HELD = frozenset({errno.EDEADLOCK, errno.EACCES})
+
     def _lock(fd: int) -> None:
         while True:
-            try:  # LK_LOCK retries for about ten seconds, then raises: wait on
+            try:
                 msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
                 return
-            except OSError:
-                continue
+            except OSError as exc:
+                if exc.errno not in _HELD:  # not a held lock: waiting would never end
+                    raise
 
     def _unlock(fd: int) -> None:
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
@@ -57,6 +67,9 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
     _REMOVED_WHEN_RELEASED = True
+
+
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # not on Windows
 
 
 def _same_file(fd: int, path: Path) -> bool:
@@ -76,12 +89,13 @@ def path_locked(target: Path) -> Iterator[None]:
 
     Raises:
         OSError: the lock file cannot be made (a folder that cannot be written, where the save
-            could not write its bundle either).
+            could not write its bundle either), or its path is a symbolic link.
     """
     lock = lock_path(target)
     lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        # a symbolic link put at the lock's path is refused (ELOOP), not followed
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o666)
         try:
             _lock(fd)
         except BaseException:
@@ -95,7 +109,10 @@ def path_locked(target: Path) -> Iterator[None]:
     finally:
         try:
             if _REMOVED_WHEN_RELEASED:
-                lock.unlink(missing_ok=True)  # while held: no other save holds this file
+                # while held: no other save holds this file. Left where it cannot be removed:
+                # the save's own result (or error) is what the caller hears
+                with suppress(OSError):
+                    lock.unlink(missing_ok=True)
             _unlock(fd)
         finally:
             os.close(fd)
