@@ -197,3 +197,15 @@ def test_initials_stand_for_the_name_given_with_them(extractor: noema.SpacyExtra
     assert not names & {"RA", "HV"}
     facts = {f[:3] for f in _facts(graph)}
     assert ("Rosalind Achterberg", "chair", "Sallow Foundation") in facts
+
+
+def test_a_code_block_is_not_read(extractor: noema.SpacyExtractor) -> None:
+    text = (
+        "# Larkspur\n\nLarkspur is a web framework maintained by Keziah Bramwell.\n\n"
+        "```python\nfrom larkspur import Router\n"
+        "Router(about='Odalys Merino founded Halvard Systems in Tamsford.')\n```\n"
+    )
+    graph = _extract(extractor, text)
+    code = text.index("```")
+    assert "Keziah Bramwell" in _names(graph)
+    assert all(m.start < code for e in graph.entities.values() for m in e.mentions)

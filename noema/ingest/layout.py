@@ -34,6 +34,10 @@ _DATELINE = re.compile(
     r"[ \t]+(?:\u2014|\u2013|--?)[ \t]+",
     re.M,
 )
+# a fenced code block: "```python" ... "```" (or "~~~"), to its end or the text's
+_CODE_BLOCK = re.compile(
+    r"^[ \t]*(```|~~~)[^\n]*\n(?:.*?\n)??[ \t]*\1[ \t]*$|^[ \t]*(```|~~~).*\Z", re.M | re.S
+)
 # what a title calls a document: "Larkspur FAQ", "Spindle changelog", "... — minutes, DATE"
 _DOCUMENT_KINDS = (
     "frequently asked questions",
@@ -99,9 +103,9 @@ def dateline(line: str) -> tuple[str, str] | None:
 
 
 def blank_layout(text: str) -> str:
-    """``text`` with its Markdown headings, a bare title line, ``Q:``/``A:`` markers and
-    datelines turned into spaces of the same length: what is left is the document's sentences,
-    at their own offsets.
+    """``text`` with its Markdown headings, a bare title line, code blocks, ``Q:``/``A:``
+    markers and datelines turned into spaces of the same length (code blocks keep their line
+    breaks): what is left is the document's sentences, at their own offsets.
 
     Example:
         >>> blank_layout("Q: Who owns it?\\nA: Marlin Holdings.")
@@ -113,6 +117,7 @@ def blank_layout(text: str) -> str:
         at = text.find(title.split()[0])
         end = text.find("\n", at)
         blanked = _spaces(blanked, at, end)
+    blanked = _CODE_BLOCK.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), blanked)
     blanked = _MARKER.sub(lambda m: " " * len(m.group()), blanked)
     for match in _DATELINE.finditer(blanked):
         if iso_date(match.group("date").strip()) is not None:
