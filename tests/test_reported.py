@@ -30,6 +30,13 @@ def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
             id="reports-were-wrong",
         ),
         pytest.param(
+            "# Valk stays at Eskridge\n\nReports in 2021 that Teodor Valk would leave for "
+            "Tarrowby United were wrong, Eskridge Athletic said on Thursday.",
+            "Teodor Valk",
+            "Tarrowby United",
+            id="reports-opening-a-document",
+        ),
+        pytest.param(
             "Tarrowby United also denied reports that it had bid for Teodor Valk.",
             "Tarrowby United",
             "Teodor Valk",

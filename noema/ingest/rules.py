@@ -120,7 +120,9 @@ def _reported(anchor: Any) -> bool:
         if head is node or node.dep_ not in _CLAUSES:
             return False
         said = lemma(head)
-        if head.pos_ == "NOUN" and said in _REPORTS and _complement(node):
+        # "Reports" opening a sentence is often tagged a proper noun
+        reports = said in _REPORTS or said.removesuffix("s") in _REPORTS
+        if head.pos_ in ("NOUN", "PROPN") and reports and _complement(node):
             return True
         if head.pos_ in ("VERB", "AUX") and node.dep_ == "ccomp":
             subjects = [lemma(c) for c in head.children if c.dep_ in ("nsubj", "nsubjpass")]
