@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,7 @@ from noema.ingest.parse import SpacyExtractor
 from noema.ingest.sources import Source, as_keyed_documents
 from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
-from noema.model.notation import encode_graph, parse_notation
-from noema.model.view import render_html
+from noema.model.view import graph_html
 from noema.repairs import EntityRepairs
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.formats import render_fact, render_facts
@@ -34,7 +34,7 @@ from noema.retrieval.result import RetrievalResult
 from noema.retrieval.retrieve import retrieve_question
 from noema.storage.bundle import BundleContents, BundleSettings
 from noema.storage.names import StoredNames
-from noema.storage.store import Snapshot, Store, read
+from noema.storage.store import NOT_MERGED, Snapshot, Store, read
 from noema.vectors.embed import (
     Embedder,
     SentenceTransformerEmbedder,
@@ -164,9 +164,7 @@ class KnowledgeBase(EntityRepairs):
 
     def to_html(self) -> str:
         """The whole graph as a picture: self-contained HTML (no scripts, no network)."""
-        return render_html(
-            parse_notation(encode_graph(self._snapshot.graph)), title=repr(self), table=False
-        )
+        return graph_html(self._snapshot.graph, title=repr(self))
 
     # -- ingest --------------------------------------------------------------------------------
     def ingest(
@@ -247,10 +245,7 @@ class KnowledgeBase(EntityRepairs):
                 f"cannot merge a knowledge base built with {other.embedding_model!r} into one "
                 f"built with {self.embedding_model!r}"
             )
-        other._store.check_hashes(
-            "nothing was merged, so the damage is not carried into this knowledge base. "
-            "Restore the bundle from a copy, or build it again"
-        )
+        other._store.check_hashes(NOT_MERGED)
         return merge_snapshot(self._store, self._canonicalizer, other._snapshot)
 
     # -- index ---------------------------------------------------------------------------------
@@ -390,11 +385,13 @@ class KnowledgeBase(EntityRepairs):
                 a member of the bundle this was loaded from that opening did not hash (see
                 :meth:`load`) does not match its sha256: nothing is written.
         """
-        self.manifest = self._store.save(
+        self._store.save(
             path,
             settings=self._bundle_settings(),
             name_vectors=self._name_vectors,
             names_kept=self._stored_names is not None,
+            # set in the save's turn: two saves to one path note the manifest of the later
+            written=partial(setattr, self, "manifest"),
         )
         return Path(path)
 
@@ -448,8 +445,9 @@ class KnowledgeBase(EntityRepairs):
         Opening checks every member's structure and the sha256 of the small ones; the large
         ones (and the sentence keys a large ``graph.columns`` holds, which hash each sentence's
         text) are checked before they go into another bundle (save, merge). ``verify=True``
-        checks them all first, as ``noema validate`` does, and that ``graph.json`` (parsed
-        within ``max_memory``) and ``index.faiss`` agree with ``graph.columns`` and the vectors.
+        checks them all first, as ``noema validate`` does, and that ``graph.json`` (within
+        ``max_memory``; parsed only where it is not what this version writes for the graph) and
+        ``index.faiss`` agree with ``graph.columns`` and the vectors.
 
         Raises:
             BundleError: the bundle is corrupt, truncated, foreign or from a newer Noema; with

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 
 import noema
 from noema.model.graph import SemanticGraph
+from noema.storage import store
 from noema.storage.bundle import BundleSettings
 from noema.storage.store import Store, read
 from tests.conftest import CountingEmbedder
@@ -163,3 +166,40 @@ def test_a_save_sets_the_manifest_of_the_bundle_it_wrote(
     again = noema.KnowledgeBase.load(tmp_path / "again.noema", embedder=kb.embedder)
     again.save(tmp_path / "copied.noema")  # a save copying the members sets it too
     assert again.manifest == read(tmp_path / "copied.noema").manifest
+
+
+def test_two_saves_to_one_path_leave_the_manifest_of_the_later(
+    company_kb: noema.KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # kb.manifest was set once the save's turn was over: the earlier save, resuming after the
+    # later one had written, set its own manifest over the later one's
+    kb = noema.KnowledgeBase.load(
+        company_kb.save(tmp_path / "a.noema"), embedder=company_kb.embedder
+    )
+    path = tmp_path / "kb.noema"
+    written: list[dict[str, Any]] = []
+    real_write, real_lock = store.write_bundle, store.path_locked
+    first_done, second_done = threading.Event(), threading.Event()
+
+    def write(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        written.append(real_write(*args, **kwargs))
+        return written[-1]
+
+    @contextmanager
+    def locked(target: Path) -> Iterator[None]:
+        with real_lock(target):
+            yield
+        if threading.current_thread().name == "first":  # its turn over, its caller waits
+            first_done.set()
+            second_done.wait(60)
+
+    monkeypatch.setattr(store, "write_bundle", write)
+    monkeypatch.setattr(store, "path_locked", locked)
+    first = threading.Thread(target=kb.save, args=(path,), name="first")
+    first.start()
+    assert first_done.wait(60)
+    kb.save(path)
+    second_done.set()
+    first.join(60)
+    assert len(written) == 2 and written[0] is not written[1]
+    assert kb.manifest is written[1]

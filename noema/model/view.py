@@ -9,9 +9,10 @@ from __future__ import annotations
 import html
 import math
 
-from noema.model.notation import ParsedNotation
+from noema.model.graph import SemanticGraph
+from noema.model.notation import ParsedNotation, encode_graph, parse_notation
 
-__all__ = ["render_html"]
+__all__ = ["graph_html", "render_html"]
 
 _COLORS = {
     "PERSON": "#4e79a7",
@@ -24,6 +25,16 @@ _COLORS = {
     "MONEY": "#9c755f",
     "OTHER": "#bab0ac",
 }
+
+
+def graph_html(graph: SemanticGraph, *, title: str = "") -> str:
+    """The whole of ``graph`` as :func:`render_html` draws its notation, without the table.
+
+    Example:
+        >>> "<h4>a graph</h4>" in graph_html(SemanticGraph(), title="a graph")
+        True
+    """
+    return render_html(parse_notation(encode_graph(graph)), title=title, table=False)
 
 
 def render_html(

@@ -49,12 +49,25 @@ from noema.vectors.embed import Embedder, embedding_stage
 from noema.vectors.index import SearchMode, VectorIndex
 from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["Snapshot", "Store", "prepared", "read", "synced_index", "with_reused_vectors"]
+__all__ = [
+    "NOT_MERGED",
+    "Snapshot",
+    "Store",
+    "prepared",
+    "read",
+    "synced_index",
+    "with_reused_vectors",
+]
 
 NameVectors = Mapping[str, npt.NDArray[np.float32]]
-# What a save or merge refused for a bundle's damage says after the reason.
+# What a save, or a merge of a base opened from a bundle, refused for the bundle's damage says
+# after the reason.
 _NOT_WRITTEN = (
     "nothing was written, so the damage is not carried into another bundle. Restore the "
+    "bundle from a copy, or build it again"
+)
+NOT_MERGED = (
+    "nothing was merged, so the damage is not carried into this knowledge base. Restore the "
     "bundle from a copy, or build it again"
 )
 _T = TypeVar("_T")
@@ -208,12 +221,14 @@ class Store:
         settings: BundleSettings,
         name_vectors: Callable[[SemanticGraph], NameVectors],
         names_kept: bool = False,
+        written: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
         """Write the current state as a bundle at ``path``, atomically (the previous bundle
         there survives a failure), and return the manifest written. ``name_vectors`` gives the
         entity-name vectors to keep for the graph that is written; ``names_kept``: they are
         still those of the bundle this store was opened from, untouched (its names.bin can then
-        be copied).
+        be copied); ``written`` is given the manifest within the save's turn, so of two saves
+        to one path the later one's is given last.
 
         Saves to one path take turns (:mod:`noema.storage._path_lock`): the check that the file
         there is the one this store knew, the write and the note of what it wrote are one turn,
@@ -249,7 +264,9 @@ class Store:
                 partial(write_bundle, path), settings, name_vectors, names_kept
             )
             self._files[target] = file_identity(target)
-        return manifest
+            if written is not None:
+                written(manifest)
+            return manifest
 
     def to_bytes(
         self,
