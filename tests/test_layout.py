@@ -185,6 +185,41 @@ def test_key_facts_lines_are_timed_facts(
     assert expected in _facts(graph)
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            "- Born: Tallowmere, 1975",
+            ("Yusuf Marchetti", "born_in", "Tallowmere", "1975"),
+            id="born-place-year",
+        ),
+        pytest.param(
+            "- Employer: Nettlecombe Software (2017–2025)",
+            ("Yusuf Marchetti", "work_for", "Nettlecombe Software", "2017/2025"),
+            id="employer-period",
+        ),
+        pytest.param(
+            "- Created by: Grete Solberg (2007)",
+            ("Grete Solberg", "create", "Yusuf Marchetti", "2007"),
+            id="made-by-year",
+        ),
+        pytest.param(
+            "- Based in: Brimsworth",
+            ("Yusuf Marchetti", "base_in", "Brimsworth", None),
+            id="based-in",
+        ),
+    ],
+)
+def test_key_facts_labels_are_facts_of_the_topic(
+    extractor: noema.SpacyExtractor, line: str, expected: tuple[str, str, str, str | None]
+) -> None:
+    graph = _extract(
+        extractor,
+        f"# Yusuf Marchetti\n\nYusuf Marchetti is a physicist.\n\n## Key facts\n\n{line}\n",
+    )
+    assert expected in _facts(graph)
+
+
 def test_initials_stand_for_the_name_given_with_them(extractor: noema.SpacyExtractor) -> None:
     graph = _extract(
         extractor,

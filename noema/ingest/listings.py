@@ -75,6 +75,41 @@ _ROLE_NAME = re.compile(
 )
 _NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
 _ROLE_AT = re.compile(rf"^(?P<role>{_ROLE_WORDS}),\s+(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$")
+# "Born: Tallowmere, 1975", "Employer: Nettlecombe Software (2017–2025)", "Created by: Grete
+# Solberg (2007)": a label for a fact of the topic, with a period or a date, or none
+_LABELLED = re.compile(
+    rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\)"
+    rf"|\s*\(\s*(?P<at>{DATE_TEXT})\s*\)|,\s*(?P<on>{DATE_TEXT}))?\s*\.?$"
+)
+# what such a label states, and whether the topic is its subject ("Born": the topic was born
+# in the place named) or its object ("Created by": the name created the topic)
+_FACT_LABELS = {
+    "born": ("born_in", True),
+    "based in": ("base_in", True),
+    "location": ("locate_in", True),
+    "headquarters": ("headquarter_in", True),
+    "part of": ("part_of", True),
+    "known for": ("know_for", True),
+    "near": ("near", True),
+    "owns": ("own", True),
+    "employer": ("work_for", True),
+    "tested at": ("test_at", True),
+    "licensed to": ("license_to", True),
+    "forked from": ("fork_from", True),
+    "ground": ("ground_of", False),
+    "former ground": ("ground_of", False),
+    "host": ("host", False),
+    "created by": ("create", False),
+    "developed by": ("develop", False),
+    "founded by": ("found", False),
+    "made by": ("make", False),
+    "run by": ("run", False),
+    "owned by": ("own", False),
+    "maintained by": ("maintain", False),
+    "developer": ("develop", False),
+    "latest release": ("version_of", False),
+    "first release": ("version_of", False),
+}
 # what a role's label says of its time, not of the role: "Previous head"
 _ROLE_TIME_WORDS = frozenset({"previous", "former", "current", "present", "past", "new"})
 
@@ -169,6 +204,27 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
         for predicate in predicates:
             yield ListEntry(names, time, period, whole, predicate, form is _ROLE_AT)
         return
+    yield from _labelled_entries(line, at, whole)
+
+
+def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
+    """The entry of a list line whose label says a fact of the topic ("Born: Tallowmere,
+    1975"), if any."""
+    match = _LABELLED.match(line)
+    label = match and _FACT_LABELS.get(" ".join(match.group("role").lower().split()))
+    if match is None or not label:
+        return
+    names = tuple(_names(line, match.start("names"), match.end("names"), at))
+    when = next((g for g in ("at", "on") if match[g] is not None), None)
+    if match["start"] is not None:
+        time = _time(match["start"], match["end"] or _OPEN_WORDS[0])
+        period = (at + match.start("start"), at + match.end())
+    elif when is not None:
+        time, period = iso_date(match[when]), (at + match.start(when), at + match.end(when))
+    else:
+        time, period = None, (at + match.end("names"), at + match.end("names"))
+    if names and (time is not None or match["start"] is None):
+        yield ListEntry(names, time, period, whole, label[0], label[1])
 
 
 def _role_predicates(label: str) -> list[str]:
@@ -245,7 +301,7 @@ def _is_name(text: str) -> bool:
     """Whether ``text`` reads as a proper name: capitalized words (and the small words names
     hold), not too many, not a date."""
     words = text.split()
-    if not words or len(words) > _NAME_MOST_WORDS or not words[0][:1].isupper():
+    if not words or len(words) > _NAME_MOST_WORDS or not words[0][:1].isupper() or ":" in text:
         return False
     if iso_date(text) is not None or not any(c.isalpha() for c in text):
         return False
