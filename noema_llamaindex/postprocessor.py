@@ -56,7 +56,7 @@ class NoemaNodePostprocessor(CompressorFields, RetrieveFields, BaseNodePostproce
             raise noema.OptionError(
                 "NoemaNodePostprocessor needs the query: pass query_bundle or query_str"
             )
-        _check_nodes(nodes)
+        nodes = _checked_nodes(nodes)  # a generator is read once, here
         if not nodes:
             return []
         chunks = _chunks(nodes)
@@ -92,15 +92,19 @@ _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _MARKDOWN = (".md", ".markdown")
 
 
-def _check_nodes(nodes: object) -> None:
-    """Refuse anything but a list of ``NodeWithScore``: a string or a bare node failed later, on
-    its missing ``node``."""
-    items = list(nodes) if isinstance(nodes, Iterable) and not isinstance(nodes, str) else [nodes]
+def _checked_nodes(nodes: object) -> list[NodeWithScore]:
+    """``nodes`` as a list, refused unless each is a ``NodeWithScore``: a string or a bare node
+    failed later, on its missing ``node``. A generator is read into the list returned (checking
+    it consumed it, and the nodes were then none)."""
+    items = nodes if isinstance(nodes, Iterable) and not isinstance(nodes, str) else [nodes]
+    checked: list[NodeWithScore] = []
     for item in items:
         if not isinstance(item, NodeWithScore):
             raise noema.InputTypeError(
                 f"nodes must be a list of NodeWithScore, got {type(item).__name__}"
             )
+        checked.append(item)
+    return checked
 
 
 def _chunks(nodes: list[NodeWithScore]) -> list[noema.Document]:

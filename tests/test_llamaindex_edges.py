@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from llama_index.core import SimpleDirectoryReader
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.schema import NodeWithScore, TextNode
 
 import noema
 from noema_llamaindex import NoemaNodePostprocessor, NoemaRetriever
@@ -115,3 +115,18 @@ def test_the_retriever_refuses_bad_options_with_the_valid_names(
         NoemaRetriever(files_kb, **options)  # type: ignore[arg-type]
     if error is noema.InputTypeError:
         assert all(name in str(caught.value) for name in ("mode", "similarity_top_k", "hops"))
+
+
+def test_the_postprocessor_reads_a_generator_of_nodes_once() -> None:
+    # the check consumed it, and the postprocessor then saw no nodes and returned none
+    texts = ["Larry Page founded Google.", "Google acquired YouTube in 2006."]
+    nodes = [NodeWithScore(node=TextNode(text=t, id_=f"n{i}")) for i, t in enumerate(texts)]
+    postprocessor = NoemaNodePostprocessor(max_tokens=200)
+    from_list = postprocessor.postprocess_nodes(nodes, query_str="Who founded Google?")
+    generated = postprocessor.postprocess_nodes(
+        (n for n in nodes),  # type: ignore[arg-type]
+        query_str="Who founded Google?",
+    )
+    assert from_list and [n.node.get_content() for n in generated] == [
+        n.node.get_content() for n in from_list
+    ]
