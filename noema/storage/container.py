@@ -25,6 +25,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -447,7 +448,8 @@ class UnhashedMembers:
         """Hash every member but ``copied``, each against what the manifest declares, then run
         :attr:`then`; return the members left unhashed (``copied``, which a save hashes as it
         copies them and refuses before its bundle is moved into place: hashed here too, each
-        was read twice), or ``None``.
+        was read twice), or ``None``. Where a check of :attr:`then` fails, ``copied`` are
+        hashed before it is reported, so a damaged member is named as damaged.
 
         Raises:
             BundleError: naming the first member whose bytes do not match, with
@@ -457,15 +459,20 @@ class UnhashedMembers:
         if self.check is not None:
             self.check()
 
-        def hash_all(zf: zipfile.ZipFile) -> None:
+        def hash_all(zf: zipfile.ZipFile, skipped: frozenset[str]) -> None:
             for member, size, digest in self.members:
-                if member not in copied:
+                if member not in skipped:
                     check_hash(zf, member, size, digest, self.name, self.mapped)
 
         try:
-            in_zip(ViewFile(self.mapped), self.name, hash_all)
-            for check in self.then:
-                check()
+            in_zip(ViewFile(self.mapped), self.name, partial(hash_all, skipped=copied))
+            try:
+                for check in self.then:
+                    check()
+            except BundleError:  # the copied ones, hashed: damage is named as damage
+                hashed = frozenset(member for member, _, _ in self.members) - copied
+                in_zip(ViewFile(self.mapped), self.name, partial(hash_all, skipped=hashed))
+                raise
         except BundleError as exc:
             raise BundleError(f"{exc}; {consequence}") from None
         return self.without(frozenset(m for m, _, _ in self.members) - copied)
