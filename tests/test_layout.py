@@ -244,3 +244,19 @@ def test_a_code_block_is_not_read(extractor: noema.SpacyExtractor) -> None:
     code = text.index("```")
     assert "Keziah Bramwell" in _names(graph)
     assert all(m.start < code for e in graph.entities.values() for m in e.mentions)
+
+
+def test_roles_of_those_present_are_facts_of_the_body_of_the_minutes(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _extract(
+        extractor,
+        "Dunmarrow Rovers board — minutes, 17 July 2020\n\n"
+        "Present: Philippa Rourke (PR, chair), Aldous Fenn (AF), Helen Sauvage (HS, club "
+        "secretary).\n\n"
+        "1. PR announced that she will step down at the end of the meeting.",
+    )
+    facts = _facts(graph)
+    assert ("Philippa Rourke", "chair_of", "Dunmarrow Rovers", "2020-07-17") in facts
+    assert ("Helen Sauvage", "club_secretary_of", "Dunmarrow Rovers", "2020-07-17") in facts
+    assert not {f for f in facts if f[0] == "Aldous Fenn" and f[2] == "Dunmarrow Rovers"}

@@ -16,18 +16,20 @@ a title names, if anything.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from noema.model.spans import blank_headings, leading_heading
 from noema.model.times import iso_date
 
-__all__ = ["blank_layout", "dateline", "title_line", "title_name"]
+__all__ = ["blank_layout", "dateline", "title_date", "title_line", "title_name", "title_subject"]
 
 # A bare title: a short first line with no sentence end, a blank line after it.
 _TITLE_MOST_CHARACTERS = 120
 _BARE_TITLE = re.compile(r"\A\s*(?P<title>[^\n]*[^\s.,;:])[ \t]*\n[ \t]*\n\s*\S")
 _NOT_A_TITLE = re.compile(r"^\s*(?:#|[-*+\u2022|>]|\d{1,3}[.)]\s|[A-Za-z]{1,8}:\s)")
 # "Q: Who owns the club?", "A: Marlin Holdings." at the start of a line
-_MARKER = re.compile(r"^[ \t]*(?:Q|A|Question|Answer)[ \t]*[:.][ \t]+", re.M)
+# (not "A." or "Q.", which open as many names: "A. P. Hill's Light Division")
+_MARKER = re.compile(r"^[ \t]*(?:Q|A|Question|Answer)[ \t]*:[ \t]+", re.M)
 # "BRIMSWORTH, 9 September 2024 — " opening a line: a place in capitals, a date, a dash
 _DATELINE = re.compile(
     r"^[ \t]*(?P<place>[A-Z][A-Z'.]+(?:[ -][A-Z][A-Z'.]+)*),[ \t]+(?P<date>[^\n\u2014\u2013]{4,30}?)"
@@ -55,7 +57,7 @@ _SEPARATOR = re.compile(r"\s*(?::|\s[\u2014\u2013-]|[\u2014\u2013]|,)\s+")
 # small words a name holds in lowercase: "Centre for Tropical Medicine", "Pakistan at the Games"
 _JOINING_WORDS = frozenset(
     {"a", "an", "and", "at", "de", "del", "der", "du", "for", "in", "la", "le", "of", "on"}
-    | {"the", "to", "van", "von", "y", "&"}
+    | {"the", "to", "van", "von", "y", "vs", "vs.", "v.", "&amp;"}
 )
 
 # words a headline opens with that no name does: "Inside the Quarrie Laboratory"
@@ -129,33 +131,36 @@ def _spaces(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
-def title_name(title: str, text: str = "") -> str | None:
+def title_name(
+    title: str, text: str = "", *, is_sentence: Callable[[str], bool] | None = None
+) -> str | None:
     """The name a title gives its document's topic, or ``None`` when it gives none.
 
     A title that is a name ("Conrad Hesketh", "Hollinsworth Centre for Tropical Medicine") or a
-    name with a subtitle ("Star Wars: Episode IV") is that name; a document kind after a name
-    ("Larkspur FAQ", "Tarrowby United — FAQ") leaves the name. A headline names no topic: a
-    sentence ("Glenmoor Arena opens its doors"), a committee's minutes, a name with a
-    description ("Anneliese Dorrow: the immunologist who found Velotrexin"), unless ``text``
-    writes the name described. A title in lowercase words is a name only where ``text`` writes
-    it ("Pop music is a genre ..."), as Wikipedia's do.
+    name with a subtitle ("Star Wars: Episode IV", "William Astor, 4th Viscount Astor") is that
+    name; a document kind after a name ("Larkspur FAQ", "Tarrowby United — FAQ") leaves the
+    name. A headline names no topic: a committee's minutes, a name with a description
+    ("Anneliese Dorrow: the immunologist who found Velotrexin", unless ``text`` writes the name
+    described), or a title in lowercase words that ``is_sentence`` (a parse) calls a sentence
+    ("Glenmoor Arena opens its doors") and ``text`` does not write. Other titles in lowercase
+    words name their topic, as Wikipedia's do ("Hudson River bomb plot", "Pop music").
 
     Example:
-        >>> title_name("Larkspur FAQ"), title_name("Valk stays at Eskridge")
+        >>> title_name("Larkspur FAQ"), title_name("Corbel Foundation board — minutes, 3 May 2016")
         ('Larkspur', None)
+        >>> title_name("Valk stays at Eskridge", is_sentence=lambda title: True)
         >>> title_name("Anneliese Dorrow: the immunologist who found Velotrexin")
         >>> title_name("Ida Ravelle, the founder, dies", "Ida Ravelle has died.")
         'Ida Ravelle'
-        >>> title_name("Pop music", "Pop music is a genre of popular music.")
-        'Pop music'
     """
     name = " ".join(title.split())
     cut = _SEPARATOR.search(name)
+    kind = _before_kind(name) is not None
     if cut is not None:
         head, tail = name[: cut.start()], name[cut.end() :]
         if _before_kind(_without_date(tail)) == "":
-            name = head  # "Tarrowby United — FAQ", "... board — minutes, 30 May 2018"
-        elif not tail[:1].isupper():
+            name, kind = head, True  # "Tarrowby United — FAQ", "... board — minutes, 3 May 2018"
+        elif not _capitalized(tail):
             # a description, not a subtitle: the name it describes, where the text writes it
             return head if _is_name(head) and _writes(text, head) else None
     rest = _before_kind(name)
@@ -164,25 +169,58 @@ def title_name(title: str, text: str = "") -> str | None:
         while words and not _capitalized(words[-1]):
             words.pop()  # "Eskridge Athletic supporters' FAQ"
         name = " ".join(words)
-    opening, _, rest = name.partition(" ")
-    if opening.lower() in _PREPOSITIONS and rest and not _writes(text, name):
-        # "Inside the Quarrie Laboratory": what the text writes of the rest, if anything
-        rest = rest.removeprefix("the ").removeprefix("The ")
-        return rest if _is_name(rest) and _writes(text, rest) else None
     if not any(c.isalpha() for c in name) or all(w.lower() in _JOINING_WORDS for w in name.split()):
         return None
-    return name if _is_name(name) or _writes(text, name) else None
+    if _writes(text, name):
+        return name
+    opening, _, rest = name.partition(" ")
+    rest = rest.removeprefix("the ").removeprefix("The ")
+    if opening.lower() in _PREPOSITIONS and _is_name(rest) and _writes(text, rest):
+        return rest  # "Inside the Quarrie Laboratory", whose text writes the laboratory
+    if _is_name(name):
+        return name
+    # the minutes of a committee are not about it; a sentence names nothing
+    return None if kind or (is_sentence is not None and is_sentence(name)) else name
 
 
 def _is_name(text: str) -> bool:
     """Whether ``text`` reads as a name: capitalized words and the small words names hold."""
-    words = text.split()
+    words = [w for w in text.split() if any(c.isalnum() for c in w)]  # not "–" nor "&amp;"
     return bool(words) and all(_capitalized(w) or w.lower() in _JOINING_WORDS for w in words)
 
 
 def _writes(text: str, name: str) -> bool:
     """Whether ``text`` writes ``name`` as words of its own."""
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) is not None
+
+
+def title_subject(title: str) -> str | None:
+    """The body whose minutes a title names ("Dunmarrow Rovers" of "Dunmarrow Rovers board —
+    minutes, 17 July 2020"), or ``None`` for a title of other kinds.
+
+    Example:
+        >>> title_subject("Corbel Foundation grants committee — minutes, 14 March 2020")
+        'Corbel Foundation'
+    """
+    cut = _SEPARATOR.search(title)
+    if cut is None or _without_date(title[cut.end() :]).lower() != "minutes":
+        return None
+    words = title[: cut.start()].split()
+    while words and not _capitalized(words[-1]):
+        words.pop()  # "board", "grants committee"
+    name = " ".join(words)
+    return name if name and _is_name(name) else None
+
+
+def title_date(title: str) -> str | None:
+    """The ISO date a title ends with after a comma ("minutes, 14 March 2020"), or ``None``.
+
+    Example:
+        >>> title_date("Corbel Foundation grants committee — minutes, 14 March 2020")
+        '2020-03-14'
+    """
+    head, comma, date = title.rpartition(",")
+    return iso_date(date.strip()) if comma else None
 
 
 def _without_date(text: str) -> str:

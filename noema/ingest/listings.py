@@ -37,7 +37,14 @@ from noema.model.names import clean_name
 from noema.model.roles import is_role
 from noema.model.times import DATE_TEXT, iso_date, period_text
 
-__all__ = ["LISTED", "ListEntry", "entry_facts", "list_entries", "list_line_starts"]
+__all__ = [
+    "LISTED",
+    "ListEntry",
+    "entry_facts",
+    "list_entries",
+    "list_line_starts",
+    "role_predicates",
+]
 
 LISTED = "listed_for"
 
@@ -191,7 +198,7 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
         match = form.match(line)
         if match is None:
             continue
-        predicates = _role_predicates(match.group("role"))
+        predicates = role_predicates(match.group("role"))
         names = tuple(_names(line, match.start("names"), match.end("names"), at))
         if not predicates or not names or (form is not _ROLE_NAME and match["start"] is None):
             continue
@@ -227,7 +234,7 @@ def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[Li
         yield ListEntry(names, time, period, whole, label[0], label[1])
 
 
-def _role_predicates(label: str) -> list[str]:
+def role_predicates(label: str) -> list[str]:
     """The predicates of a list label that names roles ("Previous head" -> ``head_of``,
     "Founder and chief executive" -> ``founder_of``, ``chief_executive_of``), or none when the
     label is no role ("Born", "Ground")."""

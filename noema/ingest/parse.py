@@ -57,6 +57,7 @@ from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.layout import blank_layout
 from noema.ingest.listings import entry_facts, list_line_starts
+from noema.ingest.minutes import attendee_facts
 from noema.ingest.people import join_initials, join_surname
 from noema.ingest.rules import SentenceReader
 from noema.ingest.times import close_tenures, read_sentence_times
@@ -178,7 +179,7 @@ class SpacyExtractor:
             while index >= done + batch_size:  # that batch is complete
                 yield _batch(found[done : done + batch_size])
                 done += batch_size
-            self._read(spacy_doc, found[index], offset)
+            self._read(spacy_doc, found[index], offset, nlp)
         if progress is not None and found:
             progress(len(found))
         while done < len(found):
@@ -200,15 +201,16 @@ class SpacyExtractor:
             )
 
     # -- per document --------------------------------------------------------------------------
-    def _read(self, spacy_doc: Any, found: FoundDocument, offset: int) -> None:
-        """Read one piece of a document (starting at ``offset``): its entities, then its facts."""
+    def _read(self, spacy_doc: Any, found: FoundDocument, offset: int, nlp: Any) -> None:
+        """Read one piece of a document (starting at ``offset``): its entities, then its facts.
+        ``nlp`` parses a title that may be a sentence."""
         names = found.names
         names.start_piece(offset)
         read_entities(spacy_doc, names)
         join_initials(spacy_doc, names)
         # what the document is about is read from its beginning: later pieces of a long
         # document keep it
-        main = main_entity(spacy_doc, found) if offset == 0 else found.main
+        main = main_entity(spacy_doc, found, nlp) if offset == 0 else found.main
         found.main = main
         join_surname(names, main)
         kinds = main_kinds(spacy_doc, main, names)
@@ -245,6 +247,8 @@ class SpacyExtractor:
                 names.votes[main]["PERSON"] += CUE_VOTE
         listed, lines = entry_facts(spacy_doc, names, main)
         found.facts += listed
+        if offset == 0:
+            found.facts += attendee_facts(spacy_doc, names, title_of(found.doc))
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)

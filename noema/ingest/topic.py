@@ -4,6 +4,7 @@ person. The sentence rules resolve "it", "she" and "the company" against this ma
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from noema.ingest._tokens import lemma, proper_noun_span
@@ -36,13 +37,20 @@ def title_of(doc: Document) -> str | None:
     return title
 
 
-def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
+def main_entity(
+    spacy_doc: Any, found: FoundDocument, parse: Callable[[str], Any] | None = None
+) -> str | None:
     """What the document is about: the name its title gives (added when the text never names
     it), else the entity subject of its first sentence: a headline names no topic (see
-    :func:`~noema.ingest.layout.title_name`)."""
+    :func:`~noema.ingest.layout.title_name`; ``parse`` parses a title to tell a sentence)."""
     names = found.names
     title = title_of(found.doc)
-    named = title_name(strip_disambiguation(title), spacy_doc.text) if title else None
+    is_sentence = None if parse is None else lambda text: _sentence(parse(text))
+    named = (
+        title_name(strip_disambiguation(title), spacy_doc.text, is_sentence=is_sentence)
+        if title
+        else None
+    )
     if title is not None and named is not None:
         wanted = clean_name(named)
         lowered = wanted.lower()
@@ -98,6 +106,18 @@ def main_entity(spacy_doc: Any, found: FoundDocument) -> str | None:
             names.add_topic(wanted, type_)
         return wanted
     return _first_subject(spacy_doc, names)
+
+
+def _sentence(parsed: Any) -> bool:
+    """Whether a parsed title is a sentence ("Glenmoor Arena opens its doors", "Velotrexin
+    approved after nine years"): its root is a verb that says something beyond its subject,
+    not a noun ("Hudson River bomb plot") nor one the tagger read as a verb ("New Addington
+    tram stop", "List of Dallas Stars head coaches")."""
+    roots = [token for token in parsed if token.dep_ == "ROOT"]
+    if len(roots) != 1 or roots[0].pos_ not in ("VERB", "AUX"):
+        return False
+    said = ("nsubj", "nsubjpass", "punct", "compound")
+    return any(child.dep_ not in said for child in roots[0].children)
 
 
 def _first_subject(spacy_doc: Any, names: NameTable) -> str | None:
