@@ -50,6 +50,12 @@ class CountingEmbedder:
         self.calls.append(list(texts))
         return self.inner.embed(texts)
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        # a retrieval's texts go the way the wrapped embedder sends them (without torch), so a
+        # base read through this wrapper retrieves what one read through the embedder does
+        self.calls.append(list(texts))
+        return self.inner.embed_queries(texts)
+
     @property
     def asked(self) -> list[list[str]]:
         """The calls without the bridge searches' queries, which a retrieval embeds after its

@@ -273,13 +273,13 @@ def test_a_third_step_goes_through_the_graph_without_another_embedding(
     kb = noema.KnowledgeBase(embedder=embedder, extractor=extractor)
     kb.ingest(list(THREE_HOPS))
     calls: list[int] = []
-    real = embedder.embed
+    real = embedder.embed_queries
 
     def counted(texts: list[str]) -> noema.vectors.embed.Vectors:  # the real model, calls counted
         calls.append(len(texts))
         return real(texts)
 
-    kb.embedder.embed = counted  # type: ignore[method-assign]
+    kb.embedder.embed_queries = counted  # type: ignore[method-assign]
     try:
         result = kb.retrieve(
             "Where was the founder of the company that acquired Pellow Tools born?",
@@ -287,7 +287,7 @@ def test_a_third_step_goes_through_the_graph_without_another_embedding(
             explain=True,
         )
     finally:
-        del kb.embedder.embed
+        del kb.embedder.embed_queries
     assert result.explanation is not None
     steps = {
         kb.graph.entities[e.path[0]].name: e.step
