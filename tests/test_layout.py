@@ -149,6 +149,16 @@ def test_a_dateline_is_no_subject(extractor: noema.SpacyExtractor) -> None:
     assert "Ravelle Institute" in _subjects(graph)
 
 
+def test_a_press_notes_today_is_its_datelines_day(extractor: noema.SpacyExtractor) -> None:
+    graph = _extract(
+        extractor,
+        "Ravelle Institute names new director\n\n"
+        "BRIMSWORTH, 9 September 2024 — The Ravelle Institute today named Yusuf Marchetti as "
+        "its fourth director.",
+    )
+    assert ("Ravelle Institute", "name", "Yusuf Marchetti", "2024-09-09") in _facts(graph)
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

@@ -21,7 +21,15 @@ from collections.abc import Callable
 from noema.model.spans import blank_headings, leading_heading
 from noema.model.times import iso_date
 
-__all__ = ["blank_layout", "dateline", "title_date", "title_line", "title_name", "title_subject"]
+__all__ = [
+    "blank_layout",
+    "dateline",
+    "dateline_date",
+    "title_date",
+    "title_line",
+    "title_name",
+    "title_subject",
+]
 
 # A bare title: a short first line with no sentence end, a blank line after it.
 _TITLE_MOST_CHARACTERS = 120
@@ -102,6 +110,20 @@ def dateline(line: str) -> tuple[str, str] | None:
         return None
     when = iso_date(match.group("date").strip())
     return None if when is None else (match.group("place"), when)
+
+
+def dateline_date(text: str) -> str | None:
+    """The ISO date of the first dateline in ``text``: the day a press note says "today" of.
+
+    Example:
+        >>> dateline_date("Halvard denies bid\\n\\nTAMSFORD, 30 September 2020 — Halvard ...")
+        '2020-09-30'
+    """
+    for match in _DATELINE.finditer(text):
+        found = dateline(text[match.start() :])
+        if found is not None:
+            return found[1]
+    return None
 
 
 def blank_layout(text: str) -> str:

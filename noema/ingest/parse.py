@@ -55,7 +55,7 @@ from noema.ingest.entities import (
 from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
-from noema.ingest.layout import blank_layout
+from noema.ingest.layout import blank_layout, dateline_date
 from noema.ingest.listings import entry_facts, list_line_starts
 from noema.ingest.minutes import attendee_facts
 from noema.ingest.people import join_initials, join_surname
@@ -249,6 +249,8 @@ class SpacyExtractor:
         found.facts += listed
         if offset == 0:
             found.facts += attendee_facts(spacy_doc, names, title_of(found.doc))
+        # a press note's "today" is its dateline's day
+        today = dateline_date(found.doc.text)
         reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
@@ -261,6 +263,8 @@ class SpacyExtractor:
             found.ends += ends
             named = {names.by_token[t.i] for t in sent if t.i in names.by_token}
             for link, time in timed:
+                if time is None and today is not None and _said_today(link.anchor):
+                    time = today
                 if link.predicate:
                     topic = "" if link.subject in named else "+topic"
                     confidence = CONFIDENCE[link.rule + topic]
@@ -304,6 +308,11 @@ class SpacyExtractor:
             subject, obj = by_token.get(start - 1), by_token.get(end)
             if subject and obj and subject != obj:
                 add(subject, rule, obj, spacy_doc[start].sent)
+
+
+def _said_today(verb: Any) -> bool:
+    """Whether ``verb`` is said to happen "today" ("The institute today named ...")."""
+    return verb is not None and any(c.lower_ == "today" for c in verb.children)
 
 
 def _lines_apart(nlp: Any, text: str) -> Any:
