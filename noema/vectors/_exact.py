@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from noema.errors import BundleError
 from noema.vectors._approximate import faiss_module
+from noema.vectors._blas import one_blas_thread
 from noema.vectors.embed import Vectors
 
 __all__ = [
@@ -157,15 +156,3 @@ def near_top(scores: Any, k: int, margin: float = ROUNDING) -> Any:
         return np.arange(len(scores))
     kth = np.partition(scores, len(scores) - k)[len(scores) - k]
     return np.flatnonzero(scores >= kth - margin)
-
-
-@lru_cache(maxsize=1)
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread() -> AbstractContextManager[Any]:
-    """numpy's BLAS limited to one thread for the ``with`` block (searches of one query)."""
-    return _blas().limit(limits=1, user_api="blas")  # type: ignore[no-any-return]

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from noema.vectors._exact import one_blas_thread
+from noema.vectors._blas import one_blas_thread
 
 __all__ = ["NumpyBert", "UnsupportedModel"]
 
