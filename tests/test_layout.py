@@ -159,74 +159,59 @@ def test_a_press_notes_today_is_its_datelines_day(extractor: noema.SpacyExtracto
     assert ("Ravelle Institute", "name", "Yusuf Marchetti", "2024-09-09") in _facts(graph)
 
 
-@pytest.mark.parametrize(
-    ("line", "expected"),
-    [
-        pytest.param(
-            "- Leontyne Farrish: chair, 2014–2021",
-            ("Leontyne Farrish", "chair_of", "Corbel Foundation", "2014/2021"),
-            id="name-colon-role-period",
-        ),
-        pytest.param(
-            "- Chair: Beatrix Olenska (2021–)",
-            ("Beatrix Olenska", "chair_of", "Corbel Foundation", "2021/.."),
-            id="role-colon-name-open-period",
-        ),
-        pytest.param(
-            "- Previous chair: Ada Quist (2009–2014)",
-            ("Ada Quist", "chair_of", "Corbel Foundation", "2009/2014"),
-            id="previous-role",
-        ),
-        pytest.param(
-            "- Lead maintainer: Priya Raman (2025–present)",
-            ("Priya Raman", "lead_maintainer_of", "Corbel Foundation", "2025/.."),
-            id="two-word-role",
-        ),
-    ],
-)
-def test_key_facts_lines_are_timed_facts(
-    extractor: noema.SpacyExtractor, line: str, expected: tuple[str, str, str, str]
-) -> None:
-    graph = _extract(
-        extractor,
-        "# Corbel Foundation\n\nThe Corbel Foundation is a medical research charity.\n\n"
-        f"## Key facts\n\n- Based in: Orrinford\n{line}\n",
-    )
-    assert expected in _facts(graph)
+# (topic, line, the fact it states): a role's holder and the topic, or a fact of the topic
+KEY_FACTS = {
+    "name-colon-role-period": (
+        "Corbel Foundation",
+        "- Leontyne Farrish: chair, 2014–2021",
+        ("Leontyne Farrish", "chair_of", "Corbel Foundation", "2014/2021"),
+    ),
+    "role-colon-name-open-period": (
+        "Corbel Foundation",
+        "- Chair: Beatrix Olenska (2021–)",
+        ("Beatrix Olenska", "chair_of", "Corbel Foundation", "2021/.."),
+    ),
+    "previous-role": (
+        "Corbel Foundation",
+        "- Previous chair: Ada Quist (2009–2014)",
+        ("Ada Quist", "chair_of", "Corbel Foundation", "2009/2014"),
+    ),
+    "two-word-role": (
+        "Larkspur",
+        "- Lead maintainer: Priya Raman (2025–present)",
+        ("Priya Raman", "lead_maintainer_of", "Larkspur", "2025/.."),
+    ),
+    "born-place-year": (
+        "Yusuf Marchetti",
+        "- Born: Tallowmere, 1975",
+        ("Yusuf Marchetti", "born_in", "Tallowmere", "1975"),
+    ),
+    "employer-period": (
+        "Yusuf Marchetti",
+        "- Employer: Nettlecombe Software (2017–2025)",
+        ("Yusuf Marchetti", "work_for", "Nettlecombe Software", "2017/2025"),
+    ),
+    "made-by-year": (
+        "Emberloom",
+        "- Created by: Grete Solberg (2007)",
+        ("Grete Solberg", "create", "Emberloom", "2007"),
+    ),
+    "based-in": (
+        "Corbel Foundation",
+        "- Based in: Brimsworth",
+        ("Corbel Foundation", "base_in", "Brimsworth", None),
+    ),
+}
 
 
-@pytest.mark.parametrize(
-    ("line", "expected"),
-    [
-        pytest.param(
-            "- Born: Tallowmere, 1975",
-            ("Yusuf Marchetti", "born_in", "Tallowmere", "1975"),
-            id="born-place-year",
-        ),
-        pytest.param(
-            "- Employer: Nettlecombe Software (2017–2025)",
-            ("Yusuf Marchetti", "work_for", "Nettlecombe Software", "2017/2025"),
-            id="employer-period",
-        ),
-        pytest.param(
-            "- Created by: Grete Solberg (2007)",
-            ("Grete Solberg", "create", "Yusuf Marchetti", "2007"),
-            id="made-by-year",
-        ),
-        pytest.param(
-            "- Based in: Brimsworth",
-            ("Yusuf Marchetti", "base_in", "Brimsworth", None),
-            id="based-in",
-        ),
-    ],
-)
-def test_key_facts_labels_are_facts_of_the_topic(
-    extractor: noema.SpacyExtractor, line: str, expected: tuple[str, str, str, str | None]
+@pytest.mark.parametrize(("topic", "line", "expected"), KEY_FACTS.values(), ids=KEY_FACTS.keys())
+def test_key_facts_lines_are_facts_of_the_topic(
+    extractor: noema.SpacyExtractor,
+    topic: str,
+    line: str,
+    expected: tuple[str, str, str, str | None],
 ) -> None:
-    graph = _extract(
-        extractor,
-        f"# Yusuf Marchetti\n\nYusuf Marchetti is a physicist.\n\n## Key facts\n\n{line}\n",
-    )
+    graph = _extract(extractor, f"# {topic}\n\n{topic} is well known.\n\n## Key facts\n\n{line}\n")
     assert expected in _facts(graph)
 
 
