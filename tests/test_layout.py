@@ -94,6 +94,16 @@ def test_a_headline_is_no_entity_and_takes_no_pronoun(
             "Institute, was approved in 2021. It was developed by Ostrander Therapeutics.",
             id="bare-headline-with-a-participle",
         ),
+        pytest.param(
+            "# Spindle 3.0 released\n\nSpindle 3.0, the image analysis software of the Quarrie "
+            "Laboratory, was released on 22 May 2023.",
+            id="headline-with-a-past-verb",
+        ),
+        pytest.param(
+            "No sale of Narvaline rights\n\nRumours that Ostrander Therapeutics had bought the "
+            "rights to Narvaline were denied in March 2022.",
+            id="headline-without-a-verb",
+        ),
     ],
 )
 def test_a_sentence_for_a_title_is_no_entity(extractor: noema.SpacyExtractor, text: str) -> None:
@@ -112,6 +122,20 @@ def test_a_title_that_names_a_thing_still_names_the_topic(
     )
     assert "Larkspur FAQ" not in _names(graph)
     assert ("Priya Raman", "lead", "Larkspur") in {f[:3] for f in _facts(graph)}
+
+
+def test_a_data_sets_title_in_lowercase_words_still_names_the_topic(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = extractor.extract(
+        [
+            noema.Document(
+                "It was foiled by the FBI in 2009. It targeted the Holland Tunnel.",
+                metadata={"title": "Hudson River bomb plot"},
+            )
+        ]
+    )
+    assert "Hudson River bomb plot" in _subjects(graph)
 
 
 def test_a_title_that_is_a_name_is_the_main_entity(extractor: noema.SpacyExtractor) -> None:

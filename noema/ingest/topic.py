@@ -42,10 +42,16 @@ def main_entity(
 ) -> str | None:
     """What the document is about: the name its title gives (added when the text never names
     it), else the entity subject of its first sentence: a headline names no topic (see
-    :func:`~noema.ingest.layout.title_name`; ``parse`` parses a title to tell a sentence)."""
+    :func:`~noema.ingest.layout.title_name`). A title the page itself opens with is a headline
+    unless it reads as a name or the text writes it; a title given as metadata only (a data
+    set's) is one only where ``parse`` reads it as a sentence."""
     names = found.names
     title = title_of(found.doc)
     is_sentence = None if parse is None else lambda text: _sentence(parse(text))
+    if title is not None and " ".join(title.split()) == title_line(found.doc.text):
+        # a title written on the page is a headline unless it reads as a name: people head
+        # their pages "No sale of Narvaline rights"; a data set's titles are Wikipedia's names
+        is_sentence = _always
     named = (
         title_name(strip_disambiguation(title), spacy_doc.text, is_sentence=is_sentence)
         if title
@@ -108,6 +114,11 @@ def main_entity(
     return _first_subject(spacy_doc, names)
 
 
+def _always(text: str) -> bool:
+    del text
+    return True
+
+
 def _sentence(parsed: Any) -> bool:
     """Whether a parsed title is a sentence ("Glenmoor Arena opens its doors", "Velotrexin
     approved after nine years"): its root is a verb that says something beyond its subject,
@@ -117,7 +128,8 @@ def _sentence(parsed: Any) -> bool:
     if len(roots) != 1 or roots[0].pos_ not in ("VERB", "AUX"):
         return False
     said = ("nsubj", "nsubjpass", "punct", "compound")
-    return any(child.dep_ not in said for child in roots[0].children)
+    # "Spindle 3.0 released": a past verb says what happened to its subject
+    return roots[0].tag_ in ("VBD", "VBN") or any(c.dep_ not in said for c in roots[0].children)
 
 
 def _first_subject(spacy_doc: Any, names: NameTable) -> str | None:
