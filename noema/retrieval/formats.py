@@ -27,6 +27,7 @@ from noema.errors import OptionError
 from noema.model.graph import SemanticGraph
 from noema.model.notation import decode_facts, encode_facts
 from noema.model.spans import Sentence, document_heading, first_sentence, sentence_text
+from noema.retrieval.listing import listable
 
 __all__ = [
     "FORMATS",
@@ -97,16 +98,33 @@ def render_notation(
     graph: SemanticGraph, relations: Sequence[str], events: Sequence[str], floor: float = 0.0
 ) -> tuple[str, list[str]]:
     """The notation and its local entity ids. A relation or event under ``floor`` is left out
-    and its entities stay as entity lines: the names the retrieval reached, without a statement
-    about them that is likely false (see min_confidence)."""
-    named: list[str] = []
-    for f in (*relations, *events):
-        if not is_stated(graph, f, floor):
-            named.extend(graph.fact(f).entity_ids)
+    and its entities stay as entity lines (those a reader can use, see
+    :func:`noema.retrieval.listing.listable`): the names the retrieval reached, without a
+    statement about them that is likely false (see min_confidence)."""
     stated = [r for r in relations if is_stated(graph, r, floor)]
     timed = [v for v in events if is_stated(graph, v, floor)]
+    named = _unstated_names(graph, (*relations, *events), floor, _ends(graph, stated, timed))
     encoded = encode_facts(graph, stated, timed, named)
     return encoded.text, list(encoded.local_ids)
+
+
+def _ends(graph: SemanticGraph, *facts: Sequence[str]) -> set[str]:
+    return {e for group in facts for f in group for e in graph.fact(f).entity_ids}
+
+
+def _unstated_names(
+    graph: SemanticGraph, facts: Sequence[str], floor: float, said: set[str]
+) -> list[str]:
+    """The listable entities of the facts under ``floor``, in order, but those a stated fact
+    names (``said``)."""
+    kept = [
+        e
+        for f in facts
+        if not is_stated(graph, f, floor)
+        for e in graph.fact(f).entity_ids
+        if e not in said and listable(graph.entities[e])
+    ]
+    return list(dict.fromkeys(kept))
 
 
 def _split(graph: SemanticGraph, chosen: Chosen) -> tuple[list[str], list[str]]:
@@ -141,22 +159,15 @@ def _natural_language(graph: SemanticGraph, chosen: Chosen, floor: float) -> str
     stated = [r for r in relations if is_stated(graph, r, floor)]
     timed = [v for v in events if is_stated(graph, v, floor)]
     text = decode_facts(graph, stated, timed)
-    said = {e for f in (*stated, *timed) for e in graph.fact(f).entity_ids}
-    kept = [
-        e
-        for f in (*relations, *events)
-        if not is_stated(graph, f, floor)
-        for e in graph.fact(f).entity_ids
-        if e not in said
-    ]
+    kept = _unstated_names(graph, (*relations, *events), floor, _ends(graph, stated, timed))
     if not kept:
         return text
-    names = []
-    for entity_id in dict.fromkeys(kept):
+    listed = []
+    for entity_id in kept:
         entity = graph.entities[entity_id]
         word = _TYPE_WORDS.get(entity.type)
-        names.append(f"{entity.name} ({word})" if word else entity.name)
-    also = f"Also named: {', '.join(names)}."
+        listed.append(f"{entity.name} ({word})" if word else entity.name)
+    also = f"Also named: {', '.join(listed)}."
     return f"{text}\n{also}" if text else also
 
 
