@@ -47,6 +47,13 @@ readers with the same rule; 60 facts of the first sample, mixed blind into their
 (85%). Those readers are stricter than the first: where they differ, they mostly call
 "meaningless" a terse fact the first judge let stand ("Tom Nowatzke -induct_in-> 2008").
 
+The 4,350 rows with a ``judge`` other than "earlier readers" were drawn by ``training/draw.py``
+from the pools of ``training/pools.py`` at any confidence and judged by helpers in batches of 300
+with 32 labelled facts mixed in blind (see ``training/README.md``); they also carry the error
+kind (``error``), the ends' character spans in the sentence, the document's title and the
+fact's time. Every row has its ``split``: ``test`` rows (one document title in four) are never
+fitted on.
+
 Only ``true`` counts as true. A fact judged true whose ends a rebuild types otherwise (not
 OTHER) is left out of the figures and counted, to be judged again.
 """

@@ -217,12 +217,13 @@ def _redocred_document(
     return [e for e in made if e is not None]
 
 
-def all_examples() -> tuple[list[Example], list[Example]]:
-    """The train examples (labels, corruptions, Re-DocRED) and the frozen test labels."""
+def all_examples(redocred_pairs: int = 4000) -> tuple[list[Example], list[Example]]:
+    """The train examples (labels, corruptions, up to ``redocred_pairs`` Re-DocRED pairs) and
+    the frozen test labels."""
     labels = labelled()
     train = [e for e in labels if e.split == "train"]
     test = [e for e in labels if e.split == "test"]
-    return train + corruptions(train) + redocred(), test
+    return train + corruptions(train) + redocred(redocred_pairs), test
 
 
 if __name__ == "__main__":

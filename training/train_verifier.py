@@ -314,7 +314,7 @@ def train_head(fit: list[Example], epochs: int, out: Path | None) -> Any:
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
         if (epoch + 1) % 5 == 0:
             print(f"epoch {epoch + 1}: loss {total / len(y):.4f}", flush=True)
     net.eval()
@@ -340,16 +340,14 @@ def main() -> int:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--no-redocred", action="store_true")
+    parser.add_argument("--redocred", type=int, default=4000, help="Re-DocRED pairs (0: none)")
     parser.add_argument("--no-corruptions", action="store_true")
     args = parser.parse_args()
     import torch
 
     torch.manual_seed(SEED)
     torch.set_num_threads(2)
-    train, test = all_examples()
-    if args.no_redocred:
-        train = [e for e in train if e.source != "redocred"]
+    train, test = all_examples(args.redocred)
     if args.no_corruptions:
         train = [e for e in train if not e.source.startswith("corruption")]
     dev = [e for e in train if dev_part(e)]
