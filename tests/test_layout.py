@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import noema
+from noema.ingest.layout import title_name
 from noema.model.graph import SemanticGraph
 
 
@@ -279,3 +280,16 @@ def test_roles_of_those_present_are_facts_of_the_body_of_the_minutes(
     assert ("Philippa Rourke", "chair_of", "Dunmarrow Rovers", "2020-07-17") in facts
     assert ("Helen Sauvage", "club_secretary_of", "Dunmarrow Rovers", "2020-07-17") in facts
     assert not {f for f in facts if f[0] == "Aldous Fenn" and f[2] == "Dunmarrow Rovers"}
+
+
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        ("The Good, the Bad and the Ugly", "The Good is a film."),
+        ("On the Sublime", "Sublime is a word."),
+        ("3642", "It is a minor planet."),
+    ],
+    ids=["comma-then-a-name", "opening-preposition", "a-number"],
+)
+def test_a_data_sets_title_keeps_its_whole_name(title: str, text: str) -> None:
+    assert title_name(title, text) == title

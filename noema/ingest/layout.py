@@ -69,9 +69,7 @@ _JOINING_WORDS = frozenset(
 )
 
 # words a headline opens with that no name does: "Inside the Quarrie Laboratory"
-_PREPOSITIONS = frozenset(
-    {"inside", "behind", "beyond", "after", "before", "on", "at", "in", "with", "under", "from"}
-)
+_PREPOSITIONS = frozenset({"inside", "behind"})
 
 
 def title_line(text: str) -> str:
@@ -182,8 +180,9 @@ def title_name(
         head, tail = name[: cut.start()], name[cut.end() :]
         if _before_kind(_without_date(tail)) == "":
             name, kind = head, True  # "Tarrowby United — FAQ", "... board — minutes, 3 May 2018"
-        elif not _capitalized(tail):
-            # a description, not a subtitle: the name it describes, where the text writes it
+        elif not _capitalized(re.sub(r"^(?:the|a|an)\s+", "", tail)):
+            # a description, not a subtitle ("The Good, the Bad and the Ugly"): the name it
+            # describes, where the text writes it
             return head if _is_name(head) and _writes(text, head) else None
     rest = _before_kind(name)
     if rest is not None:
@@ -191,7 +190,7 @@ def title_name(
         while words and not _capitalized(words[-1]):
             words.pop()  # "Eskridge Athletic supporters' FAQ"
         name = " ".join(words)
-    if not any(c.isalpha() for c in name) or all(w.lower() in _JOINING_WORDS for w in name.split()):
+    if not any(c.isalnum() for c in name) or all(w.lower() in _JOINING_WORDS for w in name.split()):
         return None
     if _writes(text, name):
         return name

@@ -125,7 +125,11 @@ def _sentence(parsed: Any) -> bool:
     not a noun ("Hudson River bomb plot") nor one the tagger read as a verb ("New Addington
     tram stop", "List of Dallas Stars head coaches")."""
     roots = [token for token in parsed if token.dep_ == "ROOT"]
-    if len(roots) != 1 or roots[0].pos_ not in ("VERB", "AUX"):
+    # not a capitalized word ("Bellas Artes metro station") nor a gerund ("Swimming at the
+    # 1904 Summer Olympics"), which name things
+    if len(roots) != 1 or roots[0].pos_ not in ("VERB", "AUX") or roots[0].tag_ == "VBG":
+        return False
+    if not roots[0].text[:1].islower():
         return False
     said = ("nsubj", "nsubjpass", "punct", "compound")
     # "Spindle 3.0 released": a past verb says what happened to its subject
