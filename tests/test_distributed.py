@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import zipfile
@@ -239,8 +240,23 @@ def test_cli_build_on_ray_writes_the_bundle_ingest_writes(  # type: ignore[no-un
     # writes, byte for byte
     for member in ("graph.json", "sentences.bin"):
         assert ray_bundle.read(member) == one.read(member), member
-    if resolved_precision("auto") == "float32":  # and so is every other member
-        assert (tmp_path / "ray.noema").read_bytes() == (tmp_path / "one.noema").read_bytes()
+    if resolved_precision("auto") == "float32":  # and so is every other member but names.bin
+        # The entity names are embedded in the worker, whose torch runs on the one thread Ray
+        # gives a worker: on some CPUs a float32 sum on one thread and on two differs in its
+        # last bit (seen: 1e-7 in 3 name vectors of 384), so their vectors are compared to
+        # rounding and the manifest without their hash
+        for member in one.namelist():
+            if member not in ("names.bin", "manifest.json"):
+                assert ray_bundle.read(member) == one.read(member), member
+        manifests = [json.loads(z.read("manifest.json")) for z in (ray_bundle, one)]
+        for manifest in manifests:
+            manifest["members"].pop("names.bin", None)
+        assert manifests[0] == manifests[1]
+        rows = 4 * manifests[1]["names"]["rows"]  # int32 positions, then float32 vectors
+        names = [z.read("names.bin") for z in (ray_bundle, one)]
+        assert names[0][:rows] == names[1][:rows] and len(names[0]) == len(names[1])
+        vectors = [np.frombuffer(n[rows:], dtype="<f4") for n in names]
+        np.testing.assert_allclose(vectors[0], vectors[1], atol=1e-6)
     else:  # bfloat16 kernels may add up in another order in another process
         vectors = [
             np.frombuffer(z.read("embeddings.bin"), dtype=np.float32) for z in (ray_bundle, one)
