@@ -9,8 +9,11 @@ Two strategies (``RetrieveOptions.seeds``):
     question, then to graph order.
 
 ``"graph"`` (the default)
-    Seeds come from two searches: the fact vectors (``top_k`` hits, as above) and the vectors of
-    the sentences facts came from (see :mod:`noema.vectors.sentences`). Sentences are taken best first,
+    Seeds come from three searches: the fact vectors (``top_k`` hits, as above), the vectors of
+    the sentences facts came from (see :mod:`noema.vectors.sentences`) and, over the same
+    sentences, BM25 on the question's words (:mod:`noema.retrieval.lexical`: a rare name or number
+    the embedding misses), the two sentence rankings fused by rank behind the best sentence by
+    vector. Sentences are taken best first,
     each bringing its facts (most similar to the question first). Right after each of the best
     few, a *narrow hop*: an entity of that sentence that another document is about brings that
     document's sentences most similar to the question, which is how the second paragraph of a
@@ -47,6 +50,7 @@ from noema.retrieval.bridges import (
     walkable,
 )
 from noema.retrieval.filters import FactFilter
+from noema.retrieval.lexical import LexicalIndex, fused
 from noema.retrieval.steps import Reason, Step
 from noema.retrieval.walk import best_sentences, fact_similarities, mentioned_sentences, walk
 from noema.vectors.embed import Vectors
@@ -75,6 +79,10 @@ BRIDGE_STEPS = 3
 # sentences bring ten or more; the facts of a sentence past this many (the least similar to the
 # question) wait until the searches' sentences are in, so the budget reaches more sentences.
 FACTS_PER_SENTENCE = 5
+# With the lexical search, the best sentence by vector stays first and the rest of both
+# rankings follow fused by rank (measured: fused from the first, the question's nearest
+# sentence sometimes gave way to a sentence that only shares its words; see the README).
+VECTOR_FIRST = 1
 
 
 def plan_vector(
@@ -226,6 +234,7 @@ def plan_graph(
     *,
     question: str = "",
     embed: Callable[[Sequence[str]], Vectors] | None = None,
+    lexical: LexicalIndex | None = None,
     steps: int | None = None,
     keep_first: int | None = None,
     per_sentence: int | None = None,
@@ -235,7 +244,8 @@ def plan_graph(
 
     Steps come lazily: packing stops at the budget, so the bridge searches run only when the
     budget reaches past the first sentences, and the walk, the costly part, only past all of
-    them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches.
+    them. Without ``embed`` (or with ``steps=1`` or ``hops=0``) there are no bridge searches;
+    without ``lexical`` the first search is by vector alone.
     ``keep_first`` units (sentences or fact seeds) of the first search come before any bridge.
     With ``per_sentence``, a sentence's facts past that many come after every search's
     sentences, before the walk."""
@@ -243,6 +253,8 @@ def plan_graph(
     keep_first = KEEP_FIRST if keep_first is None else keep_first
     planner = _Planner(graph, index, sentences, q, fact_filter, per_sentence)
     hits = sentences.search(q, SENTENCE_CANDIDATES)
+    if lexical is not None and question:
+        hits = first_hits(sentences, q, hits, lexical.search(question, SENTENCE_CANDIDATES))
     if min_similarity is not None:
         hits = [(s, score) for s, score in hits if score >= min_similarity]
     best: list[tuple[Sentence, list[str]]] = []  # the first search's sentences and their facts
@@ -270,6 +282,26 @@ def plan_graph(
     # the walk starts from the fact seeds and the facts of as many of the best sentences
     planner.add_walk({s for s, _ in best[: len(matches)]}, hops)
     yield from planner.fresh()
+
+
+def first_hits(
+    sentences: SentenceIndex,
+    q: Vectors,
+    dense: Sequence[tuple[Sentence, float]],
+    lexical: Sequence[tuple[Sentence, float]] | None,
+) -> list[tuple[Sentence, float]]:
+    """The first search's sentences: the vector search's (``dense``), or with the lexical
+    search's hits the best of ``dense`` first and then both by reciprocal rank, each with its
+    similarity to ``q`` (a sentence only the words found is compared with ``q`` here)."""
+    if lexical is None:
+        return list(dense)
+    kept = [s for s, _ in dense[:VECTOR_FIRST]]
+    order = fused([s for s, _ in dense], [s for s, _ in lexical])
+    order = list(dict.fromkeys([*kept, *order]))[:SENTENCE_CANDIDATES]
+    similarity = dict(dense)
+    missing = [s for s in order if s not in similarity]
+    similarity.update(sentences.similarities(missing, q))
+    return [(s, similarity[s]) for s in order]
 
 
 def _in_turn(

@@ -19,6 +19,7 @@ from noema.errors import OptionError
 from noema.model.graph import SemanticGraph
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.formats import FORMATS
+from noema.retrieval.lexical import lexical_index
 from noema.retrieval.options import RetrieveOptions
 from noema.retrieval.plan import (
     FACTS_PER_SENTENCE,
@@ -77,6 +78,7 @@ def graph_strategy(request: PlanRequest) -> Iterable[Step]:
         options.min_similarity,
         question=request.question,
         embed=request.embed,
+        lexical=lexical_index(request.graph, request.sentences),
         keep_first=KEEP_FIRST_FACTS if shown_as_facts else KEEP_FIRST,
         per_sentence=FACTS_PER_SENTENCE if shown_as_facts else None,
     )
