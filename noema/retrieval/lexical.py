@@ -20,7 +20,6 @@ import re
 import threading
 import unicodedata
 import weakref
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -46,6 +45,7 @@ _MADE: weakref.WeakKeyDictionary[SentenceIndex, LexicalIndex | None] = weakref.W
 _MAKING = threading.Lock()  # held while one is made: each sidecar's index is made once
 
 _WORD = re.compile(r"[a-z0-9]+")
+_MARKS = re.compile("[\u0300-\u036f]")  # the combining accents NFKD splits off letters
 # Words that say how a question is put, not what it is about: in nearly every sentence or none.
 _STOPWORD_LIST = (
     "a about above after again against all also am an and any are as at be because been before "
@@ -61,9 +61,9 @@ _STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
 def words(text: str) -> list[str]:
     """The words BM25 counts: lower case, accents folded ("Zoë" is "zoe"), no function words."""
-    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = text.lower()
     if not folded.isascii():
-        folded = "".join(c for c in folded if not unicodedata.combining(c))
+        folded = _MARKS.sub("", unicodedata.normalize("NFKD", folded))
     return [w for w in _WORD.findall(folded) if w not in _STOPWORDS]
 
 
@@ -82,25 +82,24 @@ class LexicalIndex:
 
     def __init__(self, sentences: Sequence[Sentence], texts: Iterable[str]) -> None:
         self.sentences = tuple(sentences)
-        vocabulary: dict[str, int] = {}
-        rows: list[int] = []
-        terms: list[int] = []
-        counts: list[int] = []
-        lengths = np.zeros(len(self.sentences), dtype=np.float32)
+        every: list[str] = []
+        lengths = np.zeros(len(self.sentences), dtype=np.int64)
         for row, text in enumerate(texts):
-            found = Counter(words(text))
-            lengths[row] = sum(found.values())
-            for word, count in found.items():
-                rows.append(row)
-                terms.append(vocabulary.setdefault(word, len(vocabulary)))
-                counts.append(count)
-        self.vocabulary = vocabulary
+            found = words(text)
+            every.extend(found)
+            lengths[row] = len(found)
+        self.vocabulary = {word: n for n, word in enumerate(dict.fromkeys(every))}
+        size = max(len(self.vocabulary), 1)
+        terms = np.fromiter(map(self.vocabulary.__getitem__, every), np.int64, len(every))
+        rows = np.repeat(np.arange(len(self.sentences), dtype=np.int64), lengths)
+        # one entry per (sentence, word) with its count, by sentence then word
+        pairs, counts = np.unique(rows * size + terms, return_counts=True)
         self.rows, self.weights, self.starts = _postings(
-            np.asarray(rows, dtype=np.int32),
-            np.asarray(terms, dtype=np.int32),
-            np.asarray(counts, dtype=np.float32),
-            lengths,
-            len(vocabulary),
+            (pairs // size).astype(np.int32),
+            pairs % size,
+            counts.astype(np.float32),
+            lengths.astype(np.float32),
+            len(self.vocabulary),
         )
 
     @classmethod
@@ -174,7 +173,7 @@ def prepare_soon(graph: SemanticGraph, sentences: SentenceIndex | None) -> None:
 
 def _postings(
     rows: npt.NDArray[np.int32],
-    terms: npt.NDArray[np.int32],
+    terms: npt.NDArray[np.int64],
     counts: npt.NDArray[np.float32],
     lengths: npt.NDArray[np.float32],
     vocabulary: int,
