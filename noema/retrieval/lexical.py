@@ -10,8 +10,7 @@ The index is built in memory from the sentences of the sentence sidecar (each as
 its document's title, then its text), so it needs nothing stored and is the same for a bundle
 however it was made. The scoring is Lucene's BM25 (``k1=1.5``, ``b=0.75``, idf
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, no ``k1 + 1`` factor), the same as ``bm25s``'s
-default, over lower-cased
-words with accents folded and English function words left out.
+default, over lower-cased words with accents folded and English function words left out.
 """
 
 from __future__ import annotations
@@ -36,9 +35,9 @@ K1 = 1.5
 B = 0.75
 # Reciprocal rank fusion's constant: a hit at rank r scores 1 / (RRF_K + r) in each ranking.
 RRF_K = 60
-# Up to this many sentences the index is made in memory when a base opens (0.2 s at 7,717
-# sentences, the HotpotQA benchmark's base); above it, making it would hold a first retrieval
-# for seconds, and retrieval searches by vector alone (as before the index existed).
+# Up to this many sentences the index is made in memory when a base opens (0.3 s for 11,616
+# sentences on a busy machine, the 300-question HotpotQA pool); above it, making it would hold
+# a first retrieval for seconds, and retrieval searches by vector alone.
 LEXICAL_LIMIT = 200_000
 
 _MADE: weakref.WeakKeyDictionary[SentenceIndex, LexicalIndex | None] = weakref.WeakKeyDictionary()
