@@ -39,6 +39,9 @@ RRF_K = 60
 # sentences on a busy machine, the 300-question HotpotQA pool); above it, making it would hold
 # a first retrieval for seconds, and retrieval searches by vector alone.
 LEXICAL_LIMIT = 200_000
+# Up to this many sentences a base makes the index while it opens (a tenth of a second or two),
+# above it on a thread.
+LEXICAL_AT_OPEN = 20_000
 
 _MADE: weakref.WeakKeyDictionary[SentenceIndex, LexicalIndex | None] = weakref.WeakKeyDictionary()
 _MAKING = threading.Lock()  # held while one is made: each sidecar's index is made once
@@ -161,9 +164,13 @@ def lexical_index(graph: SemanticGraph, sentences: SentenceIndex) -> LexicalInde
 
 
 def prepare_soon(graph: SemanticGraph, sentences: SentenceIndex | None) -> None:
-    """Make the index on a thread now (a base just opened), so the first retrieval finds it made,
-    or waits only for the rest of it."""
+    """Make the index for a base just opened: now when it is small (a first retrieval right
+    after opening would otherwise wait for it, as long as the retrieval itself), else on a
+    thread, so the first retrieval waits only for what is left of it."""
     if sentences is None or not len(sentences) or len(sentences) > LEXICAL_LIMIT:
+        return
+    if len(sentences) <= LEXICAL_AT_OPEN:
+        lexical_index(graph, sentences)
         return
     threading.Thread(
         target=lexical_index, args=(graph, sentences), name="noema-lexical", daemon=True
