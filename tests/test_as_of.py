@@ -8,12 +8,13 @@ the embedding model are the real ones."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 import pytest
 
 import noema
+from noema.model.records import Relation
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.plan import Step
 from noema.retrieval.timeorder import order_by_time
@@ -447,3 +448,59 @@ def test_the_adapters_take_as_of_and_check_it(timed_kb: noema.KnowledgeBase) -> 
         "Norvale United" in nodes[0].node.get_content()
         and "Kestrel" not in nodes[0].node.get_content()
     )
+
+
+# -- a role the graph knows has ended, read by the built-in extractor -------------------------
+# An older FAQ names the manager with no time; a history ingested after it (an update, in
+# another call) says in one of three ways that he left in 2018, and who held the role since.
+KELDERBY_FAQ = (
+    "Kelderby Athletic supporters' FAQ\n\n"
+    "Q: Who is the manager?\n"
+    "A: Graham Tulley is the manager of Kelderby Athletic.\n\n"
+    "Q: Where does the club play?\n"
+    "A: At Harl Road, since 1920."
+)
+KELDERBY_ENDS = {
+    "left": "Graham Tulley left Kelderby Athletic in 2018. Mira Solberg was the manager of "
+    "Kelderby Athletic from 2018 to 2022. Oren Blake has been the manager of Kelderby Athletic "
+    "since 2022.",
+    "succeeded": "Mira Solberg succeeded Graham Tulley as manager of Kelderby Athletic in 2018. "
+    "Solberg was the manager of Kelderby Athletic until 2022, when Oren Blake took over.",
+    "manager-until": "Graham Tulley was the manager of Kelderby Athletic until 2018. Mira Solberg "
+    "was the manager of Kelderby Athletic from 2018 to 2022. Oren Blake has been the manager of "
+    "Kelderby Athletic since 2022.",
+}
+STATING = ("notation", "natural_language")
+
+
+@pytest.fixture(scope="module", params=list(KELDERBY_ENDS))
+def club_kb(
+    request: pytest.FixtureRequest, ingested: Callable[..., noema.KnowledgeBase]
+) -> noema.KnowledgeBase:
+    kb = ingested([noema.Document(KELDERBY_FAQ, id="faq")])
+    history = f"Kelderby Athletic history\n\n{KELDERBY_ENDS[request.param]}"
+    kb.ingest([noema.Document(history, id="history")])
+    return kb
+
+
+def managers(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[tuple[str, str]]:
+    """The holder and the time ("-": none) of each stated fact of a manager of Kelderby
+    Athletic, in the order stated."""
+    graph = kb.graph
+    found = []
+    for fact_id in result.fact_ids:
+        fact = graph.fact(fact_id)
+        label = fact.predicate if isinstance(fact, Relation) else fact.label
+        names = [graph.entities[e].name for e in fact.entity_ids]
+        if label in ("manager_of", "manage") and names[1:] == ["Kelderby Athletic"]:
+            found.append((names[0], getattr(fact, "time", None) or "-"))
+    return found
+
+
+@pytest.mark.parametrize("format", STATING)
+def test_as_of_keeps_the_question_time_first(club_kb: noema.KnowledgeBase, format: str) -> None:
+    question = "Who was Kelderby Athletic's manager in 2020?"
+    without = club_kb.retrieve(question, format=format)  # type: ignore[arg-type]
+    with_as_of = club_kb.retrieve(question, format=format, as_of="2020")  # type: ignore[arg-type]
+    assert managers(club_kb, without)[0][0] == "Mira Solberg", without.text
+    assert managers(club_kb, with_as_of)[0][0] == "Mira Solberg", with_as_of.text
