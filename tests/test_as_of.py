@@ -248,6 +248,26 @@ def test_a_single_date_stands_until_the_two_it_joins_part() -> None:
     assert valid(sold_to, "1920")
 
 
+def test_a_role_held_on_one_date_stands_before_it_until_it_ends() -> None:
+    # minutes of 30 May 2018 name the chair: she held it then, since a time they do not say
+    graph = noema.SemanticGraph()
+    rourke = graph.add_entity("Philippa Rourke", "PERSON")
+    rovers = graph.add_entity("Dunmarrow Rovers", "ORG")
+    valk = graph.add_entity("Teodor Valk", "PERSON")
+    arvik = graph.add_entity("Arvik United", "ORG")
+    chair = graph.add_event("chair_of", [rourke, rovers], time="2018-05-30")
+    signed = graph.add_event("sign_for", [valk, arvik], time="2015")
+
+    def valid(fact_id: str, day: str) -> bool:
+        return FactFilter(valid_on=as_of_period(day)).allows(graph, fact_id)
+
+    assert valid(chair, "2015") and valid(chair, "2019")
+    # a role taken on its date ("signed for") is not held before it
+    assert not valid(signed, "2010") and valid(signed, "2016")
+    graph.add_event("leave", [rourke, rovers], time="2020")
+    assert valid(chair, "2015") and not valid(chair, "2021")
+
+
 def test_as_of_takes_a_date_and_a_month(timed_kb: noema.KnowledgeBase) -> None:
     question = "Who owned the Orrin House?"
     by_day = timed_kb.retrieve(question, as_of=date(1805, 6, 1))

@@ -13,7 +13,7 @@ as the built-in extractor writes it (lowercase, ``_`` between words).
 
 from __future__ import annotations
 
-__all__ = ["OFFICES", "is_role", "same_role"]
+__all__ = ["OFFICES", "is_role", "same_role", "taken_then"]
 
 # the words of a predicate that make it an office one holder hands to the next
 # ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
@@ -35,6 +35,9 @@ _HOLDING = frozenset(
 )
 # verbs that hold a role only with their preposition: a club played for, not a game played
 _HOLDING_FOR = frozenset({"play", "sign", "work"})
+# verbs of a role that say when it was taken, not that it was held then: "signed for Arvik
+# United in 2015"
+_TAKING = frozenset({"sign"})
 # the office a verb of holding holds: "Mira Solberg managed the club" as "the manager of"
 _OFFICE_HELD = {
     "manage": "manager",
@@ -84,3 +87,15 @@ def same_role(predicate: str, other: str) -> bool:
         (True, False)
     """
     return predicate == other or not _offices(predicate).isdisjoint(_offices(other))
+
+
+def taken_then(predicate: str) -> bool:
+    """Whether a role's predicate dated once says when the role was taken ("signed for Arvik
+    United in 2015": held from then on), rather than a day it was held ("chair_of" in minutes
+    of 30 May 2018, "managed the club in 2019": held then, begun some time before).
+
+    Example:
+        >>> taken_then("sign_for"), taken_then("chair_of"), taken_then("manage")
+        (True, False, False)
+    """
+    return predicate.lower().split("_")[0] in _TAKING

@@ -10,7 +10,7 @@ from typing import Any
 from noema.errors import OptionError, quote_value
 from noema.model.graph import Event, SemanticGraph
 from noema.model.records import ENTITY_TYPES
-from noema.model.roles import is_role
+from noema.model.roles import is_role, taken_then
 from noema.model.times import Period, read_period, standing_period
 from noema.retrieval.tenures import PARTINGS, known_end, known_period
 
@@ -157,16 +157,19 @@ def standing(graph: SemanticGraph, event: Event) -> Period | None:
     Ondry" stands until "Ondry sold the house in 1902", and the sale itself only on its date
     (in 1920 it is not what holds between the two).
 
-    A role open at its end ("Lead maintainer: Odalys Merino (2021–)") stands until the end
-    the graph knows of it (:func:`noema.retrieval.tenures.known_period`: her tenure of
-    2021-2025 in a later update)."""
+    A role is a state, not an act: at a single date ("Present: Philippa Rourke (chair)" in the
+    minutes of 30 May 2018) it held then, having begun at some time the fact does not say, so
+    it stands before that date too (not a role taken then: "signed for Arvik United in 2015");
+    a role at one date or open at its end stands until the end the graph knows of it
+    (:func:`noema.retrieval.tenures.known_period`)."""
     period = standing_period(event.time)
     if period is None or period.start is None:
         return period
-    opened = "/" in (event.time or "")
-    if opened and is_role(event.label) and len(event.participant_ids) == 2 and period.end is None:
+    if is_role(event.label) and len(event.participant_ids) == 2 and period.end is None:
         known = known_period(graph, event.id)
-        return Period(period.start, known.end) if known is not None else period
+        once = "/" not in (event.time or "")
+        begun = period.start if not once or taken_then(event.label) else None
+        return Period(begun, known.end if known is not None else None)
     if "/" in (event.time or "/"):
         return period
     if event.label in PARTINGS:
