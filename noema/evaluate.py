@@ -135,10 +135,12 @@ class ChunkRetriever:
 
 @dataclass(frozen=True)
 class EvalQuestion:
-    """A question with optional gold answers (any one counts)."""
+    """A question with optional gold answers (any one counts), and the day it is asked as of
+    (``retrieve``'s ``as_of``: ``"2020"``, ``"now"``; ``None``: no ``as_of``)."""
 
     question: str
     answers: tuple[str, ...] = ()
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,7 @@ def evaluate(
                         max_tokens=budget,
                         token_model=token_model,
                         format=format,
+                        as_of=q.as_of,
                     )
                     context, used = result.text, result.token_count
                     stated = stated_text(kb, result)

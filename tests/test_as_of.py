@@ -3,20 +3,23 @@ floor on events, and events through filters, citations and every format.
 
 The graph is made by an extractor of one's own (as ``KnowledgeBase(extractor=...)`` takes it)
 that writes the time-bound facts as events, as a user may; the knowledge base, its indexes and
-the embedding model are the real ones."""
+the embedding model are the real ones. The last two sections read their documents with the
+built-in extractor: a role an older page states without a time that a later one ends, and an
+update naming a new holder "2025–present"."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 import pytest
 
 import noema
+from noema.model.records import Relation
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.plan import Step
-from noema.retrieval.timeorder import order_by_time
+from noema.retrieval.timeorder import fact_time, order_by_time
 from noema.retrieval.times import as_of_period, read_question_time
 
 # each sentence the documents hold, and the fact read from it: subject (type), label, object
@@ -245,6 +248,26 @@ def test_a_single_date_stands_until_the_two_it_joins_part() -> None:
     assert valid(sold_to, "1920")
 
 
+def test_a_role_held_on_one_date_stands_before_it_until_it_ends() -> None:
+    # minutes of 30 May 2018 name the chair: she held it then, since a time they do not say
+    graph = noema.SemanticGraph()
+    rourke = graph.add_entity("Philippa Rourke", "PERSON")
+    rovers = graph.add_entity("Dunmarrow Rovers", "ORG")
+    valk = graph.add_entity("Teodor Valk", "PERSON")
+    arvik = graph.add_entity("Arvik United", "ORG")
+    chair = graph.add_event("chair_of", [rourke, rovers], time="2018-05-30")
+    signed = graph.add_event("sign_for", [valk, arvik], time="2015")
+
+    def valid(fact_id: str, day: str) -> bool:
+        return FactFilter(valid_on=as_of_period(day)).allows(graph, fact_id)
+
+    assert valid(chair, "2015") and valid(chair, "2019")
+    # a role taken on its date ("signed for") is not held before it
+    assert not valid(signed, "2010") and valid(signed, "2016")
+    graph.add_event("leave", [rourke, rovers], time="2020")
+    assert valid(chair, "2015") and not valid(chair, "2021")
+
+
 def test_as_of_takes_a_date_and_a_month(timed_kb: noema.KnowledgeBase) -> None:
     question = "Who owned the Orrin House?"
     by_day = timed_kb.retrieve(question, as_of=date(1805, 6, 1))
@@ -447,3 +470,152 @@ def test_the_adapters_take_as_of_and_check_it(timed_kb: noema.KnowledgeBase) -> 
         "Norvale United" in nodes[0].node.get_content()
         and "Kestrel" not in nodes[0].node.get_content()
     )
+
+
+# -- a role the graph knows has ended, read by the built-in extractor -------------------------
+# An older FAQ names the manager with no time; a history ingested after it (an update, in
+# another call) says in one of three ways that he left in 2018, and who held the role since.
+# ("Kelderby Athletic FC": NER types "Kelderby Athletic" of the FAQ a person, and one of the
+# histories gives it a node of its own as an organisation.)
+KELDERBY_FAQ = (
+    "Kelderby Athletic FC supporters' FAQ\n\n"
+    "Q: Who is the manager?\n"
+    "A: Graham Tulley is the manager of Kelderby Athletic FC.\n\n"
+    "Q: Where does the club play?\n"
+    "A: At Harl Road, since 1920."
+)
+KELDERBY_ENDS = {
+    "left": "Graham Tulley left Kelderby Athletic FC in 2018. Mira Solberg was the manager of "
+    "Kelderby Athletic FC from 2018 to 2022. Oren Blake has been the manager of Kelderby Athletic FC "
+    "since 2022.",
+    "succeeded": "Mira Solberg succeeded Graham Tulley as manager of Kelderby Athletic FC in 2018. "
+    "Solberg was the manager of Kelderby Athletic FC until 2022, when Oren Blake took over.",
+    "manager-until": "Graham Tulley was the manager of Kelderby Athletic FC until 2018. Mira Solberg "
+    "was the manager of Kelderby Athletic FC from 2018 to 2022. Oren Blake has been the manager of "
+    "Kelderby Athletic FC since 2022.",
+}
+STATING = ("notation", "natural_language")
+
+
+@pytest.fixture(scope="module", params=list(KELDERBY_ENDS))
+def club_kb(
+    request: pytest.FixtureRequest, ingested: Callable[..., noema.KnowledgeBase]
+) -> noema.KnowledgeBase:
+    kb = ingested([noema.Document(KELDERBY_FAQ, id="faq")])
+    history = f"Kelderby Athletic FC history\n\n{KELDERBY_ENDS[request.param]}"
+    kb.ingest([noema.Document(history, id="history")])
+    return kb
+
+
+def managers(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> list[tuple[str, str]]:
+    """The holder and the time ("-": none) of each stated fact of a manager of Kelderby
+    Athletic, in the order stated."""
+    graph = kb.graph
+    found = []
+    for fact_id in result.fact_ids:
+        fact = graph.fact(fact_id)
+        label = fact.predicate if isinstance(fact, Relation) else fact.label
+        names = [graph.entities[e].name for e in fact.entity_ids]
+        if label in ("manager_of", "manage") and names[1:] == ["Kelderby Athletic FC"]:
+            found.append((names[0], getattr(fact, "time", None) or "-"))
+    return found
+
+
+def tulley_stated_timeless(kb: noema.KnowledgeBase, result: noema.RetrievalResult) -> bool:
+    return ("Graham Tulley", "-") in managers(kb, result)
+
+
+@pytest.mark.parametrize("format", STATING)
+def test_as_of_keeps_the_question_time_first(club_kb: noema.KnowledgeBase, format: str) -> None:
+    question = "Who was Kelderby Athletic FC's manager in 2020?"
+    without = club_kb.retrieve(question, format=format)  # type: ignore[arg-type]
+    with_as_of = club_kb.retrieve(question, format=format, as_of="2020")  # type: ignore[arg-type]
+    assert managers(club_kb, without)[0][0] == "Mira Solberg", without.text
+    assert managers(club_kb, with_as_of)[0][0] == "Mira Solberg", with_as_of.text
+
+
+@pytest.mark.parametrize("format", STATING)
+def test_as_of_after_a_known_end_leaves_out_the_timeless_role(
+    club_kb: noema.KnowledgeBase, format: str
+) -> None:
+    # "Graham Tulley is the manager" has no time, but the history ends it in 2018
+    question = "Who managed Kelderby Athletic FC?"
+    later = club_kb.retrieve(question, format=format, as_of="2020")  # type: ignore[arg-type]
+    assert not tulley_stated_timeless(club_kb, later), later.text
+    assert "Mira Solberg" in later.text
+    # before the end nothing says it did not hold
+    earlier = club_kb.retrieve(question, format=format, as_of="2015")  # type: ignore[arg-type]
+    assert tulley_stated_timeless(club_kb, earlier), earlier.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is the current manager of Kelderby Athletic FC?",
+        "Who is the manager of Kelderby Athletic FC?",
+        "Who manages Kelderby Athletic FC?",
+    ],
+)
+@pytest.mark.parametrize("format", STATING)
+def test_the_holder_valid_now_comes_before_a_timeless_role_that_ended(
+    club_kb: noema.KnowledgeBase, question: str, format: str
+) -> None:
+    result = club_kb.retrieve(question, format=format)  # type: ignore[arg-type]
+    stated = managers(club_kb, result)
+    assert stated and stated[0][0] == "Oren Blake", result.text
+    now = club_kb.retrieve(question, format=format, as_of="now")  # type: ignore[arg-type]
+    assert managers(club_kb, now)[0][0] == "Oren Blake", now.text
+    assert not tulley_stated_timeless(club_kb, now), now.text
+
+
+# -- an update naming a new holder "2025–present" ---------------------------------------------
+LARKSPUR_PAGE = (
+    "# Larkspur\n\n"
+    "Larkspur is an open-source web framework written in Python. Ferdinand Aulich started it "
+    "in 2014.\n\n"
+    "## Key facts\n\n"
+    "- Lead maintainer: Odalys Merino (2021–)\n"
+    "- Host: Brightwater Software Foundation (2018–)\n"
+)
+LARKSPUR_UPDATE = (
+    "Larkspur: a new lead maintainer\n\n"
+    "Posted on 3 September 2025 on the Larkspur blog.\n\n"
+    "Odalys Merino has stepped down as lead maintainer of Larkspur. The steering committee "
+    "has chosen Keziah Bramwell to succeed her.\n\n"
+    "Roles:\n\n"
+    "{line}\n"
+    "- Odalys Merino: lead maintainer, 2021–2025\n"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Keziah Bramwell: lead maintainer, 2025–present",
+        "- Lead maintainer: Keziah Bramwell (since 2025)",
+        "- Keziah Bramwell: lead maintainer, since 2025",
+    ],
+)
+@pytest.mark.parametrize("format", STATING)
+def test_an_update_states_its_holder_since_as_the_current_one(
+    ingested: Callable[..., noema.KnowledgeBase], line: str, format: str
+) -> None:
+    kb = ingested([noema.Document(LARKSPUR_PAGE, id="page")])
+    kb.ingest([noema.Document(LARKSPUR_UPDATE.format(line=line), id="update")])
+    graph = kb.graph
+    for as_of in (None, "now"):
+        result = kb.retrieve(
+            "Who is the current lead maintainer of Larkspur?",
+            format=format,  # type: ignore[arg-type]
+            as_of=as_of,
+        )
+        stated = [
+            ([graph.entities[e].name for e in graph.fact(f).entity_ids], fact_time(graph, f))
+            for f in result.fact_ids
+        ]
+        holders = [names[0] for names, _ in stated if names[1:] == ["Larkspur"]]
+        # a fact valid from 2025 with no end, stated first of the holders
+        assert (["Keziah Bramwell", "Larkspur"], "2025/..") in stated, result.text
+        assert holders[0] == "Keziah Bramwell", result.text
+        stated_text = kb.render_facts(result.fact_ids, format="natural_language")
+        assert "Keziah Bramwell" in stated_text

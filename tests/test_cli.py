@@ -491,3 +491,28 @@ def test_info_reads_the_manifest_alone(
     assert main(["info", "--json", str(old)]) == 0
     merges = len(noema.KnowledgeBase.load(old).merge_log)
     assert json.loads(capsys.readouterr().out)["merges"] == merges == 1
+
+
+def test_eval_asks_each_question_as_of_its_lines_day(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    questions = tmp_path / "q.jsonl"
+    row = {"question": "Who founded LinkedIn?", "answer": "Reid Hoffman", "as_of": "2020"}
+    questions.write_text(json.dumps(row))
+    argv = ["eval", str(bundle), "--questions", str(questions), "--budgets", "200"]
+    assert main(argv) == 0
+    assert "1 asked with as_of" in capsys.readouterr().out
+    assert main([*argv, "--no-as-of"]) == 0
+    assert "0 asked with as_of" in capsys.readouterr().out
+    # the day is checked as retrieve checks it, with the line it is on
+    questions.write_text(json.dumps({**row, "as_of": "last year"}))
+    assert main(argv) == 1
+    assert "q.jsonl:1: as_of must be a date" in capsys.readouterr().err
+
+
+def test_evaluate_passes_each_questions_as_of(company_kb: noema.KnowledgeBase) -> None:
+    from noema.evaluate import EvalQuestion, evaluate
+
+    documents = list(company_kb.graph.documents.values())
+    with pytest.raises(noema.OptionError, match="as_of must be"):
+        evaluate(company_kb, documents, [EvalQuestion("Who founded Google?", (), "someday")])

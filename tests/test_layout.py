@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import noema
-from noema.ingest.layout import title_name
+from noema.ingest.layout import title_line, title_name
 from noema.model.graph import SemanticGraph
 
 
@@ -147,6 +147,45 @@ def test_a_title_that_is_a_name_is_the_main_entity(extractor: noema.SpacyExtract
     assert "Conrad Hesketh" in _subjects(graph)
 
 
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        pytest.param(
+            "Larkspur: a new lead maintainer\n\nOdalys Merino has stepped down as lead "
+            "maintainer of Larkspur.",
+            "Larkspur: a new lead maintainer",
+            id="one-word-name-with-a-subtitle",
+        ),
+        pytest.param(
+            "Note: this page is kept for the record\n\nOdalys Merino led Larkspur.",
+            "",
+            id="a-label",
+        ),
+        pytest.param(
+            "Q: Who leads Larkspur?\n\nA: Odalys Merino. Q: Since when?\nA: Since 2021.",
+            "",
+            id="a-question-marker",
+        ),
+    ],
+)
+def test_a_bare_first_line_opening_with_a_name_and_a_colon_is_a_title(
+    text: str, title: str
+) -> None:
+    # a name the text writes again is what the page is about, not a label ("Note:", "Q:")
+    assert title_line(text) == title
+
+
+def test_an_updates_roles_are_facts_of_the_name_its_title_gives(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _extract(
+        extractor,
+        "Larkspur: a new lead maintainer\n\nPosted on 3 September 2025 on the Larkspur blog."
+        "\n\nRoles:\n\n- Keziah Bramwell: lead maintainer, 2025–present\n",
+    )
+    assert ("Keziah Bramwell", "lead_maintainer_of", "Larkspur", "2025/..") in _facts(graph)
+
+
 def test_question_and_answer_markers_are_no_entities(extractor: noema.SpacyExtractor) -> None:
     graph = _extract(
         extractor,
@@ -205,6 +244,16 @@ KEY_FACTS = {
         "Larkspur",
         "- Lead maintainer: Priya Raman (2025–present)",
         ("Priya Raman", "lead_maintainer_of", "Larkspur", "2025/.."),
+    ),
+    "role-colon-name-since": (
+        "Larkspur",
+        "- Lead maintainer: Keziah Bramwell (since 2025)",
+        ("Keziah Bramwell", "lead_maintainer_of", "Larkspur", "2025/.."),
+    ),
+    "name-colon-role-since": (
+        "Larkspur",
+        "- Keziah Bramwell: lead maintainer, since 2025",
+        ("Keziah Bramwell", "lead_maintainer_of", "Larkspur", "2025/.."),
     ),
     "born-place-year": (
         "Yusuf Marchetti",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from noema.cli.common import (
@@ -17,10 +18,12 @@ from noema.cli.common import (
     warn,
 )
 from noema.cli.progress import Progress, ingest_with_progress
+from noema.errors import OptionError
 from noema.evaluate import EvalQuestion, EvalRow, evaluate
 from noema.ingest.sources import read_documents
 from noema.kb import KnowledgeBase
 from noema.model.records import Document
+from noema.retrieval.times import as_of_period
 
 __all__ = ["EVAL"]
 
@@ -31,7 +34,13 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--questions",
         required=True,
-        help='JSONL: {"question": ..., "answer": ...} per line (answer optional)',
+        help='JSONL: {"question": ..., "answer": ...} per line (answer optional; "as_of": '
+        "the day to ask it as of, passed to retrieval)",
+    )
+    p.add_argument(
+        "--no-as-of",
+        action="store_true",
+        help="ask every question without the as_of its line gives (to measure what as_of does)",
     )
     p.add_argument("--budgets", type=int, nargs="+", default=[100, 200, 400])
     # the retrieve options' own flags: the format the README recommends can be measured too
@@ -44,6 +53,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     questions = list(_read_questions(Path(args.questions)))
     if not questions:
         raise CommandError(f"{args.questions}: no questions")
+    if args.no_as_of:
+        questions = [replace(q, as_of=None) for q in questions]
     kb, documents = _knowledge_base(args)
     rows = evaluate(
         kb,
@@ -83,9 +94,10 @@ def _print_table(
     rows: list[EvalRow],
 ) -> None:
     answered = sum(bool(q.answers) for q in questions)
+    timed = sum(q.as_of is not None for q in questions)
     print(
-        f"{len(documents)} documents, {len(questions)} questions ({answered} with answers); "
-        f"top_k={args.top_k} hops={args.hops} format={args.format}"
+        f"{len(documents)} documents, {len(questions)} questions ({answered} with answers, "
+        f"{timed} asked with as_of); top_k={args.top_k} hops={args.hops} format={args.format}"
     )
     print(
         f"{'method':8} {'budget':>6} {'mean tokens':>11} {'answer recall':>13} "
@@ -125,14 +137,21 @@ def _read_questions(path: Path) -> Iterator[EvalQuestion]:
             raise CommandError(
                 f"{path}:{number}: 'answer' must be a string or 'answers' a list of strings"
             )
-        yield EvalQuestion(record["question"], tuple(answers))
+        as_of = record.get("as_of")
+        if as_of is not None:
+            try:
+                as_of_period(as_of)
+            except OptionError as exc:
+                raise CommandError(f"{path}:{number}: {exc}") from None
+        yield EvalQuestion(record["question"], tuple(answers), as_of)
 
 
 EVAL = Command(
     "eval",
     "Measure tokens per query and answer recall on your documents, beside a chunk retriever.",
     "noema eval docs/ --questions questions.jsonl --budgets 100 200 400\n"
-    "  noema eval kb.noema --questions questions.jsonl --format sentences",
+    "  noema eval kb.noema --questions questions.jsonl --format sentences\n"
+    "  noema eval kb.noema --questions questions.jsonl --no-as-of",
     add_eval_arguments,
     cmd_eval,
 )

@@ -34,7 +34,11 @@ __all__ = [
 # A bare title: a short first line with no sentence end, a blank line after it.
 _TITLE_MOST_CHARACTERS = 120
 _BARE_TITLE = re.compile(r"\A\s*(?P<title>[^\n]*[^\s.,;:])[ \t]*\n[ \t]*\n\s*\S")
-_NOT_A_TITLE = re.compile(r"^\s*(?:#|[-*+\u2022|>]|\d{1,3}[.)]\s|[A-Za-z]{1,8}:\s)")
+_NOT_A_TITLE = re.compile(r"^\s*(?:#|[-*+\u2022|>]|\d{1,3}[.)]\s)")
+# "Note: ...", "Present: ...", "Q: ...": a label opening the line, which makes it no title unless
+# the label is a name the rest of the text writes ("Larkspur: a new lead maintainer")
+_LABEL = re.compile(r"^\s*(?P<label>[A-Za-z]{1,8}):\s")
+_MARKER_WORDS = frozenset({"Q", "A", "Question", "Answer"})
 # "Q: Who owns the club?", "A: Marlin Holdings." at the start of a line
 # (not "A." or "Q.", which open as many names: "A. P. Hill's Light Division")
 _MARKER = re.compile(r"^[ \t]*(?:Q|A|Question|Answer)[ \t]*:[ \t]+", re.M)
@@ -91,9 +95,21 @@ def title_line(text: str) -> str:
     title = match.group("title").strip()
     if len(title) > _TITLE_MOST_CHARACTERS or _NOT_A_TITLE.match(title):
         return ""
+    label = _LABEL.match(title)
+    if label is not None and not _names_the_page(label.group("label"), text[match.end("title") :]):
+        return ""
     if dateline(title) is not None or not any(c.isalpha() for c in title):
         return ""
     return " ".join(title.split())
+
+
+def _names_the_page(label: str, rest: str) -> bool:
+    """Whether a first line's label is a name the rest of the page writes as a word of its own,
+    capitalized and not as a label again: the name of what an update is about ("Larkspur: a new
+    lead maintainer ... lead maintainer of Larkspur"), where "Note:" or a FAQ's "Q:" is none."""
+    if not label[:1].isupper() or label in _MARKER_WORDS:
+        return False
+    return re.search(rf"(?<!\w){re.escape(label)}(?![\w:])", rest) is not None
 
 
 def dateline(line: str) -> tuple[str, str] | None:

@@ -74,8 +74,12 @@ _NAME_MOST_WORDS = 8
 
 # "Key facts" lines that name a role: "Chair: Beatrix Olenska (2021–)", "Treasurer: Hamid
 # Qureshi", "Leontyne Farrish: chair, 2014–2021", and on a person's page "Director, Ravelle
-# Institute: 2006–2017". A period may be open ("2021–"); a role line without one holds still.
-_SINCE = rf"(?P<start>{DATE_TEXT})\s*[-\u2013\u2014]\s*(?P<end>{_END})?"
+# Institute: 2006–2017". A period may be open ("2021–", "since 2021": to the present); a role
+# line without one holds still.
+_SINCE = (
+    rf"(?:since\s+(?P<since>{DATE_TEXT})"
+    rf"|(?P<start>{DATE_TEXT})\s*[-\u2013\u2014]\s*(?P<end>{_END})?)"
+)
 _ROLE_WORDS = r"[A-Za-z][A-Za-z'\u2019 -]{1,40}?"
 _ROLE_NAME = re.compile(
     rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\))?\s*\.?$"
@@ -200,12 +204,12 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
             continue
         predicates = role_predicates(match.group("role"))
         names = tuple(_names(line, match.start("names"), match.end("names"), at))
-        if not predicates or not names or (form is not _ROLE_NAME and match["start"] is None):
+        written = _written_period(match)
+        if not predicates or not names or (form is not _ROLE_NAME and written is None):
             continue
         time, period = None, (at + match.end("names"), at + match.end("names"))
-        if match["start"] is not None:
-            time = _time(match["start"], match["end"] or _OPEN_WORDS[0])
-            period = (at + match.start("start"), at + match.end())
+        if written is not None:
+            time, period = _time(*written[0]), (at + written[1], at + match.end())
             if time is None:
                 return
         for predicate in predicates:
@@ -223,15 +227,25 @@ def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[Li
         return
     names = tuple(_names(line, match.start("names"), match.end("names"), at))
     when = next((g for g in ("at", "on") if match[g] is not None), None)
-    if match["start"] is not None:
-        time = _time(match["start"], match["end"] or _OPEN_WORDS[0])
-        period = (at + match.start("start"), at + match.end())
+    written = _written_period(match)
+    if written is not None:
+        time, period = _time(*written[0]), (at + written[1], at + match.end())
     elif when is not None:
         time, period = iso_date(match[when]), (at + match.start(when), at + match.end(when))
     else:
         time, period = None, (at + match.end("names"), at + match.end("names"))
-    if names and (time is not None or match["start"] is None):
+    if names and (time is not None or written is None):
         yield ListEntry(names, time, period, whole, label[0], label[1])
+
+
+def _written_period(match: re.Match[str]) -> tuple[tuple[str, str], int] | None:
+    """The two ends a role line's period writes ("2021–2025"; "2021–" and "since 2021" end in
+    the present) and where it starts in the line, or ``None`` when it writes none."""
+    if match["since"] is not None:
+        return (match["since"], _OPEN_WORDS[0]), match.start("since")
+    if match["start"] is not None:
+        return (match["start"], match["end"] or _OPEN_WORDS[0]), match.start("start")
+    return None
 
 
 def role_predicates(label: str) -> list[str]:

@@ -13,7 +13,7 @@ as the built-in extractor writes it (lowercase, ``_`` between words).
 
 from __future__ import annotations
 
-__all__ = ["OFFICES", "is_role"]
+__all__ = ["OFFICES", "is_role", "same_role", "taken_then"]
 
 # the words of a predicate that make it an office one holder hands to the next
 # ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
@@ -35,6 +35,23 @@ _HOLDING = frozenset(
 )
 # verbs that hold a role only with their preposition: a club played for, not a game played
 _HOLDING_FOR = frozenset({"play", "sign", "work"})
+# verbs of a role that say when it was taken, not that it was held then: "signed for Arvik
+# United in 2015"
+_TAKING = frozenset({"sign"})
+# the office a verb of holding holds: "Mira Solberg managed the club" as "the manager of"
+_OFFICE_HELD = {
+    "manage": "manager",
+    "lead": "leader",
+    "direct": "director",
+    "chair": "chair",
+    "coach": "coach",
+    "captain": "captain",
+    "head": "head",
+    "own": "owner",
+    "maintain": "maintainer",
+    "edit": "editor",
+    "govern": "governor",
+}
 
 
 def is_role(predicate: str) -> bool:
@@ -50,3 +67,35 @@ def is_role(predicate: str) -> bool:
     if words[0] in _HOLDING or not OFFICES.isdisjoint(words) or not _POSITIONS.isdisjoint(words):
         return True
     return words[0] in _HOLDING_FOR and words[1:2] in (["for"], ["at"])
+
+
+def _offices(predicate: str) -> frozenset[str]:
+    words = predicate.lower().split("_")
+    held = {w for w in words if w in OFFICES or w in _POSITIONS}
+    if words[0] in _OFFICE_HELD:
+        held.add(_OFFICE_HELD[words[0]])
+    return frozenset(held)
+
+
+def same_role(predicate: str, other: str) -> bool:
+    """Whether two predicates of roles name the same position: the same predicate, or one
+    office said as a noun and as a verb ("manager_of" and "manage") or with other words
+    ("head_coach_of" and "coach_of").
+
+    Example:
+        >>> same_role("manager_of", "manage"), same_role("manager_of", "captain_of")
+        (True, False)
+    """
+    return predicate == other or not _offices(predicate).isdisjoint(_offices(other))
+
+
+def taken_then(predicate: str) -> bool:
+    """Whether a role's predicate dated once says when the role was taken ("signed for Arvik
+    United in 2015": held from then on), rather than a day it was held ("chair_of" in minutes
+    of 30 May 2018, "managed the club in 2019": held then, begun some time before).
+
+    Example:
+        >>> taken_then("sign_for"), taken_then("chair_of"), taken_then("manage")
+        (True, False, False)
+    """
+    return predicate.lower().split("_")[0] in _TAKING

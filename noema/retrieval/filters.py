@@ -10,7 +10,9 @@ from typing import Any
 from noema.errors import OptionError, quote_value
 from noema.model.graph import Event, SemanticGraph
 from noema.model.records import ENTITY_TYPES
+from noema.model.roles import is_role, taken_then
 from noema.model.times import Period, read_period, standing_period
+from noema.retrieval.tenures import PARTINGS, known_end, known_period
 
 __all__ = ["FILTER_FIELDS", "PARTINGS", "FactFilter", "check_filters", "standing"]
 
@@ -20,13 +22,6 @@ FILTER_FIELDS = {
     "document_ids": "list of document ids; the fact must be mentioned in one of them",
     "metadata": "mapping of document metadata key -> value; the fact must be mentioned in a matching document",
 }
-
-
-# Event labels that end what their subject had with their object: "Ondry sold the house in
-# 1902" ends his tie to it then. Not "sell_to": the buyer is no thing one had.
-PARTINGS = frozenset(
-    {"sell", "leave", "quit", "resign", "resign_from", "retire_from", "depart", "depart_from"}
-)
 
 
 def _strings(name: str, value: Any) -> frozenset[str]:
@@ -44,7 +39,8 @@ class FactFilter:
     ``valid_on`` is the ``as_of`` option's day (or month, or year): an event whose ISO time
     does not overlap it is refused, where a single date stands from then on (a founding in 1993
     is still so in 2020, and not yet in 1992) until the two it joins part (see
-    :func:`standing`); a relation, or an event with no ISO time, is not.
+    :func:`standing`); a relation, or an event with no ISO time, is not, unless it holds a role
+    whose end the graph knows (:func:`noema.retrieval.tenures.known_end`) before that day.
 
     Example:
         >>> FactFilter.parse({"entity_types": ["PERSON", "ORG"], "predicates": ["found"]}).predicates
@@ -102,6 +98,11 @@ class FactFilter:
         if rel is not None:
             entity_ids: tuple[str, ...] = (rel.subject_id, rel.object_id)
             label, mentions = rel.predicate, rel.mentions
+            if self.valid_on is not None and self.valid_on.start is not None:
+                # "Graham Tulley is the manager" where another document says he left in 2018
+                ended = known_end(graph, fact_id)
+                if ended is not None and ended < self.valid_on.start:
+                    return False
         else:
             event = graph.events[fact_id]
             entity_ids, label, mentions = event.participant_ids, event.label, event.mentions
@@ -154,9 +155,22 @@ def standing(graph: SemanticGraph, event: Event) -> Period | None:
     """The days on which ``event`` stands (see :func:`noema.model.times.standing_period`), and
     where it is at a single date, no longer once its two ends part: "built in 1874 for Silas
     Ondry" stands until "Ondry sold the house in 1902", and the sale itself only on its date
-    (in 1920 it is not what holds between the two)."""
+    (in 1920 it is not what holds between the two).
+
+    A role is a state, not an act: at a single date ("Present: Philippa Rourke (chair)" in the
+    minutes of 30 May 2018) it held then, having begun at some time the fact does not say, so
+    it stands before that date too (not a role taken then: "signed for Arvik United in 2015");
+    a role at one date or open at its end stands until the end the graph knows of it
+    (:func:`noema.retrieval.tenures.known_period`)."""
     period = standing_period(event.time)
-    if period is None or period.start is None or "/" in (event.time or "/"):
+    if period is None or period.start is None:
+        return period
+    if is_role(event.label) and len(event.participant_ids) == 2 and period.end is None:
+        known = known_period(graph, event.id)
+        once = "/" not in (event.time or "")
+        begun = period.start if not once or taken_then(event.label) else None
+        return Period(begun, known.end if known is not None else None)
+    if "/" in (event.time or "/"):
         return period
     if event.label in PARTINGS:
         return read_period(event.time)

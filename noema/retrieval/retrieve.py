@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields, replace
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from noema.errors import InputTypeError, OptionError
@@ -71,12 +72,15 @@ def retrieve_facts(
     ``sentences`` is needed for ``options.seeds == "graph"``; with ``"vector"`` it only chooses
     which source sentence ``format="sentences"`` shows for a fact.
 
-    ``options.as_of`` narrows ``fact_filter`` to the facts valid then; without it, a time in
-    ``question`` orders the facts that match it first (:mod:`noema.retrieval.timeorder`).
+    ``options.as_of`` narrows ``fact_filter`` to the facts valid then; a time in ``question``
+    orders the facts that match it first, with ``as_of`` or without
+    (:mod:`noema.retrieval.timeorder`), and "current" in it means current then.
     """
+    today = None
     if options.as_of is not None:
         valid_on = as_of_period(options.as_of)  # "now" is read here, at each retrieval
         fact_filter = replace(fact_filter or FactFilter(), valid_on=valid_on)
+        today = valid_on.start
     matches = _search(graph, index, query, options.top_k, fact_filter)
     floor = options.min_similarity
     if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
@@ -95,9 +99,10 @@ def retrieve_facts(
     steps: Iterable[Step] = _timed(
         graph,
         STRATEGIES[options.seeds](request),
-        None if options.as_of is not None else question,
+        question,
         fact_filter,
         lambda f: best_sentences(graph, sentences, [f], query).get(f),
+        today,
     )
     if explain:
         steps = list(steps)
@@ -128,15 +133,19 @@ def _timed(
     question: str | None,
     fact_filter: FactFilter | None,
     sentence_of: Callable[[str], Sentence | None],
+    today: date | None,
 ) -> Iterable[Step]:
-    """The strategy's order with the question's time (none with ``as_of``: every fact left is
-    valid then) and rival facts applied."""
+    """The strategy's order with the question's time and rival facts applied. With ``as_of``
+    every fact left is valid then, but the question's own time still says which of them it
+    asks about ("in 2020" among a tenure of 2018-2022 and a timeless role); ``today`` is the
+    day "current" means (``as_of``'s first day; ``None``: today)."""
     return order_by_time(
         graph,
         steps,
         read_question_time(question) if question else None,
         allowed=lambda f: fact_filter is None or fact_filter.allows(graph, f),
         sentence_of=sentence_of,
+        today=today,
         clause=when_clause(question) if question else None,
     )
 

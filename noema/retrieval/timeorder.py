@@ -22,6 +22,11 @@ a question without a time over a graph without timed facts is ordered exactly as
   are brought forward. Facts of other predicates all hold together (a company's acquisitions,
   a founder's companies): bringing the later ones forward would only push the one asked about
   out of the budget. A question's "first" or "last" still chooses among them.
+* **Known ends.** A role stated without an end ("Graham Tulley is the manager of Kelderby
+  Athletic", "Odalys Merino, 2021–") that another fact ends (he left in 2018, a successor took
+  over, a tenure of his writes its end: :func:`noema.retrieval.tenures.known_end`) is read as
+  ending then: its rivals valid later come before it as before an ended event, it is no
+  holder nothing says has left, and it is "current" no more.
 
 A fact's time is read with :func:`noema.model.times.read_period`, a sentence's with
 :func:`noema.retrieval.times.written_periods`: relations and events with a time that is no ISO
@@ -43,6 +48,7 @@ from noema.model.spans import Sentence, first_sentence
 from noema.model.times import Period, read_period
 from noema.retrieval.bridges import entities_of, walkable
 from noema.retrieval.steps import Step
+from noema.retrieval.tenures import known_end, known_period
 from noema.retrieval.times import QuestionTime, written_periods
 
 __all__ = [
@@ -50,6 +56,7 @@ __all__ = [
     "fact_period",
     "fact_time",
     "order_by_time",
+    "held_period",
     "peers",
     "rivals",
     "standing_rivals",
@@ -88,9 +95,28 @@ def _valid_until(period: Period) -> tuple[date, date]:
 
 def rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
     """The :func:`peers` of a fact of a role's predicate, which it disagrees with where their
-    times differ; ``[]`` for any other fact, whose peers all hold together."""
+    times differ; ``[]`` for any other fact, whose peers all hold together. A relation of a
+    role has rivals only where the graph knows its end (:func:`held_period`)."""
     fact = graph.fact(fact_id)
-    return peers(graph, fact_id) if isinstance(fact, Event) and is_role(fact.label) else []
+    if isinstance(fact, Relation):
+        if not is_role(fact.predicate) or held_period(graph, fact_id) is None:
+            return []
+        return _sharing(graph, fact_id, fact.predicate, (fact.subject_id, fact.object_id))
+    return peers(graph, fact_id) if is_role(fact.label) else []
+
+
+def held_period(graph: SemanticGraph, fact_id: str) -> Period | None:
+    """The days a fact holds as far as the graph knows: its own time's
+    (:func:`fact_period`), closed at the end the graph knows of a role it states without one
+    (:func:`noema.retrieval.tenures.known_period`: ``../2018`` for "Graham Tulley is the
+    manager" beside "he left in 2018"); ``None`` for a fact with neither."""
+    own = fact_period(graph, fact_id)
+    if own is not None and own.end is not None:
+        return own
+    known = known_period(graph, fact_id)
+    if known is None:
+        return own
+    return Period(own.start if own is not None else known.start, known.end)
 
 
 def peers(graph: SemanticGraph, fact_id: str) -> list[str]:
@@ -100,15 +126,21 @@ def peers(graph: SemanticGraph, fact_id: str) -> list[str]:
     fact = graph.fact(fact_id)
     if not isinstance(fact, Event) or read_period(fact.time) is None:
         return []
+    return _sharing(graph, fact_id, fact.label, fact.participant_ids)
+
+
+def _sharing(graph: SemanticGraph, fact_id: str, label: str, ends: tuple[str, ...]) -> list[str]:
+    """Events of ``label`` with an ISO time and as many participants as ``ends`` that share
+    one of them at the same place, but ``fact_id``, in graph order."""
     found: dict[str, None] = {}
-    for place, participant in enumerate(fact.participant_ids):
+    for place, participant in enumerate(ends):
         for other_id in graph.facts_of(participant):
             other = graph.fact(other_id)
             if (
                 other_id != fact_id
                 and isinstance(other, Event)
-                and other.label == fact.label
-                and len(other.participant_ids) == len(fact.participant_ids)
+                and other.label == label
+                and len(other.participant_ids) == len(ends)
                 and other.participant_ids[place] == participant
                 and read_period(other.time) is not None
             ):
@@ -129,6 +161,9 @@ class _TimeMatch:
         asked = self.asked
         if asked.period is not None:
             return period.overlaps(asked.period)
+        if asked.kind in ("current", "former"):
+            # "Odalys Merino: lead maintainer (2021–)" beside her tenure of 2021-2025
+            period = held_period(self.graph, fact_id) or period
         if asked.kind == "current":
             # latest of its holders, not of its own restatements: a tenure that ended is not
             # current because another sentence gave the same one a different start
@@ -235,7 +270,8 @@ def order_by_time(
     ``allowed`` says whether a rival may be brought in (the filters and ``as_of``);
     ``sentence_of`` gives the source sentence shown for it; ``clause`` is the question's
     "when" clause (:func:`noema.retrieval.times.when_clause`), whose event's time is the time
-    asked when the question writes none. A graph without events gets ``steps`` back untouched.
+    asked when the question writes none; ``today`` is the day "current" means (``as_of``'s, or
+    today's). A graph without events gets ``steps`` back untouched.
     """
     if not graph.events:
         return steps
@@ -305,13 +341,13 @@ def _latest_first(
     for step in stream:
         if step.fact_id in emitted:
             continue
-        period = fact_period(graph, step.fact_id)
+        period = held_period(graph, step.fact_id)
         if period is not None:
             later = [
                 (until, r)
                 for r in rivals(graph, step.fact_id)
                 if r not in emitted
-                and (until := _valid_until(fact_period(graph, r))) > _valid_until(period)  # type: ignore[arg-type]
+                and (until := _valid_until(held_period(graph, r))) > _valid_until(period)  # type: ignore[arg-type]
                 and allowed(r)
                 and (match is None or match(r))
             ]
@@ -326,11 +362,26 @@ def _latest_first(
                     emitted.add(rival)
                     words = f"no end stated, where {step.fact_id} ended ({period.end})"
                     yield _rival_step(graph, rival, step, sentence_of(rival), words)
+            ended_by_others = period != fact_period(graph, step.fact_id)
             for _, rival in sorted(later, reverse=True):
                 emitted.add(rival)
-                yield _rival_step(graph, rival, step, sentence_of(rival))
+                yield _rival_step(
+                    graph,
+                    rival,
+                    step,
+                    sentence_of(rival),
+                    f"valid later ({fact_time(graph, rival)}) than {step.fact_id} (which other "
+                    f"facts end: {_written(period)}), of the same predicate and end"
+                    if ended_by_others
+                    else None,
+                )
         emitted.add(step.fact_id)
         yield step
+
+
+def _written(period: Period) -> str:
+    """A period as an explanation writes it: ISO years or days, ``..`` for an open end."""
+    return f"{period.start or '..'}/{period.end or '..'}"
 
 
 def _ended(period: Period, match: _TimeMatch) -> bool:
@@ -353,6 +404,7 @@ def standing_rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
             and other.predicate == fact.label
             and other.object_id == end
             and other.subject_id != holder
+            and known_end(graph, other_id) is None  # "he left in 2018": it has ended too
         ):
             found.append(other_id)
     return found
