@@ -16,6 +16,7 @@ from noema.ingest.evidence import (
     CUE_VOTE,
     NER_VOTE,
     NOT_PERSON,
+    built_place,
     context_type,
     form_type,
     given_name,
@@ -96,6 +97,11 @@ class NameTable:
             context = context_type(span)
             if form == "PERSON" and type_ in ("GPE", "LOC"):
                 form = None  # "Jordan River", "Florence": NER's place stands against a name's look
+            if form in ("ORG", "LOC", "PRODUCT") and context == "PERSON":
+                # a role beside a name whose own words say a thing ("Founder and chief
+                # executive, Pellmar Biologics", "Odalys Merino, who managed Larkspur 3.0")
+                # was read as the name's apposition: the name's words outrank the parse
+                context = None
             if form is None and given_name(name) and type_ not in ("GPE", "LOC"):
                 # "Renata Villa" NER called ORG, but so are "Chelsea FC" and "Orlando Magic": a
                 # given name against NER's ORG settles nothing, and OTHER claims nothing, unless
@@ -107,8 +113,9 @@ class NameTable:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing,
                     # unless its form says what it is ("Kestrel Labs was founded by")
                     cue = "OTHER" if type_ == "PERSON" and form not in ("ORG", "LOC") else None
-                # both places: NER's finer call stands ("Lake Placid" the village)
-                if cue is not None and {cue, type_} != {"GPE", "LOC"}:
+                # both places: NER's finer call stands ("Lake Placid" the village), but a
+                # stadium is no town
+                if cue is not None and ({cue, type_} != {"GPE", "LOC"} or built_place(name)):
                     counts[cue] += CUE_VOTE
                     self.cued.add((cue, name))
         if named_as_place(span):

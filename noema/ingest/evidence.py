@@ -14,6 +14,7 @@ Only cues that hold across kinds of text are listed; a verb that people and comp
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -25,6 +26,7 @@ __all__ = [
     "CUE_VOTE",
     "NER_VOTE",
     "NOT_PERSON",
+    "built_place",
     "context_type",
     "form_type",
     "given_name",
@@ -50,7 +52,8 @@ CUE_VOTE = 5
 # The last word of a company's name: "Harrow Avionics", "Lindqvist Marine", "Crane Studios".
 _COMPANY_WORDS = frozenset(
     _words("""
-    avionics aerospace airlines airways analytics automotive bank biotech brewery capital
+    avionics aerospace airlines airways analytics automotive bank biologics biosciences biotech
+    brewery capital
     chemicals communications company corporation dairy dynamics electronics energy engineering
     enterprises entertainment foods group holdings industries insurance interactive ironworks labs
     laboratories logistics marine media mining motors networks partners pharma pharmaceuticals
@@ -62,6 +65,33 @@ _COMPANY_WORDS = frozenset(
 _INSTITUTION_WORDS = frozenset(
     _words("""
     academy college conservatory institute polytechnic school seminary university
+    """)
+)
+# The last word of a sports club's name: "Dunmarrow Rovers", "Eskridge Athletic", "Tarrowby
+# United", "Brackwater FC". NER calls such a name after its town a place as often as a club.
+# Not "City" or "County" ("Kansas City", "Orange County" are places) nor "Town" alone ("Cape
+# Town"): a town's name and "Town" make a club only where the town is named (see
+# :func:`noema.ingest.entities.batch_graph`).
+_CLUB_WORDS = frozenset(
+    _words("""
+    united rovers athletic wanderers hotspur albion fc f.c. afc a.f.c.
+    """)
+)
+# The last word of a built place's name: "Kilnworth Stadium", "Glenmoor Arena", "Quarrie
+# Laboratory", "Mossgate Field Station". Not "Labs" or "Laboratories", which end companies'
+# names ("Kestrel Labs"), nor "Park" or "Hall", which end bands', works' and people's names
+# ("Linkin Park", "Jurassic Park", "Arsenio Hall").
+_FACILITY_WORDS = frozenset(
+    _words("""
+    stadium arena ground laboratory observatory velodrome racecourse
+    """)
+)
+# A release's number after a name: "Larkspur 3.0", "Corvid 4.2.1", "Spindle v2.1"; not a
+# numbered part of a text ("Section 3.2", "Article 5.1").
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?")
+_NUMBERED_PARTS = frozenset(
+    _words("""
+    section chapter article paragraph clause figure table appendix part rule step phase
     """)
 )
 # The word that makes a natural place (or a landmark) of a name, first or last: "River Vell",
@@ -128,6 +158,19 @@ def _given_names() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
+def built_place(name: str) -> bool:
+    """Whether a name's last words make it a built place ("Kilnworth Stadium", "Mossgate Field
+    Station"): never a town, whatever NER called it, where a natural place's word ("Lake
+    Placid") may be the town of that name.
+
+    Example:
+        >>> built_place("Glenmoor Arena"), built_place("Lake Placid")
+        (True, False)
+    """
+    words = name.lower().split()
+    return len(words) >= 2 and (words[-1] in _FACILITY_WORDS or words[-2:] == ["field", "station"])
+
+
 def form_type(name: str) -> str | None:
     """The type a name's own words say: a company word last, a title first.
 
@@ -140,12 +183,27 @@ def form_type(name: str) -> str | None:
         True
         >>> form_type("River Vell"), form_type("Wendholt Polytechnic"), form_type("College Park")
         ('LOC', 'ORG', None)
+        >>> form_type("Corvid 4.2"), form_type("Tarrowby United"), form_type("Kilnworth Stadium")
+        ('PRODUCT', 'ORG', 'LOC')
+        >>> form_type("Mossgate Field Station"), form_type("Kestrel Labs"), form_type("Linkin Park")
+        ('LOC', 'ORG', None)
+        >>> form_type("University of Orrinford"), form_type("school of thought") is None
+        ('ORG', True)
     """
     words = name.lower().split()
+    if len(words) >= 2 and _VERSION.fullmatch(words[-1]) and words[0] not in _NUMBERED_PARTS:
+        # a name and a version number is a release of software, a model of a device
+        return "PRODUCT" if all(w[:1].isupper() for w in name.split()[:-1]) else None
+    if len(words) >= 3 and words[0] in _INSTITUTION_WORDS and words[1] == "of":
+        return "ORG" if name.split()[2][:1].isupper() else None  # "University of Orrinford"
     if len(words) < 2 or not all(word[:1].isupper() for word in name.split()):
         return None  # "an aircraft parts company" is a description, not a company's name
     if words[-1] in _COMPANY_WORDS or words[-1] in _INSTITUTION_WORDS:
         return "ORG"
+    if words[-1] in _CLUB_WORDS:
+        return "ORG"
+    if built_place(name):
+        return "LOC"
     if words[0] in _PERSON_TITLES:
         return "PERSON"
     if words[0] in _NATURE_FIRST or words[-1] in _NATURE_LAST:
