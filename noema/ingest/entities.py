@@ -328,13 +328,16 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     for item in found:
         for name, type_ in item.names.settled.items():
             settled.setdefault(name, set()).add(type_)
+    things: dict[str, str] = {}  # name -> the one type other than PERSON its documents said
     for name, types in settled.items():
         if len(types) == 1:  # two documents that disagree name two things ("Orlin", an album)
             outvote(batch_votes[name], *types)
+            if types != {"PERSON"}:
+                things[name] = next(iter(types))
     cued = set().union(*(item.names.cued for item in found))
     graph = SemanticGraph()
     for item in found:
-        _add_to_graph(graph, item, batch_votes, cued)
+        _add_to_graph(graph, item, batch_votes, cued, things)
     return graph
 
 
@@ -378,6 +381,7 @@ def _add_to_graph(
     found: FoundDocument,
     batch_votes: dict[str, Counter[str]],
     cued: set[tuple[str, str]],
+    things: dict[str, str],
 ) -> None:
     graph.add_document(found.doc)
     names = found.names
@@ -391,6 +395,15 @@ def _add_to_graph(
             type_ = names.settled_here.get(name) or _decide_type(
                 names.votes[name], batch_votes.get(name, Counter()), name
             )
+            if (
+                type_ == "PERSON"
+                and name in things
+                and ("PERSON", name) not in names.cued
+                and not given_name(name)
+            ):
+                # "Larkspur" NER called a person twice here, where its own document said it is
+                # a web framework: nothing here but NER's guess from its look says a person
+                type_ = things[name]
             if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
                 # NER alone, for a name whose look does not fit the type: the type its look
                 # says, else OTHER, which claims nothing
