@@ -20,7 +20,7 @@ from importlib.resources import files
 from typing import Any
 
 from noema.ingest._tokens import lemma
-from noema.ingest.kinds import KIND_TYPES
+from noema.ingest.kinds import KIND_TYPES, kind_type, qualified_kind
 
 __all__ = [
     "CUE_VOTE",
@@ -389,4 +389,50 @@ def context_type(span: Any) -> str | None:
             word in _ROLE_NOUNS or (word in _PERSON_NOUNS and c.i < span.start)
         ):
             return "PERSON"
+    return _kind_beside(span, root) or _place_clause(root)
+
+
+# Nouns whose compound is their name: "the Magpie project", "the Larkspur library". Not "the
+# drug" ("the Pfizer drug" is Pfizer's) nor "club" ("the Eskridge club" is the town's).
+_NAMED_BY_COMPOUND = frozenset(_words("project library framework toolkit"))
+
+
+def _kind_beside(span: Any, root: Any) -> str | None:
+    """The type a kind noun beside a mention says: in apposition ("the drug Velotrexin",
+    "Hearthloom, a free desktop toolkit"), before it ("the stadium Kilnworth Park") or named by
+    it ("the Magpie project"). A place NER found is left to NER there: "the Brimsworth library"
+    is the town's."""
+    nouns = [c for c in root.children if c.dep_ == "appos"]
+    if root.dep_ == "appos":
+        nouns.append(root.head)
+    nouns += [c for c in root.lefts if c.dep_ == "compound" and c.i < span.start]
+    for noun in nouns:
+        if noun.pos_ != "NOUN" or lemma(noun).endswith(("er", "or")):
+            # a maker, a publisher or a supplier is a person as often as a firm: "the cider
+            # maker Georgia Tremayne"
+            continue
+        phrase = noun.doc[noun.left_edge.i : noun.i + 1].text if noun.i > span.start else ""
+        type_ = kind_type([qualified_kind(phrase, lemma(noun))] if phrase else [lemma(noun)])
+        if type_ is not None:
+            return type_
+    head = root.head
+    if (
+        root.dep_ == "compound"
+        and head.pos_ == "NOUN"
+        and lemma(head) in _NAMED_BY_COMPOUND
+        and span.label_ not in ("GPE", "LOC", "FAC", "NORP")
+        and form_type(span.text) is None
+    ):
+        return "PRODUCT"
+    return None
+
+
+def _place_clause(root: Any) -> str | None:
+    """ "Ashcombe Park, where the club had played for 101 years": a clause of "where" on a name
+    says a place or a body of people (:data:`NOT_PERSON`), never a person."""
+    for clause in root.children:
+        if clause.dep_ == "relcl" and any(
+            c.lower_ == "where" and c.dep_ == "advmod" for c in clause.children
+        ):
+            return NOT_PERSON
     return None
