@@ -8,6 +8,7 @@ document owns the names, their type votes and mentions, and which token belongs 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -132,7 +133,7 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
     for ent in _joined_people(_joined_places(spacy_doc.ents)):
-        ent = without_dashes(_within_line(ent))
+        ent = _without_score(without_dashes(_within_line(ent)))
         type_ = map_spacy_label(ent.label_)
         name = clean_name(ent.text)
         if type_ is None or not has_word(name):
@@ -226,6 +227,24 @@ def _list_goes_on(span: Any) -> bool:
     if i < len(doc) and doc[i].text == ",":
         i += 1
     return i < len(doc) and doc[i].lower_ in ("and", "or")
+
+
+# A match's score after a team's name: "2-1", "3 – 0" (not a model's "747-400").
+_SCORE = re.compile(r"\d{1,2}\s*[-\u2013]\s*\d{1,2}")
+
+
+def _without_score(span: Any) -> Any:
+    """ "Wexcombe United" of "Marrowby Town beat Wexcombe United 2-1": NER takes the score into
+    the name, which then matched no other mention of the club."""
+    for start in range(span.end - 1, span.start, -1):
+        tail = span.doc[start : span.end].text
+        if _SCORE.fullmatch(tail):
+            if not any(c.isalpha() for c in span.doc[span.start : start].text):
+                return span
+            from spacy.tokens import Span
+
+            return Span(span.doc, span.start, start, label=span.label_)
+    return span
 
 
 # Types whose names always hold a letter: a number tagged one of them is no name.
@@ -334,11 +353,29 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
             outvote(batch_votes[name], *types)
             if types != {"PERSON"}:
                 things[name] = next(iter(types))
+    for name in batch_votes:
+        if _town_club(name, batch_votes):
+            outvote(batch_votes[name], "ORG")
+            things[name] = "ORG"
     cued = set().union(*(item.names.cued for item in found))
     graph = SemanticGraph()
     for item in found:
         _add_to_graph(graph, item, batch_votes, cued, things)
     return graph
+
+
+def _town_club(name: str, batch_votes: dict[str, Counter[str]]) -> bool:
+    """Whether ``name`` is a town's name and "Town" ("Marrowby Town"), where the batch names the
+    town as a place: a football club, which NER calls a person or a place. Not "Cape Town" or
+    "George Town", whose first words are no town's name."""
+    town, _, word = name.rpartition(" ")
+    votes = batch_votes.get(town)
+    return (
+        word == "Town"
+        and bool(votes)
+        and town[:1].isupper()
+        and most_voted(votes, list(votes)) == "GPE"
+    )
 
 
 def fold_short_names(found: FoundDocument) -> None:
