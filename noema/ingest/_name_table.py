@@ -85,16 +85,26 @@ class NameTable:
         end = words[-1].idx + len(words[-1].text)
         return Mention(self.doc_id, self.offset + words[0].idx, self.offset + end)
 
-    def add(self, name: str, span: Any, type_: str | None) -> None:
+    def add(
+        self,
+        name: str,
+        span: Any,
+        type_: str | None,
+        *,
+        listed: bool = False,
+        label: str | None = None,
+    ) -> None:
         """File a mention of ``name`` at ``span``; ``type_`` is NER's vote (``None``: no vote).
         What the name's form and the sentence around it say vote too (see
-        :mod:`noema.ingest.evidence`)."""
+        :mod:`noema.ingest.evidence`). A ``listed`` name stands in a list line, no sentence:
+        what its ``label`` says ("Born: Tallowmere" a place) votes instead of the parse of the
+        line ("Born" read as the verb of "Tallowmere")."""
         counts = self.votes.setdefault(name, Counter())
         if type_ is not None:
             counts[type_] += NER_VOTE
         if type_ not in VALUE_TYPES and any(c.isalpha() for c in name):
             form = form_type(name)
-            context = context_type(span)
+            context = label if listed else context_type(span)
             if form == "PERSON" and type_ in ("GPE", "LOC"):
                 form = None  # "Jordan River", "Florence": NER's place stands against a name's look
             if form in ("ORG", "LOC", "PRODUCT") and context == "PERSON":
@@ -233,11 +243,21 @@ class NameTable:
         if not self.shared_topic:  # "Sega (singer)" says nothing of the batch's other Sega
             self.cued.add((type_, name))
 
-    def take_over(self, span: Any, name: str, type_: str | None, keep: str | None = None) -> None:
+    def take_over(
+        self,
+        span: Any,
+        name: str,
+        type_: str | None,
+        keep: str | None = None,
+        *,
+        listed: bool = False,
+        label: str | None = None,
+    ) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
-        ("Triumph") give up their mentions there (see :meth:`give_up`)."""
+        ("Triumph") give up their mentions there (see :meth:`give_up`); ``listed`` and
+        ``label`` as :meth:`add` takes them."""
         self.give_up(span, keep)
-        self.add(name, span, type_)
+        self.add(name, span, type_, listed=listed, label=label)
 
     def give_up(self, span: Any, keep: str | None = None) -> None:
         """The names found inside ``span`` lose their mentions and tokens there, and a name left
