@@ -8,6 +8,7 @@ entities into names and a batch's tables into a graph another.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "kind_endings",
     "most_voted",
     "outvote",
+    "with_version",
     "without_dashes",
 ]
 
@@ -142,6 +144,10 @@ class NameTable:
         :func:`~noema.ingest.entities.batch_graph`). A surname alone is the person named in full
         before it ("Crane" after "Tobias Crane"). ``None`` when the span holds no usable name."""
         span = without_dashes(span)
+        versioned = with_version(span)
+        if versioned.end > span.end:
+            self.give_up(versioned[-1:])  # "3.0" tagged a number of its own
+            span = versioned
         name = clean_name(span.text)
         if not has_word(name) or is_business_suffix(name):
             return None  # the "." of "No. 56" tagged a proper noun
@@ -300,6 +306,29 @@ def without_dashes(span: Any) -> Any:
     from spacy.tokens import Span
 
     return Span(span.doc, start, end, label=span.label_)
+
+
+# A release's number: "3.0", "4.2.1", "v2.1".
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+
+
+def with_version(span: Any) -> Any:
+    """ "Spindle 3.0" where NER tagged or the tagger read "Spindle" alone: a release number
+    right after a name is part of it, unless an entity goes on past it ("3.5 billion" is an
+    amount)."""
+    doc = span.doc
+    if not len(span) or span.end >= len(doc):
+        return span
+    number = doc[span.end]
+    if (
+        not _VERSION.fullmatch(number.text)
+        or span[-1].whitespace_ != " "
+        or any(e.start <= number.i < e.end and e.end > number.i + 1 for e in doc.ents)
+    ):
+        return span
+    from spacy.tokens import Span
+
+    return Span(doc, span.start, span.end + 1, label=span.label_)
 
 
 def has_letter(text: str) -> bool:

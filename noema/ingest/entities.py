@@ -22,8 +22,10 @@ from noema.ingest._name_table import (
     kind_endings,
     most_voted,
     outvote,
+    with_version,
     without_dashes,
 )
+from noema.ingest._tokens import proper_noun_span
 from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     NER_VOTE,
@@ -134,6 +136,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
     for ent in _joined_people(_joined_places(spacy_doc.ents)):
         ent = _without_score(without_dashes(_within_line(ent)))
+        if ent.label_ in _RELEASED:
+            ent = with_version(ent)
         type_ = map_spacy_label(ent.label_)
         name = clean_name(ent.text)
         if type_ is None or not has_word(name):
@@ -159,6 +163,27 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
+    _read_releases(spacy_doc, names)
+
+
+def _read_releases(spacy_doc: Any, names: NameTable) -> None:
+    """ "Spindle 3.0 was released", "Python 3.7 is no longer supported": a capitalized word with
+    a release number after it that NER left out (or tagged the number alone) is a release's
+    name, a product (as its form says, see :func:`noema.ingest.evidence.form_type`). The
+    tagger reads such a word at a sentence's start as a common noun."""
+    for number in spacy_doc:
+        if not number.i or number.dep_ != "nummod" or number.head.i != number.i - 1:
+            continue
+        word = number.head
+        if not word.text[:1].isupper() or word.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if word.i in names.by_token or (number.ent_type_ and number.ent_type_ != "CARDINAL"):
+            continue
+        span = with_version(proper_noun_span(word))
+        if span.end != number.i + 1:
+            continue
+        names.give_up(span)  # "3.0" tagged a number of its own
+        names.add(clean_name(span.text), span, "PRODUCT")
 
 
 def _joined_people(ents: Sequence[Any]) -> list[Any]:
@@ -245,6 +270,10 @@ def _without_score(span: Any) -> Any:
 
             return Span(span.doc, span.start, start, label=span.label_)
     return span
+
+
+# Labels of names a release number may follow ("Spindle 3.0"), not of amounts or dates.
+_RELEASED = frozenset({"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "WORK_OF_ART", "FAC", "NORP"})
 
 
 # Types whose names always hold a letter: a number tagged one of them is no name.
