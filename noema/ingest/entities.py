@@ -30,6 +30,7 @@ from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     NER_VOTE,
     given_name,
+    kind_beside,
     named_as_place,
     names_a_firm,
     type_by_form,
@@ -164,6 +165,24 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
         previous = (ent, name)
         names.add(name, ent, type_)
     _read_releases(spacy_doc, names)
+    _read_described(spacy_doc, names)
+
+
+def _read_described(spacy_doc: Any, names: NameTable) -> None:
+    """ "licensed the drug Velotrexin": a proper noun NER missed, where a kind noun beside it
+    says what it is (see :func:`noema.ingest.evidence.kind_beside`), is a name; that mention
+    is then the one that says its type."""
+    for token in spacy_doc:
+        if (
+            token.pos_ != "PROPN"
+            or token.i in names.by_token
+            or token.dep_ in ("compound", "flat")
+            or not token.text[:1].isupper()
+        ):
+            continue
+        span = proper_noun_span(token)
+        if not any(t.i in names.by_token for t in span) and kind_beside(span) is not None:
+            names.register(span)
 
 
 def _read_releases(spacy_doc: Any, names: NameTable) -> None:

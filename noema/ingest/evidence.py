@@ -30,6 +30,7 @@ __all__ = [
     "context_type",
     "form_type",
     "given_name",
+    "kind_beside",
     "named_as_place",
     "names_a_firm",
     "type_by_form",
@@ -397,11 +398,15 @@ def context_type(span: Any) -> str | None:
 _NAMED_BY_COMPOUND = frozenset(_words("project library framework toolkit"))
 
 
-def _kind_beside(span: Any, root: Any) -> str | None:
+def kind_beside(span: Any) -> str | None:
     """The type a kind noun beside a mention says: in apposition ("the drug Velotrexin",
     "Hearthloom, a free desktop toolkit"), before it ("the stadium Kilnworth Park") or named by
     it ("the Magpie project"). A place NER found is left to NER there: "the Brimsworth library"
     is the town's."""
+    return _kind_beside(span, span.root)
+
+
+def _kind_beside(span: Any, root: Any) -> str | None:
     nouns = [c for c in root.children if c.dep_ == "appos"]
     if root.dep_ == "appos":
         nouns.append(root.head)
