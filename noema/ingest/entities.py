@@ -8,12 +8,12 @@ document owns the names, their type votes and mentions, and which token belongs 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from noema.ingest._missed_names import read_described, read_releases, without_score
 from noema.ingest._name_table import (
     NameTable,
     full_name,
@@ -25,12 +25,10 @@ from noema.ingest._name_table import (
     with_version,
     without_dashes,
 )
-from noema.ingest._tokens import proper_noun_span
 from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     NER_VOTE,
     given_name,
-    kind_beside,
     named_as_place,
     names_a_firm,
     type_by_form,
@@ -136,7 +134,7 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
     for ent in _joined_people(_joined_places(spacy_doc.ents)):
-        ent = _without_score(without_dashes(_within_line(ent)))
+        ent = without_score(without_dashes(_within_line(ent)))
         if ent.label_ in _RELEASED:
             ent = with_version(ent)
         type_ = map_spacy_label(ent.label_)
@@ -164,45 +162,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
-    _read_releases(spacy_doc, names)
-    _read_described(spacy_doc, names)
-
-
-def _read_described(spacy_doc: Any, names: NameTable) -> None:
-    """ "licensed the drug Velotrexin": a proper noun NER missed, where a kind noun beside it
-    says what it is (see :func:`noema.ingest.evidence.kind_beside`), is a name; that mention
-    is then the one that says its type."""
-    for token in spacy_doc:
-        if (
-            token.pos_ != "PROPN"
-            or token.i in names.by_token
-            or token.dep_ in ("compound", "flat")
-            or not token.text[:1].isupper()
-        ):
-            continue
-        span = proper_noun_span(token)
-        if not any(t.i in names.by_token for t in span) and kind_beside(span) is not None:
-            names.register(span)
-
-
-def _read_releases(spacy_doc: Any, names: NameTable) -> None:
-    """ "Spindle 3.0 was released", "Python 3.7 is no longer supported": a capitalized word with
-    a release number after it that NER left out (or tagged the number alone) is a release's
-    name, a product (as its form says, see :func:`noema.ingest.evidence.form_type`). The
-    tagger reads such a word at a sentence's start as a common noun."""
-    for number in spacy_doc:
-        if not number.i or number.dep_ != "nummod" or number.head.i != number.i - 1:
-            continue
-        word = number.head
-        if not word.text[:1].isupper() or word.pos_ not in ("NOUN", "PROPN"):
-            continue
-        if word.i in names.by_token or (number.ent_type_ and number.ent_type_ != "CARDINAL"):
-            continue
-        span = with_version(proper_noun_span(word))
-        if span.end != number.i + 1:
-            continue
-        names.give_up(span)  # "3.0" tagged a number of its own
-        names.add(clean_name(span.text), span, "PRODUCT")
+    read_releases(spacy_doc, names)
+    read_described(spacy_doc, names)
 
 
 def _joined_people(ents: Sequence[Any]) -> list[Any]:
@@ -271,24 +232,6 @@ def _list_goes_on(span: Any) -> bool:
     if i < len(doc) and doc[i].text == ",":
         i += 1
     return i < len(doc) and doc[i].lower_ in ("and", "or")
-
-
-# A match's score after a team's name: "2-1", "3 – 0" (not a model's "747-400").
-_SCORE = re.compile(r"\d{1,2}\s*[-\u2013]\s*\d{1,2}")
-
-
-def _without_score(span: Any) -> Any:
-    """ "Wexcombe United" of "Marrowby Town beat Wexcombe United 2-1": NER takes the score into
-    the name, which then matched no other mention of the club."""
-    for start in range(span.end - 1, span.start, -1):
-        tail = span.doc[start : span.end].text
-        if _SCORE.fullmatch(tail):
-            if not any(c.isalpha() for c in span.doc[span.start : start].text):
-                return span
-            from spacy.tokens import Span
-
-            return Span(span.doc, span.start, start, label=span.label_)
-    return span
 
 
 # Labels of names a release number may follow ("Spindle 3.0"), not of amounts or dates.
