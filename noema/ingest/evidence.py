@@ -407,6 +407,11 @@ def kind_beside(span: Any) -> str | None:
 
 
 def _kind_beside(span: Any, root: Any) -> str | None:
+    if not span.text[:1].isupper():
+        return None  # a common noun's phrase ("chairman of Leader Publications") names no thing
+    # "a trio (Micky Dolenz, Michael Nesmith, and Davy Jones)": a list beside a group's noun
+    # names its members
+    listed = root is not span.root or any(c.dep_ == "conj" for c in root.children)
     nouns = [c for c in root.children if c.dep_ == "appos"]
     if root.dep_ == "appos":
         nouns.append(root.head)
@@ -418,7 +423,7 @@ def _kind_beside(span: Any, root: Any) -> str | None:
             continue
         phrase = noun.doc[noun.left_edge.i : noun.i + 1].text if noun.i > span.start else ""
         type_ = kind_type([qualified_kind(phrase, lemma(noun))] if phrase else [lemma(noun)])
-        if type_ is not None:
+        if type_ is not None and not (listed and type_ == "ORG"):
             return type_
     head = root.head
     if (

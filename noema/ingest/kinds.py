@@ -47,7 +47,7 @@ _KINDS = {
         river creek stream lake mountain hill peak volcano island peninsula bay sea ocean valley
         desert forest park street road highway avenue bridge tunnel stadium arena building house
         church cathedral castle palace lighthouse airport mall museum stop ground venue
-        laboratory observatory station racecourse velodrome
+        laboratory observatory racecourse velodrome
     """,
     "PRODUCT": """
         film movie drama thriller comedy album song single novel book poem play musical opera
@@ -65,8 +65,17 @@ _KINDS = {
 # Kind nouns that say nothing alone ("a place in history", "an area of study") but name a
 # settlement with their modifier, as gazetteer-like first sentences write them.
 _QUALIFIED_KINDS = {
-    # a broadcaster, not the place its mast stands
-    "ORG": ("radio station", "television station", "tv station"),
+    # a station alone may be a broadcaster ("the NBC-owned station WMAQ-TV")
+    "LOC": (
+        "field station",
+        "research station",
+        "railway station",
+        "train station",
+        "metro station",
+        "subway station",
+        "bus station",
+        "power station",
+    ),
     # a game, not a match
     "PRODUCT": ("video game", "computer game", "board game", "card game", "operating system"),
     "GPE": (
@@ -111,16 +120,16 @@ def qualified_kind(phrase: str, noun: str) -> str:
 def kind_type(kinds: Iterable[str]) -> str | None:
     """The one type the kind nouns agree on, else ``None`` (none known, or they disagree).
 
-    A qualified kind says more than its noun: "radio station" is an organisation, where
-    "station" alone is a place.
+    A qualified kind says more than its noun: "research station" is a place, where "station"
+    alone may be a broadcaster.
 
     Example:
         >>> kind_type(["band"]), kind_type(["film"]), kind_type(["actor", "singer"])
         ('ORG', 'PRODUCT', 'PERSON')
         >>> kind_type(["actor", "band"]) is None, kind_type(["thing"]) is None
         (True, True)
-        >>> kind_type(["station", "radio station"]), kind_type(["drug"])
-        ('ORG', 'PRODUCT')
+        >>> kind_type(["station", "research station"]), kind_type(["drug"])
+        ('LOC', 'PRODUCT')
     """
     kinds = list(kinds)
     qualified = [k for k in kinds if " " in k and k in KIND_TYPES]
