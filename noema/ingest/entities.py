@@ -361,12 +361,9 @@ def _town_club(name: str, batch_votes: dict[str, Counter[str]]) -> bool:
     "George Town", whose first words are no town's name."""
     town, _, word = name.rpartition(" ")
     votes = batch_votes.get(town)
-    return (
-        word == "Town"
-        and bool(votes)
-        and town[:1].isupper()
-        and most_voted(votes, list(votes)) == "GPE"
-    )
+    if word != "Town" or not votes or not town[:1].isupper():
+        return False
+    return most_voted(votes, list(votes)) == "GPE"
 
 
 def fold_short_names(found: FoundDocument) -> None:
