@@ -79,6 +79,7 @@ def measure(name: str, *, show: bool = False) -> dict[str, object]:
     pieces = _page_pieces(graph, {str(t["name"]).lower() for t in gold_types}, missed)
     facts = _lines(folder / "facts.jsonl")
     connected, denials = _facts_connected(graph, facts, missed)
+    names_right = _names_right(graph, gold_types, missed)
     if show:
         print(f"## {name}")
         print("\n".join(missed))
@@ -86,7 +87,7 @@ def measure(name: str, *, show: bool = False) -> dict[str, object]:
         "corpus": name,
         "entities": len(graph.entities),
         **pieces,
-        "names right": _names_right(graph, gold_types, missed),
+        "names right": names_right,
         "facts connected": connected,
         "denials stated": denials,
     }

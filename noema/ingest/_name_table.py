@@ -8,6 +8,7 @@ entities into names and a batch's tables into a graph another.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from noema.ingest.evidence import (
     CUE_VOTE,
     NER_VOTE,
     NOT_PERSON,
+    built_place,
     context_type,
     form_type,
     given_name,
@@ -32,6 +34,7 @@ __all__ = [
     "kind_endings",
     "most_voted",
     "outvote",
+    "with_version",
     "without_dashes",
 ]
 
@@ -84,18 +87,33 @@ class NameTable:
         end = words[-1].idx + len(words[-1].text)
         return Mention(self.doc_id, self.offset + words[0].idx, self.offset + end)
 
-    def add(self, name: str, span: Any, type_: str | None) -> None:
+    def add(
+        self,
+        name: str,
+        span: Any,
+        type_: str | None,
+        *,
+        listed: bool = False,
+        label: str | None = None,
+    ) -> None:
         """File a mention of ``name`` at ``span``; ``type_`` is NER's vote (``None``: no vote).
         What the name's form and the sentence around it say vote too (see
-        :mod:`noema.ingest.evidence`)."""
+        :mod:`noema.ingest.evidence`). A ``listed`` name stands in a list line, no sentence:
+        what its ``label`` says ("Born: Tallowmere" a place) votes instead of the parse of the
+        line ("Born" read as the verb of "Tallowmere")."""
         counts = self.votes.setdefault(name, Counter())
         if type_ is not None:
             counts[type_] += NER_VOTE
         if type_ not in VALUE_TYPES and any(c.isalpha() for c in name):
             form = form_type(name)
-            context = context_type(span)
+            context = label if listed else context_type(span)
             if form == "PERSON" and type_ in ("GPE", "LOC"):
                 form = None  # "Jordan River", "Florence": NER's place stands against a name's look
+            if form in ("ORG", "LOC", "PRODUCT") and context == "PERSON":
+                # a role beside a name whose own words say a thing ("Founder and chief
+                # executive, Pellmar Biologics", "Odalys Merino, who managed Larkspur 3.0")
+                # was read as the name's apposition: the name's words outrank the parse
+                context = None
             if form is None and given_name(name) and type_ not in ("GPE", "LOC"):
                 # "Renata Villa" NER called ORG, but so are "Chelsea FC" and "Orlando Magic": a
                 # given name against NER's ORG settles nothing, and OTHER claims nothing, unless
@@ -107,8 +125,9 @@ class NameTable:
                     # NER's PERSON for a founded thing ("Tarbes was founded by") claims nothing,
                     # unless its form says what it is ("Kestrel Labs was founded by")
                     cue = "OTHER" if type_ == "PERSON" and form not in ("ORG", "LOC") else None
-                # both places: NER's finer call stands ("Lake Placid" the village)
-                if cue is not None and {cue, type_} != {"GPE", "LOC"}:
+                # both places: NER's finer call stands ("Lake Placid" the village), but a
+                # stadium is no town
+                if cue is not None and ({cue, type_} != {"GPE", "LOC"} or built_place(name)):
                     counts[cue] += CUE_VOTE
                     self.cued.add((cue, name))
         if named_as_place(span):
@@ -125,6 +144,10 @@ class NameTable:
         :func:`~noema.ingest.entities.batch_graph`). A surname alone is the person named in full
         before it ("Crane" after "Tobias Crane"). ``None`` when the span holds no usable name."""
         span = without_dashes(span)
+        versioned = with_version(span)
+        if versioned.end > span.end:
+            self.give_up(versioned[-1:])  # "3.0" tagged a number of its own
+            span = versioned
         name = clean_name(span.text)
         if not has_word(name) or is_business_suffix(name):
             return None  # the "." of "No. 56" tagged a proper noun
@@ -226,11 +249,21 @@ class NameTable:
         if not self.shared_topic:  # "Sega (singer)" says nothing of the batch's other Sega
             self.cued.add((type_, name))
 
-    def take_over(self, span: Any, name: str, type_: str | None, keep: str | None = None) -> None:
+    def take_over(
+        self,
+        span: Any,
+        name: str,
+        type_: str | None,
+        keep: str | None = None,
+        *,
+        listed: bool = False,
+        label: str | None = None,
+    ) -> None:
         """``span`` names ``name`` whole ("A Woman's Triumph"): the names NER found inside it
-        ("Triumph") give up their mentions there (see :meth:`give_up`)."""
+        ("Triumph") give up their mentions there (see :meth:`give_up`); ``listed`` and
+        ``label`` as :meth:`add` takes them."""
         self.give_up(span, keep)
-        self.add(name, span, type_)
+        self.add(name, span, type_, listed=listed, label=label)
 
     def give_up(self, span: Any, keep: str | None = None) -> None:
         """The names found inside ``span`` lose their mentions and tokens there, and a name left
@@ -273,6 +306,29 @@ def without_dashes(span: Any) -> Any:
     from spacy.tokens import Span
 
     return Span(span.doc, start, end, label=span.label_)
+
+
+# A release's number: "3.0", "4.2.1", "v2.1".
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+
+
+def with_version(span: Any) -> Any:
+    """ "Spindle 3.0" where NER tagged or the tagger read "Spindle" alone: a release number
+    right after a name is part of it, unless an entity goes on past it ("3.5 billion" is an
+    amount)."""
+    doc = span.doc
+    if not len(span) or span.end >= len(doc):
+        return span
+    number = doc[span.end]
+    if (
+        not _VERSION.fullmatch(number.text)
+        or span[-1].whitespace_ != " "
+        or any(e.start <= number.i < e.end and e.end > number.i + 1 for e in doc.ents)
+    ):
+        return span
+    from spacy.tokens import Span
+
+    return Span(doc, span.start, span.end + 1, label=span.label_)
 
 
 def has_letter(text: str) -> bool:

@@ -361,14 +361,14 @@ class EntityResolver:
         if (
             found is None
             and said in (None, *types)
-            and (
-                leading in types | {"OTHER", None}
-                or (leading == "PERSON" and not self.main_is_person)
-            )
+            and not self.main_is_person
+            and leading in types | {"OTHER", "PERSON", None}
         ):
             # "Tarbes was founded in 1779. The town lies on a river.": the document's own word
             # for what its main entity is; so too for a name NER called a person in a document
-            # whose pronouns call it "it" ("Gannet Sonar ... It was founded ... the company")
+            # whose pronouns call it "it" ("Gannet Sonar ... It was founded ... the company").
+            # Never in a document whose pronouns say its topic is a person: "the first release"
+            # in Ferdinand Aulich's is of what he wrote
             self.names.settle_type(self.main, type_)
             found = self.main
         return found

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from noema.ingest._missed_names import read_described, read_releases, without_score
 from noema.ingest._name_table import (
     NameTable,
     full_name,
@@ -21,6 +22,7 @@ from noema.ingest._name_table import (
     kind_endings,
     most_voted,
     outvote,
+    with_version,
     without_dashes,
 )
 from noema.ingest.dates import relative_year, relative_years
@@ -132,7 +134,9 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
     for ent in _joined_people(_joined_places(spacy_doc.ents)):
-        ent = without_dashes(_within_line(ent))
+        ent = without_score(without_dashes(_within_line(ent)))
+        if ent.label_ in _RELEASED:
+            ent = with_version(ent)
         type_ = map_spacy_label(ent.label_)
         name = clean_name(ent.text)
         if type_ is None or not has_word(name):
@@ -158,6 +162,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
+    read_releases(spacy_doc, names)
+    read_described(spacy_doc, names)
 
 
 def _joined_people(ents: Sequence[Any]) -> list[Any]:
@@ -226,6 +232,10 @@ def _list_goes_on(span: Any) -> bool:
     if i < len(doc) and doc[i].text == ",":
         i += 1
     return i < len(doc) and doc[i].lower_ in ("and", "or")
+
+
+# Labels of names a release number may follow ("Spindle 3.0"), not of amounts or dates.
+_RELEASED = frozenset({"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "WORK_OF_ART", "FAC", "NORP"})
 
 
 # Types whose names always hold a letter: a number tagged one of them is no name.
@@ -328,14 +338,32 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     for item in found:
         for name, type_ in item.names.settled.items():
             settled.setdefault(name, set()).add(type_)
+    things: dict[str, str] = {}  # name -> the one type other than PERSON its documents said
     for name, types in settled.items():
         if len(types) == 1:  # two documents that disagree name two things ("Orlin", an album)
             outvote(batch_votes[name], *types)
+            if types != {"PERSON"}:
+                things[name] = next(iter(types))
+    for name in batch_votes:
+        if _town_club(name, batch_votes):
+            outvote(batch_votes[name], "ORG")
+            things[name] = "ORG"
     cued = set().union(*(item.names.cued for item in found))
     graph = SemanticGraph()
     for item in found:
-        _add_to_graph(graph, item, batch_votes, cued)
+        _add_to_graph(graph, item, batch_votes, cued, things)
     return graph
+
+
+def _town_club(name: str, batch_votes: dict[str, Counter[str]]) -> bool:
+    """Whether ``name`` is a town's name and "Town" ("Marrowby Town"), where the batch names the
+    town as a place: a football club, which NER calls a person or a place. Not "Cape Town" or
+    "George Town", whose first words are no town's name."""
+    town, _, word = name.rpartition(" ")
+    votes = batch_votes.get(town)
+    if word != "Town" or not votes or not town[:1].isupper():
+        return False
+    return most_voted(votes, list(votes)) == "GPE"
 
 
 def fold_short_names(found: FoundDocument) -> None:
@@ -378,6 +406,7 @@ def _add_to_graph(
     found: FoundDocument,
     batch_votes: dict[str, Counter[str]],
     cued: set[tuple[str, str]],
+    things: dict[str, str],
 ) -> None:
     graph.add_document(found.doc)
     names = found.names
@@ -391,6 +420,15 @@ def _add_to_graph(
             type_ = names.settled_here.get(name) or _decide_type(
                 names.votes[name], batch_votes.get(name, Counter()), name
             )
+            if (
+                type_ == "PERSON"
+                and name in things
+                and ("PERSON", name) not in names.cued
+                and not given_name(name)
+            ):
+                # "Larkspur" NER called a person twice here, where its own document said it is
+                # a web framework: nothing here but NER's guess from its look says a person
+                type_ = things[name]
             if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
                 # NER alone, for a name whose look does not fit the type: the type its look
                 # says, else OTHER, which claims nothing

@@ -14,20 +14,23 @@ Only cues that hold across kinds of text are listed; a verb that people and comp
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib.resources import files
 from typing import Any
 
 from noema.ingest._tokens import lemma
-from noema.ingest.kinds import KIND_TYPES
+from noema.ingest.kinds import KIND_TYPES, kind_type, qualified_kind
 
 __all__ = [
     "CUE_VOTE",
     "NER_VOTE",
     "NOT_PERSON",
+    "built_place",
     "context_type",
     "form_type",
     "given_name",
+    "kind_beside",
     "named_as_place",
     "names_a_firm",
     "type_by_form",
@@ -50,7 +53,8 @@ CUE_VOTE = 5
 # The last word of a company's name: "Harrow Avionics", "Lindqvist Marine", "Crane Studios".
 _COMPANY_WORDS = frozenset(
     _words("""
-    avionics aerospace airlines airways analytics automotive bank biotech brewery capital
+    avionics aerospace airlines airways analytics automotive bank biologics biosciences biotech
+    brewery capital
     chemicals communications company corporation dairy dynamics electronics energy engineering
     enterprises entertainment foods group holdings industries insurance interactive ironworks labs
     laboratories logistics marine media mining motors networks partners pharma pharmaceuticals
@@ -62,6 +66,33 @@ _COMPANY_WORDS = frozenset(
 _INSTITUTION_WORDS = frozenset(
     _words("""
     academy college conservatory institute polytechnic school seminary university
+    """)
+)
+# The last word of a sports club's name: "Dunmarrow Rovers", "Eskridge Athletic", "Tarrowby
+# United", "Brackwater FC". NER calls such a name after its town a place as often as a club.
+# Not "City" or "County" ("Kansas City", "Orange County" are places) nor "Town" alone ("Cape
+# Town"): a town's name and "Town" make a club only where the town is named (see
+# :func:`noema.ingest.entities.batch_graph`).
+_CLUB_WORDS = frozenset(
+    _words("""
+    united rovers athletic wanderers hotspur albion fc f.c. afc a.f.c.
+    """)
+)
+# The last word of a built place's name: "Kilnworth Stadium", "Glenmoor Arena", "Quarrie
+# Laboratory", "Mossgate Field Station". Not "Labs" or "Laboratories", which end companies'
+# names ("Kestrel Labs"), nor "Park" or "Hall", which end bands', works' and people's names
+# ("Linkin Park", "Jurassic Park", "Arsenio Hall").
+_FACILITY_WORDS = frozenset(
+    _words("""
+    stadium arena ground laboratory observatory velodrome racecourse
+    """)
+)
+# A release's number after a name: "Larkspur 3.0", "Corvid 4.2.1", "Spindle v2.1"; not a
+# numbered part of a text ("Section 3.2", "Article 5.1").
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?")
+_NUMBERED_PARTS = frozenset(
+    _words("""
+    section chapter article paragraph clause figure table appendix part rule step phase
     """)
 )
 # The word that makes a natural place (or a landmark) of a name, first or last: "River Vell",
@@ -128,6 +159,19 @@ def _given_names() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
+def built_place(name: str) -> bool:
+    """Whether a name's last words make it a built place ("Kilnworth Stadium", "Mossgate Field
+    Station"): never a town, whatever NER called it, where a natural place's word ("Lake
+    Placid") may be the town of that name.
+
+    Example:
+        >>> built_place("Glenmoor Arena"), built_place("Lake Placid")
+        (True, False)
+    """
+    words = name.lower().split()
+    return len(words) >= 2 and (words[-1] in _FACILITY_WORDS or words[-2:] == ["field", "station"])
+
+
 def form_type(name: str) -> str | None:
     """The type a name's own words say: a company word last, a title first.
 
@@ -140,12 +184,27 @@ def form_type(name: str) -> str | None:
         True
         >>> form_type("River Vell"), form_type("Wendholt Polytechnic"), form_type("College Park")
         ('LOC', 'ORG', None)
+        >>> form_type("Corvid 4.2"), form_type("Tarrowby United"), form_type("Kilnworth Stadium")
+        ('PRODUCT', 'ORG', 'LOC')
+        >>> form_type("Mossgate Field Station"), form_type("Kestrel Labs"), form_type("Linkin Park")
+        ('LOC', 'ORG', None)
+        >>> form_type("University of Orrinford"), form_type("school of thought") is None
+        ('ORG', True)
     """
     words = name.lower().split()
+    if len(words) >= 2 and _VERSION.fullmatch(words[-1]) and words[0] not in _NUMBERED_PARTS:
+        # a name and a version number is a release of software, a model of a device
+        return "PRODUCT" if all(w[:1].isupper() for w in name.split()[:-1]) else None
+    if len(words) >= 3 and words[0] in _INSTITUTION_WORDS and words[1] == "of":
+        return "ORG" if name.split()[2][:1].isupper() else None  # "University of Orrinford"
     if len(words) < 2 or not all(word[:1].isupper() for word in name.split()):
         return None  # "an aircraft parts company" is a description, not a company's name
     if words[-1] in _COMPANY_WORDS or words[-1] in _INSTITUTION_WORDS:
         return "ORG"
+    if words[-1] in _CLUB_WORDS:
+        return "ORG"
+    if built_place(name):
+        return "LOC"
     if words[0] in _PERSON_TITLES:
         return "PERSON"
     if words[0] in _NATURE_FIRST or words[-1] in _NATURE_LAST:
@@ -331,4 +390,59 @@ def context_type(span: Any) -> str | None:
             word in _ROLE_NOUNS or (word in _PERSON_NOUNS and c.i < span.start)
         ):
             return "PERSON"
+    return _kind_beside(span, root) or _place_clause(root)
+
+
+# Nouns whose compound is their name: "the Magpie project", "the Larkspur library". Not "the
+# drug" ("the Pfizer drug" is Pfizer's) nor "club" ("the Eskridge club" is the town's).
+_NAMED_BY_COMPOUND = frozenset(_words("project library framework toolkit"))
+
+
+def kind_beside(span: Any) -> str | None:
+    """The type a kind noun beside a mention says: in apposition ("the drug Velotrexin",
+    "Hearthloom, a free desktop toolkit"), before it ("the stadium Kilnworth Park") or named by
+    it ("the Magpie project"). A place NER found is left to NER there: "the Brimsworth library"
+    is the town's."""
+    return _kind_beside(span, span.root)
+
+
+def _kind_beside(span: Any, root: Any) -> str | None:
+    if not span.text[:1].isupper():
+        return None  # a common noun's phrase ("chairman of Leader Publications") names no thing
+    # "a trio (Micky Dolenz, Michael Nesmith, and Davy Jones)": a list beside a group's noun
+    # names its members
+    listed = root is not span.root or any(c.dep_ == "conj" for c in root.children)
+    nouns = [c for c in root.children if c.dep_ == "appos"]
+    if root.dep_ == "appos":
+        nouns.append(root.head)
+    nouns += [c for c in root.lefts if c.dep_ == "compound" and c.i < span.start]
+    for noun in nouns:
+        if noun.pos_ != "NOUN" or lemma(noun).endswith(("er", "or")):
+            # a maker, a publisher or a supplier is a person as often as a firm: "the cider
+            # maker Georgia Tremayne"
+            continue
+        phrase = noun.doc[noun.left_edge.i : noun.i + 1].text if noun.i > span.start else ""
+        type_ = kind_type([qualified_kind(phrase, lemma(noun))] if phrase else [lemma(noun)])
+        if type_ is not None and not (listed and type_ == "ORG"):
+            return type_
+    head = root.head
+    if (
+        root.dep_ == "compound"
+        and head.pos_ == "NOUN"
+        and lemma(head) in _NAMED_BY_COMPOUND
+        and span.label_ not in ("GPE", "LOC", "FAC", "NORP")
+        and form_type(span.text) is None
+    ):
+        return "PRODUCT"
+    return None
+
+
+def _place_clause(root: Any) -> str | None:
+    """ "Ashcombe Park, where the club had played for 101 years": a clause of "where" on a name
+    says a place or a body of people (:data:`NOT_PERSON`), never a person."""
+    for clause in root.children:
+        if clause.dep_ == "relcl" and any(
+            c.lower_ == "where" and c.dep_ == "advmod" for c in clause.children
+        ):
+            return NOT_PERSON
     return None

@@ -27,6 +27,8 @@ _KINDS = {
         economist historian philosopher professor engineer physician surgeon chef soldier
         officer general admiral priest bishop monk saint king queen prince princess emperor
         empress duke nobleman aristocrat activist inventor explorer astronaut personality
+        midfielder defender striker winger captain biophysicist immunologist entomologist
+        epidemiologist virologist pharmacologist
     """,
     "ORG": """
         band group duo trio quartet ensemble orchestra choir company corporation conglomerate
@@ -34,7 +36,8 @@ _KINDS = {
         organisation association federation league club team university college school academy
         institute party council ministry department newspaper magazine network broadcaster
         franchise maker startup business brand brewery shipyard supplier carrier subsidiary
-        cooperative consultancy cidery winery distillery creamery foundry
+        cooperative consultancy cidery winery distillery creamery foundry foundation charity
+        collective consortium
     """,
     "GPE": """
         city town village hamlet municipality borough county country state province
@@ -43,12 +46,15 @@ _KINDS = {
     "LOC": """
         river creek stream lake mountain hill peak volcano island peninsula bay sea ocean valley
         desert forest park street road highway avenue bridge tunnel stadium arena building house
-        church cathedral castle palace lighthouse airport mall museum stop
+        church cathedral castle palace lighthouse airport mall museum stop ground venue
+        laboratory observatory racecourse velodrome
     """,
     "PRODUCT": """
         film movie drama thriller comedy album song single novel book poem play musical opera
         series sitcom miniseries episode documentary soundtrack anthology comic painting
-        sculpture car engine aircraft dvd ep feature
+        sculpture car engine aircraft dvd ep feature drug medicine medication vaccine
+        antibiotic software framework toolkit tool application app plugin compiler browser
+        release fork smartphone locomotive spacecraft
     """,
     "EVENT": """
         war battle election tournament championship festival ceremony competition offensive
@@ -59,6 +65,19 @@ _KINDS = {
 # Kind nouns that say nothing alone ("a place in history", "an area of study") but name a
 # settlement with their modifier, as gazetteer-like first sentences write them.
 _QUALIFIED_KINDS = {
+    # a station alone may be a broadcaster ("the NBC-owned station WMAQ-TV")
+    "LOC": (
+        "field station",
+        "research station",
+        "railway station",
+        "train station",
+        "metro station",
+        "subway station",
+        "bus station",
+        "power station",
+    ),
+    # a game, not a match
+    "PRODUCT": ("video game", "computer game", "board game", "card game", "operating system"),
     "GPE": (
         "census-designated place",
         "populated place",
@@ -101,13 +120,20 @@ def qualified_kind(phrase: str, noun: str) -> str:
 def kind_type(kinds: Iterable[str]) -> str | None:
     """The one type the kind nouns agree on, else ``None`` (none known, or they disagree).
 
+    A qualified kind says more than its noun: "research station" is a place, where "station"
+    alone may be a broadcaster.
+
     Example:
         >>> kind_type(["band"]), kind_type(["film"]), kind_type(["actor", "singer"])
         ('ORG', 'PRODUCT', 'PERSON')
         >>> kind_type(["actor", "band"]) is None, kind_type(["thing"]) is None
         (True, True)
+        >>> kind_type(["station", "research station"]), kind_type(["drug"])
+        ('LOC', 'PRODUCT')
     """
-    types = {KIND_TYPES[k] for k in kinds if k in KIND_TYPES}
+    kinds = list(kinds)
+    qualified = [k for k in kinds if " " in k and k in KIND_TYPES]
+    types = {KIND_TYPES[k] for k in (qualified or kinds) if k in KIND_TYPES}
     return types.pop() if len(types) == 1 else None
 
 

@@ -121,6 +121,17 @@ _FACT_LABELS = {
     "latest release": ("version_of", False),
     "first release": ("version_of", False),
 }
+# what a label's fact says the listed name is: "Born: Tallowmere" a place, "Ground: Glenmoor
+# Arena" a built place, "Latest release: Larkspur 3.1" a product
+_LISTED_TYPES = {
+    "born_in": "GPE",
+    "base_in": "GPE",
+    "locate_in": "GPE",
+    "headquarter_in": "GPE",
+    "near": "GPE",
+    "ground_of": "LOC",
+    "version_of": "PRODUCT",
+}
 # what a role's label says of its time, not of the role: "Previous head"
 _ROLE_TIME_WORDS = frozenset({"previous", "former", "current", "present", "past", "new"})
 
@@ -351,7 +362,7 @@ def entry_facts(
         names.give_up(period, keep=topic)
         mention = names.sentence(line)
         for at in entry.names:
-            name = _file_name(spacy_doc, names, at, topic)
+            name = _file_name(spacy_doc, names, at, topic, _LISTED_TYPES.get(entry.predicate))
             if name is not None and name != topic:
                 ends = (topic, name) if entry.topic_holds else (name, topic)
                 facts.append(
@@ -363,9 +374,12 @@ def entry_facts(
     return facts, lines
 
 
-def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int], topic: str) -> str | None:
+def _file_name(
+    spacy_doc: Any, names: NameTable, at: tuple[int, int], topic: str, label: str | None
+) -> str | None:
     """File the name written at character span ``at`` with the type NER gave a name covering
-    most of it (no type when NER saw only a piece of it), and return it."""
+    most of it (no type when NER saw only a piece of it) and the type its line's ``label``
+    says, and return it."""
     span = spacy_doc.char_span(*at, alignment_mode="expand")
     name = clean_name(spacy_doc.text[at[0] : at[1]])
     if span is None or not name:
@@ -373,5 +387,5 @@ def _file_name(spacy_doc: Any, names: NameTable, at: tuple[int, int], topic: str
     inner = {names.by_token[t.i] for t in span if t.i in names.by_token}
     covering = [n for n in inner if len(n) * 2 >= len(name)]
     type_ = names.leading_type(covering[0]) if len(covering) == 1 else None
-    names.take_over(span, name, type_, keep=topic)
+    names.take_over(span, name, type_, keep=topic, listed=True, label=label)
     return name

@@ -1,0 +1,154 @@
+"""What a name's form and the words around its mentions say it is: products, clubs and built
+places typed by their own evidence, and OTHER where the evidence says only what a name is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from noema import Document, SpacyExtractor
+
+
+def types_of(extractor: SpacyExtractor, texts: list[str], name: str) -> list[str]:
+    """The types of the nodes named ``name`` in the graph of ``texts``, one document each."""
+    graph = extractor.extract([Document(text) for text in texts])
+    return sorted(e.type for e in graph.entities.values() if e.name == name)
+
+
+@pytest.mark.parametrize(
+    ("texts", "name", "expected"),
+    [
+        pytest.param(
+            [
+                "Ostrander Therapeutics licensed the drug Velotrexin in 2016. Velotrexin was "
+                "approved in 2021."
+            ],
+            "Velotrexin",
+            "PRODUCT",
+            id="the-drug-X",
+        ),
+        pytest.param(
+            ["Patients in the trial took Velotrexin, a drug for severe inflammation."],
+            "Velotrexin",
+            "PRODUCT",
+            id="X-a-drug",
+        ),
+        pytest.param(
+            ["Corvid 4.2 was released in May by Halvard Systems."],
+            "Corvid 4.2",
+            "PRODUCT",
+            id="version-number",
+        ),
+        pytest.param(
+            [
+                "Spindle 3.0, the new version of the image analysis software, was released on "
+                "22 May 2023."
+            ],
+            "Spindle 3.0",
+            "PRODUCT",
+            id="version-number-NER-missed",
+        ),
+        pytest.param(
+            ["Ines Marlow joined the Magpie project in 2020 and wrote its parser."],
+            "Magpie",
+            "PRODUCT",
+            id="the-X-project",
+        ),
+        pytest.param(
+            ["Hearthloom is a free toolkit for desktop applications, forked from Emberloom."],
+            "Hearthloom",
+            "PRODUCT",
+            id="kind-noun-of-the-topic",
+        ),
+        pytest.param(
+            [
+                "Marrowby Town beat Wexcombe United 2-1 on Saturday. The club from Marrowby is "
+                "second in the league."
+            ],
+            "Marrowby Town",
+            "ORG",
+            id="town-name-and-Town",
+        ),
+        pytest.param(
+            [
+                "Marrowby Town beat Wexcombe United 2-1 on Saturday. The club from Marrowby is "
+                "second in the league."
+            ],
+            "Wexcombe United",
+            "ORG",
+            id="club-word-and-no-score",
+        ),
+        pytest.param(
+            [
+                "Kilnworth Stadium is the home of Tarrowby United. It was built in 1956 on the "
+                "site of the town's brickworks."
+            ],
+            "Kilnworth Stadium",
+            "LOC",
+            id="stadium-no-town",
+        ),
+        pytest.param(
+            ["Eskridge Athletic played their first match at Glenmoor Arena on 6 August 2022."],
+            "Glenmoor Arena",
+            "LOC",
+            id="arena",
+        ),
+        pytest.param(
+            [
+                "Mossgate Field Station is a malaria research station run by the Hollinsworth "
+                "Centre."
+            ],
+            "Mossgate Field Station",
+            "LOC",
+            id="field-station",
+        ),
+        pytest.param(
+            [
+                "# Yusuf Marchetti\n\nYusuf Marchetti is a biophysicist.\n\n## Key facts\n\n"
+                "- Born: Tallowmere, 1975\n- Head of the Quarrie Laboratory: 2015–2024\n"
+            ],
+            "Tallowmere",
+            "GPE",
+            id="list-label-born",
+        ),
+        # nothing says what it is, only what it is not: a wrong type is worse than none
+        pytest.param(
+            [
+                "It replaces Ashcombe Park, where the club had played for 101 years. Ashcombe "
+                "Park will be turned into housing."
+            ],
+            "Ashcombe Park",
+            "OTHER",
+            id="where-clause-no-person",
+        ),
+    ],
+)
+def test_a_name_is_typed_by_its_own_evidence(
+    extractor: SpacyExtractor, texts: list[str], name: str, expected: str
+) -> None:
+    assert types_of(extractor, texts, name) == [expected]
+
+
+def test_a_thing_its_own_document_names_is_one_node_where_ner_calls_it_a_person(
+    extractor: SpacyExtractor,
+) -> None:
+    texts = [
+        "# Larkspur\n\nLarkspur is an open-source web framework written in Python. Ferdinand "
+        "Aulich started it in 2014.",
+        "Odalys Merino became lead maintainer of Larkspur in 2021. Larkspur is used by many firms.",
+    ]
+    assert types_of(extractor, texts, "Larkspur") == ["PRODUCT", "PRODUCT"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        # a maker is a person as often as a firm
+        ("The cider maker Georgia Tremayne was born in Pennick.", "Georgia Tremayne", "PERSON"),
+        # "Cape" is no town's name: "Town" makes no club of it
+        ("Cape Town is a port city. Marta Quell moved to Cape Town in 2001.", "Cape Town", "GPE"),
+    ],
+)
+def test_the_new_evidence_leaves_these_alone(
+    extractor: SpacyExtractor, text: str, name: str, expected: str
+) -> None:
+    assert types_of(extractor, [text], name) == [expected]
