@@ -75,7 +75,7 @@ def test_the_first_search_takes_what_only_the_lexical_search_finds(
 ) -> None:
     """The vectors rank the answer below the twelve pump sentences (each nearer the question's
     meaning); the word "Vindelmoor" is in that sentence alone, and fused by rank it comes right
-    after the best sentence by vector, with its similarity to the question."""
+    after the two best sentences by vector, with its similarity to the question."""
     snapshot = pumps._snapshot
     vector = pumps.embedder.embed_queries([QUESTION])[0]
     dense = snapshot.sentences.search(vector, 13)
@@ -84,9 +84,10 @@ def test_the_first_search_takes_what_only_the_lexical_search_finds(
     assert index is not None
     found = index.search(QUESTION, 3)
     assert found[0][0].document_id == "vindelmoor"
-    # first of one ranking and absent from the other, it comes before the vectors' second
-    hits = first_hits(snapshot.sentences, vector, dense[:3], found[:1])
-    assert [s.document_id for s, _ in hits][:2] == [dense[0][0].document_id, "vindelmoor"]
+    # first of one ranking and absent from the other, it comes before the vectors' third
+    hits = first_hits(snapshot.sentences, vector, dense[:4], found[:1])
+    expected = [dense[0][0].document_id, dense[1][0].document_id, "vindelmoor"]
+    assert [s.document_id for s, _ in hits][:3] == expected
     answer = found[0][0]
     similarity = snapshot.sentences.similarities([answer], vector)[answer]
     assert dict(hits)[answer] == similarity
