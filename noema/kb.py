@@ -22,7 +22,6 @@ from noema.model.view import graph_html
 from noema.repairs import EntityRepairs
 from noema.resources import DEFAULT_EMBEDDING_MODEL, DEFAULT_SPACY_MODEL
 from noema.retrieval.formats import render_fact, render_facts
-from noema.retrieval.lexical import prepare_soon
 from noema.retrieval.options import (
     DEFAULT_SIMILARITY_THRESHOLD,
     Format,
@@ -488,8 +487,6 @@ class KnowledgeBase(EntityRepairs):
         )
         check_dimension(contents, name, stored_model, kb.embedder.dimension)
         kb._store.open(contents)
-        snapshot = kb._snapshot
-        prepare_soon(snapshot.graph, snapshot.sentences)  # what the first retrieval searches
         kb._stored_names = contents.name_vectors
         kb._spacy_model_name = None if options.spacy_model else manifest["spacy_model"]
         kb.manifest = manifest

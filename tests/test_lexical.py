@@ -93,12 +93,15 @@ def test_the_first_search_takes_what_only_the_lexical_search_finds(
     assert dict(hits)[answer] == similarity
 
 
-def test_a_loaded_base_makes_its_lexical_index_as_it_opens(
+def test_a_loaded_base_makes_its_lexical_index_once_on_its_first_retrieval(
     bundle: Path, embedder: noema.SentenceTransformerEmbedder
 ) -> None:
     kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
     snapshot = kb._snapshot
-    made = lexical_index(snapshot.graph, snapshot.sentences)  # waits for the opening's thread
+    assert snapshot.sentences is not None
+    assert snapshot.sentences not in lexical._MADE  # opening reads no record
+    kb.retrieve("Who founded Google?")
+    made = lexical._MADE[snapshot.sentences]
     assert made is not None and len(made) == len(snapshot.sentences)
     assert lexical_index(snapshot.graph, snapshot.sentences) is made  # made once
 

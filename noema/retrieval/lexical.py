@@ -6,7 +6,7 @@ album did Orlin release in 1994?"). A BM25 ranking finds exactly those. Retrieva
 rankings by rank (reciprocal rank fusion), so neither score scale has to be compared with the
 other.
 
-The index is built in memory from the sentences of the sentence sidecar (each as it is embedded:
+The index is built in memory, on first use, from the sentences of the sentence sidecar (each as it is embedded:
 its document's title, then its text), so it needs nothing stored and is the same for a bundle
 however it was made. The scoring is Lucene's BM25 (``k1=1.5``, ``b=0.75``, idf
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, no ``k1 + 1`` factor), the same as ``bm25s``'s
@@ -29,19 +29,18 @@ from noema.model.graph import SemanticGraph
 from noema.model.spans import Sentence
 from noema.vectors.sentences import SentenceIndex
 
-__all__ = ["LEXICAL_LIMIT", "LexicalIndex", "fused", "lexical_index", "prepare_soon", "words"]
+__all__ = ["LEXICAL_LIMIT", "LexicalIndex", "fused", "lexical_index", "words"]
 
 K1 = 1.5
 B = 0.75
 # Reciprocal rank fusion's constant: a hit at rank r scores 1 / (RRF_K + r) in each ranking.
 RRF_K = 60
-# Up to this many sentences the index is made in memory when a base opens (0.3 s for 11,616
-# sentences on a busy machine, the 300-question HotpotQA pool); above it, making it would hold
-# a first retrieval for seconds, and retrieval searches by vector alone.
+# Up to this many sentences the index is made in memory by the first retrieval that needs it
+# (0.3 s for 11,616 sentences on a busy machine, the 300-question HotpotQA pool; ``warm_up``
+# makes it for a service before its first question); above it, making it would hold a first
+# retrieval for seconds, and retrieval searches by vector alone. Opening a bundle reads no
+# record, so it does not make it.
 LEXICAL_LIMIT = 200_000
-# Up to this many sentences a base makes the index while it opens (a tenth of a second or two),
-# above it on a thread.
-LEXICAL_AT_OPEN = 20_000
 
 _MADE: weakref.WeakKeyDictionary[SentenceIndex, LexicalIndex | None] = weakref.WeakKeyDictionary()
 _MAKING = threading.Lock()  # held while one is made: each sidecar's index is made once
@@ -161,20 +160,6 @@ def lexical_index(graph: SemanticGraph, sentences: SentenceIndex) -> LexicalInde
         )
         _MADE[sentences] = made
         return made
-
-
-def prepare_soon(graph: SemanticGraph, sentences: SentenceIndex | None) -> None:
-    """Make the index for a base just opened: now when it is small (a first retrieval right
-    after opening would otherwise wait for it, as long as the retrieval itself), else on a
-    thread, so the first retrieval waits only for what is left of it."""
-    if sentences is None or not len(sentences) or len(sentences) > LEXICAL_LIMIT:
-        return
-    if len(sentences) <= LEXICAL_AT_OPEN:
-        lexical_index(graph, sentences)
-        return
-    threading.Thread(
-        target=lexical_index, args=(graph, sentences), name="noema-lexical", daemon=True
-    ).start()
 
 
 def _postings(
