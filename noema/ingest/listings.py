@@ -27,7 +27,7 @@ states nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from noema.ingest.confidence import CONFIDENCE
@@ -41,9 +41,13 @@ __all__ = [
     "LISTED",
     "ListEntry",
     "entry_facts",
+    "line_entries",
     "list_entries",
     "list_line_starts",
+    "name_spans",
+    "period_of",
     "role_predicates",
+    "written_period",
 ]
 
 LISTED = "listed_for"
@@ -162,9 +166,20 @@ def list_entries(text: str) -> Iterator[ListEntry]:
         start = mark.end()
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        roles = list(_role_entries(text[start:end], start, (mark.start(), end)))
-        entry = None if roles else _entry(text[start:end], start, (mark.start(), end))
-        yield from roles if entry is None else [entry]
+        yield from line_entries(text[start:end], start, (mark.start(), end))
+
+
+def line_entries(line: str, at: int, whole: tuple[int, int]) -> list[ListEntry]:
+    """The entries of one list line after its mark (its text starts at ``at`` in the text read,
+    the whole line spans ``whole``): its roles, else its label, else a name and a period.
+
+    Example:
+        >>> [(e.predicate, e.time) for e in line_entries("Chair: Beatrix Olenska (2021–)", 0, (0, 30))]
+        [('chair_of', '2021/..')]
+    """
+    roles = list(_role_entries(line, at, whole))
+    entry = None if roles else _entry(line, at, whole)
+    return roles if entry is None else [entry]
 
 
 def list_line_starts(text: str) -> list[int]:
@@ -195,11 +210,11 @@ def _entry(line: str, at: int, whole: tuple[int, int]) -> ListEntry | None:
         match = form.match(line)
         if match is None:
             continue
-        time = _time(match.group("start"), match.group("end"))
+        time = period_of(match.group("start"), match.group("end"))
         if time is None or (form is _PERIOD_BRACKETED and _trade_after(line, match.end())):
             # "Hans Carl von Carlowitz (1645–1714), forest scientist": a life, not a term
             return None
-        names = tuple(_names(line, match.start("names"), match.end("names"), at))
+        names = tuple(name_spans(line, match.start("names"), match.end("names"), at))
         period = (at + match.start("start"), at + match.end("end"))
         return ListEntry(names, time, period, whole) if names else None
     return None
@@ -214,13 +229,13 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
         if match is None:
             continue
         predicates = role_predicates(match.group("role"))
-        names = tuple(_names(line, match.start("names"), match.end("names"), at))
+        names = tuple(name_spans(line, match.start("names"), match.end("names"), at))
         written = _written_period(match)
         if not predicates or not names or (form is not _ROLE_NAME and written is None):
             continue
         time, period = None, (at + match.end("names"), at + match.end("names"))
         if written is not None:
-            time, period = _time(*written[0]), (at + written[1], at + match.end())
+            time, period = period_of(*written[0]), (at + written[1], at + match.end())
             if time is None:
                 return
         for predicate in predicates:
@@ -236,11 +251,11 @@ def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[Li
     label = match and _FACT_LABELS.get(" ".join(match.group("role").lower().split()))
     if match is None or not label:
         return
-    names = tuple(_names(line, match.start("names"), match.end("names"), at))
+    names = tuple(name_spans(line, match.start("names"), match.end("names"), at))
     when = next((g for g in ("at", "on") if match[g] is not None), None)
     written = _written_period(match)
     if written is not None:
-        time, period = _time(*written[0]), (at + written[1], at + match.end())
+        time, period = period_of(*written[0]), (at + written[1], at + match.end())
     elif when is not None:
         time, period = iso_date(match[when]), (at + match.start(when), at + match.end(when))
     else:
@@ -257,6 +272,22 @@ def _written_period(match: re.Match[str]) -> tuple[tuple[str, str], int] | None:
     if match["start"] is not None:
         return (match["start"], match["end"] or _OPEN_WORDS[0]), match.start("start")
     return None
+
+
+_WHOLE_PERIOD = re.compile(rf"^\s*{_SINCE}\s*$", re.I)
+
+
+def written_period(text: str) -> str | None:
+    """The ISO period ``text`` writes and nothing else ("2015–2019", "2021–" and "since 2021"
+    to the present), or ``None``.
+
+    Example:
+        >>> written_period("2015–2019"), written_period(" 2021– "), written_period("2012")
+        ('2015/2019', '2021/..', None)
+    """
+    match = _WHOLE_PERIOD.match(text)
+    written = _written_period(match) if match is not None else None
+    return period_of(*written[0]) if written is not None else None
 
 
 def role_predicates(label: str) -> list[str]:
@@ -289,12 +320,12 @@ def _trade_after(line: str, at: int) -> bool:
     return any(KIND_TYPES.get(word.removesuffix("s")) == "PERSON" for word in words)
 
 
-def _time(start: str, end: str) -> str | None:
+def period_of(start: str, end: str) -> str | None:
     """The ISO period of two written ends; ``None`` where the end is unknown ("?"), either is no
     date, or the end comes first.
 
     Example:
-        >>> _time("?", "1827"), _time("1796", "?"), _time("2019", "present")
+        >>> period_of("?", "1827"), period_of("1796", "?"), period_of("2019", "present")
         ('../1827', None, '2019/..')
     """
     first = None if start == "?" else iso_date(start)
@@ -310,7 +341,7 @@ def _time(start: str, end: str) -> str | None:
     return period_text(first, last)
 
 
-def _names(line: str, start: int, end: int, at: int) -> Iterator[tuple[int, int]]:
+def name_spans(line: str, start: int, end: int, at: int) -> Iterator[tuple[int, int]]:
     """The spans of the names in ``line[start:end]``, in order, up to the first part that is no
     name ("David Orrin, who restored the roof" lists David Orrin)."""
     cut = line.find("(", start, end)
@@ -341,20 +372,24 @@ def _is_name(text: str) -> bool:
 
 
 def entry_facts(
-    spacy_doc: Any, names: NameTable, topic: str | None
+    spacy_doc: Any,
+    names: NameTable,
+    topic: str | None,
+    entries: Iterable[ListEntry] | None = None,
 ) -> tuple[list[ExtractedFact], list[tuple[int, int]]]:
     """The facts the list entries of a parsed piece state, and the character spans of the lines
     they come from (whose sentences the rules leave alone: what they read there takes the period
     for a name, "1943–1951 interim_minister_in April 1946").
 
     Each listed name is filed over whatever NER found inside it ("Baker" of "Newton D. Baker"),
-    and the names NER found in the period are dropped.
+    and the names NER found in the period are dropped. ``entries`` are the text's list entries
+    unless given (a table's rows are entries too: :mod:`noema.ingest.tables`).
     """
     if topic is None:
         return [], []
     facts: list[ExtractedFact] = []
     lines: list[tuple[int, int]] = []
-    for entry in list_entries(spacy_doc.text):
+    for entry in list_entries(spacy_doc.text) if entries is None else entries:
         line = spacy_doc.char_span(*entry.line, alignment_mode="expand")
         period = spacy_doc.char_span(*entry.period, alignment_mode="expand")
         if line is None or period is None or not len(line):
@@ -362,7 +397,8 @@ def entry_facts(
         names.give_up(period, keep=topic)
         mention = names.sentence(line)
         for at in entry.names:
-            name = _file_name(spacy_doc, names, at, topic, _LISTED_TYPES.get(entry.predicate))
+            label = _LISTED_TYPES.get(entry.predicate) or _holder_type(entry)
+            name = _file_name(spacy_doc, names, at, topic, label)
             if name is not None and name != topic:
                 ends = (topic, name) if entry.topic_holds else (name, topic)
                 facts.append(
@@ -372,6 +408,15 @@ def entry_facts(
                 )
         lines.append(entry.line)
     return facts, lines
+
+
+def _holder_type(entry: ListEntry) -> str | None:
+    """``PERSON`` for the holder of a role a person holds ("Manager: Ines Morland": NER took her
+    for a place), else ``None`` (an owner may be a company)."""
+    if entry.topic_holds or entry.predicate == LISTED:
+        return None
+    word = entry.predicate.removesuffix("_of").rsplit("_", 1)[-1]
+    return "PERSON" if KIND_TYPES.get(word) == "PERSON" or word in _HELD else None
 
 
 def _file_name(

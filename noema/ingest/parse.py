@@ -56,10 +56,11 @@ from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
 from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
 from noema.ingest.layout import blank_layout, dateline_date
-from noema.ingest.listings import entry_facts, list_line_starts
+from noema.ingest.listings import entry_facts, list_entries, list_line_starts
 from noema.ingest.minutes import attendee_facts
 from noema.ingest.people import join_initials, join_surname
 from noema.ingest.rules import SentenceReader
+from noema.ingest.tables import table_entries, table_headers, table_line_starts, table_lines
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
 from noema.model.graph import SemanticGraph
@@ -245,7 +246,15 @@ class SpacyExtractor:
                 # and with a given name they settle what NER's ORG against that name left
                 # undecided ("Nadia Bellamy ... where she was born")
                 names.votes[main]["PERSON"] += CUE_VOTE
-        listed, lines = entry_facts(spacy_doc, names, main)
+        text = spacy_doc.text
+        for start, end in table_headers(text):
+            header = spacy_doc.char_span(start, end, alignment_mode="expand")
+            if header is not None:
+                names.give_up(header, keep=main)
+        listed, lines = entry_facts(
+            spacy_doc, names, main, [*list_entries(text), *table_entries(text)]
+        )
+        lines += table_lines(text)  # a table's cells are no sentence, whatever its rows state
         found.facts += listed
         if offset == 0:
             found.facts += attendee_facts(spacy_doc, names, title_of(found.doc))
@@ -316,9 +325,10 @@ def _said_today(verb: Any) -> bool:
 
 
 def _lines_apart(nlp: Any, text: str) -> Any:
-    """``text``, or where it holds a list, its tokens with a sentence starting at each list line
-    and at the line after one (the parser keeps sentence starts set before it)."""
-    starts = list_line_starts(text)
+    """``text``, or where it holds a list or a table, its tokens with a sentence starting at each
+    list or table line and at the line after one (the parser keeps sentence starts set before
+    it)."""
+    starts = sorted({*list_line_starts(text), *table_line_starts(text)})
     if not starts:
         return text
     doc = nlp.make_doc(text)
