@@ -435,6 +435,47 @@ def test_a_former_role_says_so_without_a_year(extractor: noema.SpacyExtractor, t
     assert not any(lab == "ceo_of" for _, lab, _, _ in _events(graph))
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "Mara Voss resigned as CEO of Veltrix Robotics in 2019.",
+            ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2019"),
+            id="resigned-in-a-year",
+        ),
+        pytest.param(
+            "Mara Voss stood down as CEO of Veltrix Robotics in March 2024.",
+            ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2024-03"),
+            id="stood-down-in-a-month",
+        ),
+        pytest.param(
+            "Mara Voss left her post as CEO of Veltrix Robotics in 2021.",
+            ("Mara Voss", "ceo_of", "Veltrix Robotics", "../2021"),
+            id="left-her-post",
+        ),
+        pytest.param(
+            "Mara Voss has stepped down as CEO of Veltrix Robotics after six years.",
+            ("Mara Voss", "former_ceo_of", "Veltrix Robotics", None),
+            id="stepped-down-no-year",
+        ),
+        pytest.param(
+            "Mara Voss retired as CEO of Veltrix Robotics.",
+            ("Mara Voss", "former_ceo_of", "Veltrix Robotics", None),
+            id="retired-no-year",
+        ),
+    ],
+)
+def test_a_role_given_up_ends_then_or_is_former(
+    extractor: noema.SpacyExtractor, text: str, expected: tuple[str, str, str, str | None]
+) -> None:
+    graph = _graph(extractor, text)
+    subject, predicate, obj, time = expected
+    facts = {*_events(graph), *((*r, None) for r in _relations(graph))}
+    assert expected in facts
+    # never the role held from the day it was given up, nor held still
+    assert not {f for f in facts if f[1] == "ceo_of" and f[3] != time}
+
+
 ILSE = ("Ilse Marr", "chief_executive_of", "Brenner Instruments")
 
 

@@ -289,6 +289,19 @@ def test_key_facts_lines_are_facts_of_the_topic(
     assert expected in _facts(graph)
 
 
+def test_a_career_line_on_a_persons_page_is_the_persons_role(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = _extract(
+        extractor,
+        "# Ines Morland\n\nInes Morland is a football manager. She was born in Tarrowby.\n\n"
+        "## Career\n\n- Harlow Vale: manager, 2022–present\n",
+    )
+    facts = _facts(graph)
+    assert ("Ines Morland", "manager_of", "Harlow Vale", "2022/..") in facts
+    assert not [f for f in facts if f[0] == "Harlow Vale"]
+
+
 def test_initials_stand_for_the_name_given_with_them(extractor: noema.SpacyExtractor) -> None:
     graph = _extract(
         extractor,

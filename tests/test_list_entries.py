@@ -205,3 +205,36 @@ def test_a_life_span_beside_a_name_and_its_trade_is_no_entry(
         ]
     )
     assert _listed(graph) == {("Sir Edward Bridges", "Chemnitz", "1945/1956")}
+
+
+@pytest.mark.parametrize(
+    ("heading", "predicate"),
+    [
+        ("## Managers", "manager_of"),
+        ("## Head coaches since 2012", "head_coach_of"),
+        ("### Former players", "player_of"),
+        ("## Secretaries of the club", "secretary_of"),
+        ("## Notable alumni", LISTED),
+        ("Managers:", LISTED),
+    ],
+)
+def test_a_section_heading_that_names_a_role_gives_it_to_the_list_under_it(
+    extractor: noema.SpacyExtractor, heading: str, predicate: str
+) -> None:
+    graph = _extract(
+        extractor,
+        "Brackwater Town",
+        f"# Brackwater Town\n\nBrackwater Town is a football club.\n\n{heading}\n\n"
+        "- 2012–2018: Gareth Pollard\n- Ilse Marquardt (2018–2023)\n\n## History\n\n"
+        "- 1990–1995: Tomas Reyes\n",
+    )
+    name = {e.id: e.name for e in graph.entities.values()}
+    found = {
+        (name[e.participant_ids[0]], e.label, e.time)
+        for e in graph.events.values()
+        if e.time is not None
+    }
+    assert ("Gareth Pollard", predicate, "2012/2018") in found
+    assert ("Ilse Marquardt", predicate, "2018/2023") in found
+    # the next heading ends the section: what is listed under "History" is only listed
+    assert ("Tomas Reyes", LISTED, "1990/1995") in found

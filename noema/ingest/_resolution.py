@@ -15,6 +15,7 @@ from noema.ingest._tokens import describing_nouns, lemma, proper_noun_span, with
 from noema.ingest.entities import PERSON_PRONOUNS, THING_PRONOUNS, NameTable, kind_endings
 from noema.ingest.evidence import form_type
 from noema.ingest.kinds import KIND_TYPES, kind_type
+from noema.model.roles import ROLE_ACRONYMS
 
 __all__ = ["COPULAS", "SHARES", "SUBJECT_DEPS", "VAGUE_NOUNS", "EntityResolver"]
 
@@ -420,8 +421,8 @@ class EntityResolver:
         """A proper noun NER missed ("Tesla was founded by Elon Musk"): still a thing, with the
         proper noun its "of" joins to it when that names nothing else ("the Medal of Honor",
         "the Age of Enlightenment": "medal" or "Age" alone is a piece of the name)."""
-        if token.pos_ != "PROPN":
-            return None
+        if token.pos_ != "PROPN" or token.lower_ in ROLE_ACRONYMS:
+            return None  # "resigned as CEO of X": the tagger's proper noun is a role
         span = proper_noun_span(token)
         of = next((c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         tail = next((g for g in of.children if g.dep_ == "pobj"), None) if of else None

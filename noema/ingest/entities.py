@@ -37,6 +37,7 @@ from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, surname
 from noema.model.records import VALUE_TYPES, Document, Mention
+from noema.model.roles import ROLE_ACRONYMS
 
 __all__ = [
     "PERSON_PRONOUNS",
@@ -145,6 +146,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             continue  # "1796" of a list line "- 1796- ? - John Laird" tagged a person
         if ent.label_ in ("CARDINAL", "ORDINAL") and not any(c.isdigit() for c in name):
             continue  # "two", "one": spelled-out counts join unrelated documents into one node
+        if name.lower() in ROLE_ACRONYMS:
+            continue  # "resigned as CEO of X": a role, which NER takes for a company
         if type_ == "DATE" and relative_year(name) is not None:
             # "the following year" is a year only after the one written before it
             name = relative_years(spacy_doc).get(ent.start, "")

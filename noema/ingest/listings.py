@@ -152,6 +152,9 @@ class ListEntry(NamedTuple):
     line: tuple[int, int]
     predicate: str = LISTED
     topic_holds: bool = False
+    # "Harlow Vale: manager, 2022–present" on a person's page: the topic holds the role there
+    # (on a club's page "Ines Morland: manager, 2018–2022" is the name's)
+    topic_holds_if_person: bool = False
 
 
 def list_entries(text: str) -> Iterator[ListEntry]:
@@ -239,7 +242,9 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
             if time is None:
                 return
         for predicate in predicates:
-            yield ListEntry(names, time, period, whole, predicate, form is _ROLE_AT)
+            yield ListEntry(
+                names, time, period, whole, predicate, form is _ROLE_AT, form is _NAME_ROLE
+            )
         return
     yield from _labelled_entries(line, at, whole)
 
@@ -376,6 +381,7 @@ def entry_facts(
     names: NameTable,
     topic: str | None,
     entries: Iterable[ListEntry] | None = None,
+    topic_is_person: bool = False,
 ) -> tuple[list[ExtractedFact], list[tuple[int, int]]]:
     """The facts the list entries of a parsed piece state, and the character spans of the lines
     they come from (whose sentences the rules leave alone: what they read there takes the period
@@ -383,13 +389,17 @@ def entry_facts(
 
     Each listed name is filed over whatever NER found inside it ("Baker" of "Newton D. Baker"),
     and the names NER found in the period are dropped. ``entries`` are the text's list entries
-    unless given (a table's rows are entries too: :mod:`noema.ingest.tables`).
+    unless given (a table's rows are entries too: :mod:`noema.ingest.tables`);
+    ``topic_is_person`` says the document is about a person, whose "Club: manager, 2022–" is a
+    role the person holds.
     """
     if topic is None:
         return [], []
     facts: list[ExtractedFact] = []
     lines: list[tuple[int, int]] = []
     for entry in list_entries(spacy_doc.text) if entries is None else entries:
+        if topic_is_person and entry.topic_holds_if_person:
+            entry = entry._replace(topic_holds=True)
         line = spacy_doc.char_span(*entry.line, alignment_mode="expand")
         period = spacy_doc.char_span(*entry.period, alignment_mode="expand")
         if line is None or period is None or not len(line):

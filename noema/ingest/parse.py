@@ -60,6 +60,7 @@ from noema.ingest.listings import entry_facts, list_entries, list_line_starts
 from noema.ingest.minutes import attendee_facts
 from noema.ingest.people import join_initials, join_surname
 from noema.ingest.rules import SentenceReader
+from noema.ingest.sections import scoped_entries
 from noema.ingest.tables import table_entries, table_headers, table_line_starts, table_lines
 from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
@@ -251,9 +252,12 @@ class SpacyExtractor:
             header = spacy_doc.char_span(start, end, alignment_mode="expand")
             if header is not None:
                 names.give_up(header, keep=main)
-        listed, lines = entry_facts(
-            spacy_doc, names, main, [*list_entries(text), *table_entries(text)]
-        )
+        # a person's page by its own words ("is a football manager"): pronouns alone also took
+        # "Corbel Foundation is well known" for one, whose "Name: chair, 2014–2021" is the name's
+        # the headings the text had before they were blanked, at the same offsets
+        written = found.doc.text[offset : offset + len(text)]
+        entries = scoped_entries([*list_entries(text), *table_entries(text)], written)
+        listed, lines = entry_facts(spacy_doc, names, main, entries, said == "PERSON")
         lines += table_lines(text)  # a table's cells are no sentence, whatever its rows state
         found.facts += listed
         if offset == 0:

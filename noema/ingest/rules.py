@@ -23,6 +23,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.dates import is_length
 from noema.model.records import VALUE_TYPES, normalize_predicate
+from noema.model.roles import ROLE_ACRONYMS
 
 __all__ = ["Link", "SentenceReader"]
 
@@ -307,7 +308,8 @@ class SentenceReader(EntityResolver):
         """Facts a noun under the verb names, anchored at the verb (whose clause has the time)."""
         # "She served as mayor of Halden": the role her verb's time belongs to
         for role in (g for c in children if c.lower_ == "as" for g in c.children):
-            if role.dep_ == "pobj" and role.pos_ == "NOUN" and role.i not in self.by_token:
+            noun = role.pos_ == "NOUN" or role.lower_ in ROLE_ACRONYMS  # "as CEO of": PROPN
+            if role.dep_ == "pobj" and noun and role.i not in self.by_token:
                 for role_predicate, target in self._role_targets(role):
                     yield from (Link(s, role_predicate, target, "role", verb) for s in subjects)
         # "She received her degree from Harvard": the object noun names the relation

@@ -48,6 +48,8 @@ _JOINS = re.compile(r"\s+(?:to|until|till|through|and)\s+|\s*[\u2013\u2014-]\s*(
 _SUCCEEDING = frozenset({"succeed", "replace"})
 # verbs whose subject's roles at their object end at their time: "left Acme in 2021"
 _LEAVING = frozenset({"leave", "quit", "resign", "retire", "depart"})
+# "stepped down as", "stood down as": leaving with "down"
+_STEPPING = frozenset({"step", "stand"})
 # a state that begins at its time rather than holding only then: "became the CEO in 2010"
 _BEGINNING = frozenset({"become"})
 # verbs that give their patient a role from their time on: "was elected mayor in 2019"
@@ -292,7 +294,7 @@ def read_sentence_times(
     """Each fact of a sentence with its time (``None``: it stays a relation), the facts its
     successions give the successor, and the tenures they end (see :func:`close_tenures`)."""
     cache: dict[int, ClauseTime | None] = {}
-    timed = [(link, _link_time(link, cache, by_token)) for link in map(_former, links)]
+    timed = [_given_up(link, _link_time(link, cache, by_token)) for link in map(_former, links)]
     extra: list[tuple[Link, str | None]] = []
     ends: list[FactEnd] = []
     for link, time in timed:
@@ -411,6 +413,22 @@ def _from_outer(
     if text is None or read_period(text) is None:
         return own
     return ClauseTime(text, (own.tokens if own is not None else frozenset()) | outer.tokens)
+
+
+def _given_up(link: Link, time: str | None) -> tuple[Link, str | None]:
+    """A role read from a clause that gives it up ("resigned as chair of Y in 2019", "has
+    stepped down as manager of Y", "left his post as coach of Y") held until the clause's time,
+    or, with none, is a former one: stated as the clause's point, it was a current role taken
+    then."""
+    verb = link.anchor
+    if link.rule != "role" or verb is None or link.predicate.startswith("former_"):
+        return link, time
+    down = any(c.lower_ == "down" and c.dep_ in ("prt", "advmod") for c in verb.children)
+    if not (lemma(verb) in _LEAVING or (down and lemma(verb) in _STEPPING)):
+        return link, time
+    if time is None:
+        return link._replace(predicate=f"former_{link.predicate}"), None
+    return link, time if "/" in time else f"{OPEN}/{time}"
 
 
 def _former(link: Link) -> Link:

@@ -13,7 +13,7 @@ as the built-in extractor writes it (lowercase, ``_`` between words).
 
 from __future__ import annotations
 
-__all__ = ["OFFICES", "is_role", "same_role", "taken_then"]
+__all__ = ["OFFICES", "ROLE_ACRONYMS", "is_role", "same_role", "taken_then"]
 
 # the words of a predicate that make it an office one holder hands to the next
 # ("chief_executive_of", "head_coach_of"), not a tie such as "son_of" or "study_at"
@@ -22,6 +22,8 @@ OFFICES = frozenset(
     | {"head", "coach", "captain", "manager", "mayor", "governor", "editor", "leader", "owner"}
     | {"minister", "secretary", "principal", "dean", "conductor", "chancellor", "commissioner"}
 )
+# roles written in capitals, which NER takes for companies ("resigned as CEO of X")
+ROLE_ACRONYMS = frozenset({"ceo", "cfo", "cto", "coo", "cio", "cmo"})
 # other words of a role's predicate: a position that is not an office, and the people one has
 # one of at a time
 _POSITIONS = frozenset(

@@ -1,0 +1,68 @@
+"""Section headings that say what the list under them lists.
+
+A wiki page lists a club's managers under "## Managers" and its former players under "## Former
+players", each line only a name and a period ("- 2012–2018: Gareth Pollard"). Read alone, such
+a line says the name was listed for the page's topic then (``listed_for``); under a heading that
+names a role, it says the name held that role (``manager_of``), which is what a question asks.
+A heading scopes the lines up to the next heading of any level; the page's own title (``#``) is
+no section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from noema.ingest.listings import LISTED, ListEntry, role_predicates
+
+__all__ = ["scoped_entries"]
+
+# "## Managers", "### Head coaches since 2012": a second- to sixth-level heading
+_SECTION = re.compile(r"^ {0,3}(?P<marks>#{1,6})[ \t]+(?P<text>[^\n]*?)[ \t#]*$", re.M)
+# what a heading may say besides its role: "since 2012", "(2012–2018)", "of the club"
+_TAIL = re.compile(r"\s+(?:since\b|from\b|of\b|in\b|at\b|\(|\d).*$", re.I)
+
+
+def scoped_entries(entries: Iterable[ListEntry], text: str) -> list[ListEntry]:
+    """``entries`` with each name-and-period entry under a heading of ``text`` that names a
+    role given that role.
+
+    Example:
+        >>> from noema.ingest.listings import list_entries
+        >>> text = "# Brackwater Town\\n\\n## Head coaches since 2012\\n\\n- 2012–2018: Gareth Pollard"
+        >>> [e.predicate for e in scoped_entries(list_entries(text), text)]
+        ['head_coach_of']
+    """
+    sections = [
+        (match.start(), _heading_roles(match["text"]) if len(match["marks"]) > 1 else [])
+        for match in _SECTION.finditer(text)
+    ]
+    scoped: list[ListEntry] = []
+    for entry in entries:
+        roles = next((r for start, r in reversed(sections) if start < entry.line[0]), [])
+        if entry.predicate != LISTED or not roles:
+            scoped.append(entry)
+            continue
+        scoped += [entry._replace(predicate=role) for role in roles]
+    return scoped
+
+
+def _heading_roles(heading: str) -> list[str]:
+    """The role predicates a heading names in the plural ("Head coaches" -> ``head_coach_of``),
+    or none."""
+    words = _TAIL.sub("", heading.strip()).split()
+    if not words:
+        return []
+    return role_predicates(" ".join([*words[:-1], _singular(words[-1])]))
+
+
+def _singular(word: str) -> str:
+    """The singular of a plural noun of a heading: "coaches", "secretaries", "managers"."""
+    lower = word.lower()
+    if lower.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if lower.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if lower.endswith("s") and not lower.endswith("ss"):
+        return word[:-1]
+    return word
