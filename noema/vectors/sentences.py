@@ -14,11 +14,12 @@ their own member, and a bundle without them rebuilds them from the graph on firs
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from types import MappingProxyType
-from typing import cast
+from typing import cast, overload
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from noema.vectors._sentence_keys import (
 from noema.vectors._topics import TOPIC_RULE, document_topics, document_topics_and_forms
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import SourceCheck, VectorIndex
+from noema.vectors.words import LexicalIndex
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -275,9 +277,46 @@ class SentenceIndex:
         self.by_document: Mapping[str, tuple[Sentence, ...]] = MappingProxyType(
             {d: tuple(ss) for d, ss in by_document.items()}
         )
+        # the word index of the sentences: kept from a bundle, or made on first use; its own
+        # lock, so two bases making theirs at once never wait on each other
+        self._words: LexicalIndex | None = None
+        self._words_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.facts)
+
+    def word_index(self, graph: SemanticGraph, *, limit: int | None = None) -> LexicalIndex | None:
+        """The BM25 index of the sentences (:mod:`noema.vectors.words`): the one a bundle stored,
+        else made from ``graph`` (the graph this sidecar was built for) on the first call and
+        kept; ``None`` where none is kept yet and the sidecar holds more than ``limit``
+        sentences. Made once, whichever threads ask at once."""
+        made = self._words
+        if made is not None:
+            return made
+        if limit is not None and len(self) > limit:
+            return None
+        with self._words_lock:
+            if self._words is None:
+                self._words = LexicalIndex.of_documents(graph, self.by_document)
+            return self._words
+
+    def keep_stored_words(self, index: LexicalIndex) -> None:
+        """Keep the word index a bundle stored for these sentences (in their row order), read
+        in place: retrieval searches it rather than making one. Called while the bundle opens,
+        before any reader sees this sidecar."""
+        if len(index) != len(self):
+            raise BundleError(
+                f"the word index holds {len(index):,} sentences, the sidecar {len(self):,}"
+            )
+        self._words = index
+
+    def sentence_at(self, row: int) -> Sentence:
+        """The sentence of row ``row`` of the vectors (:func:`source_sentences` order)."""
+        return self._by_key[self.vectors.id_at(row)]
+
+    def row_sentences(self) -> Sequence[Sentence]:
+        """The sentences in row order, each looked up as it is read (none made now)."""
+        return _RowSentences(self)
 
     @property
     def keys(self) -> Mapping[Sentence, str]:
@@ -481,3 +520,26 @@ class SentenceIndex:
         rows = np.stack([self.vectors.vector(self._keys[s]) for s in chosen])
         scores = rows @ np.asarray(query, dtype=np.float32).reshape(-1)
         return {s: round(float(v), 6) for s, v in zip(chosen, scores, strict=True)}
+
+
+class _RowSentences(Sequence[Sentence]):
+    """A sidecar's sentences in row order, each looked up as it is read."""
+
+    def __init__(self, sidecar: SentenceIndex) -> None:
+        self._sidecar = sidecar
+
+    def __len__(self) -> int:
+        return len(self._sidecar)
+
+    @overload
+    def __getitem__(self, at: int) -> Sentence: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Sentence]: ...
+
+    def __getitem__(self, at: int | slice) -> Sentence | Sequence[Sentence]:
+        if isinstance(at, slice):
+            return [self._sidecar.sentence_at(row) for row in range(len(self))[at]]
+        if not -len(self) <= at < len(self):
+            raise IndexError(at)
+        return self._sidecar.sentence_at(at % len(self))
