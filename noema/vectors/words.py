@@ -187,7 +187,9 @@ class LexicalIndex:
             start, end = int(self.starts[term]), int(self.starts[term + 1])
             rows, weights = self.rows[start:end], self.weights[start:end]
             if self._stored:  # read where they lie: each slice checked as it is read
-                _check_postings(rows, weights, len(total), f"the postings of {word!r}")
+                _check_postings(
+                    rows, weights, len(total), f"the stored word index's postings of {word!r}"
+                )
             total[rows] += weights
         return total
 
@@ -324,7 +326,7 @@ def read_word_index(
     if not _WORD_BYTES[heap].all():
         raise BundleError("holds a word of other characters than ASCII letters and digits")
     if postings_checked:
-        _check_postings(posting_rows, weights, rows, "its postings")
+        _check_postings(posting_rows, weights, rows, "has postings that")
     index = LexicalIndex.__new__(LexicalIndex)
     index.sentences = sentences
     index.rows, index.weights, index.starts = posting_rows, weights, starts
@@ -344,10 +346,12 @@ def _check_ranges(offsets: npt.NDArray[Any], end: int, what: str) -> None:
 def _check_postings(
     rows: npt.NDArray[Any], weights: npt.NDArray[Any], sentences: int, what: str
 ) -> None:
+    """Each of ``rows`` a sentence's, each of ``weights`` finite and positive; ``what``: the
+    subject of the error's message."""
     if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= sentences):
-        raise BundleError(f"has {what} naming a sentence row past its {sentences:,} sentences")
-    if not np.isfinite(weights).all() or np.any(weights < 0):
-        raise BundleError(f"has {what} with a weight that is not a finite positive number")
+        raise BundleError(f"{what} name a sentence row past the {sentences:,} sentences")
+    if not np.isfinite(weights).all() or np.any(weights <= 0):
+        raise BundleError(f"{what} hold a weight that is not a finite positive number")
 
 
 class _StoredWords:
