@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import bm25s
 import numpy as np
 import pytest
 
 import noema
-import noema.retrieval.lexical as lexical
+import noema.vectors.words
 from noema.model.spans import Sentence
 from noema.retrieval.lexical import LexicalIndex, fused, lexical_index, words
 from noema.retrieval.plan import first_hits
@@ -171,12 +173,16 @@ def test_one_base_asked_by_many_threads_makes_its_index_once(
 
 
 def test_above_the_limit_retrieval_searches_by_vector_alone(
-    ingested: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+    ingested: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(lexical, "LEXICAL_LIMIT", 5)
+    monkeypatch.setattr(noema.vectors.words, "LEXICAL_LIMIT", 5)
     kb = ingested([*PUMPS, ANSWER])
     snapshot = kb._snapshot
     assert lexical_index(snapshot.graph, snapshot.sentences) is None
+    # nor is one written: a base loaded from its bundle searches as the one saved did
+    saved = kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(saved) as zf:
+        assert "sentences.words" not in zf.namelist()
     vector = kb.embedder.embed_queries([QUESTION])[0]
     dense = snapshot.sentences.search(vector, 40)
     assert first_hits(snapshot.sentences, vector, dense, None) == dense

@@ -17,27 +17,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from noema.model.graph import SemanticGraph
+from noema.vectors import words as words_module
 from noema.vectors.sentences import SentenceIndex
 from noema.vectors.words import LexicalIndex, words
 
-__all__ = ["LEXICAL_LIMIT", "LexicalIndex", "fused", "lexical_index", "words"]
+__all__ = ["LexicalIndex", "fused", "lexical_index", "words"]
 
 # Reciprocal rank fusion's constant: a hit at rank r scores 1 / (RRF_K + r) in each ranking.
 RRF_K = 60
-# Up to this many sentences a sidecar with no stored index has one made in memory by the first
-# retrieval that needs it (0.3 s for 11,616 sentences on a busy machine, the 300-question
-# HotpotQA pool; ``warm_up`` makes it for a service before its first question); above it, making
-# it would hold a first retrieval for seconds, and retrieval searches by vector alone until a
-# save stores one. Opening a bundle reads no record, so it never makes it.
-LEXICAL_LIMIT = 200_000
 
 
 def lexical_index(graph: SemanticGraph, sentences: SentenceIndex) -> LexicalIndex | None:
     """The index of the sidecar's sentences: the one its bundle stored, else made from
     ``graph``'s documents on first use and kept while the sidecar lives (a write makes a new
-    sidecar, and so a new index); ``None`` where none is stored and the sidecar holds more than
-    :data:`LEXICAL_LIMIT` sentences."""
-    return sentences.word_index(graph, limit=LEXICAL_LIMIT)
+    sidecar, and so a new index: 0.3 s for the 11,616 sentences of the 300-question HotpotQA
+    pool on a busy machine, which ``warm_up`` pays for a service before its first question);
+    ``None`` where none is stored and the sidecar holds more than
+    :data:`~noema.vectors.words.LEXICAL_LIMIT` sentences."""
+    return sentences.word_index(graph, limit=words_module.LEXICAL_LIMIT)
 
 
 def fused(*rankings: Sequence[Any], k: int = RRF_K) -> list[Any]:

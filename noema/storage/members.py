@@ -34,6 +34,7 @@ from noema.storage.columns import columns_bytes, read_columns
 from noema.storage.container import Blob, forget_pages, load_json
 from noema.storage.manifest import checked_settings, declared_entry
 from noema.storage.names import check_name_lengths, names_bytes, read_names
+from noema.vectors import words as words_module
 from noema.vectors.index import VectorIndex
 from noema.vectors.ivf import ivf_pieces, read_ivf
 from noema.vectors.sentences import (
@@ -361,9 +362,11 @@ def _write_words(saving: Saving) -> Written | None:
     sentences = saving.sentences
     if sentences is None:
         return None
-    # the index a retrieval made is written as it is; else it is made now, once (and kept)
-    index = sentences.word_index(saving.graph)
-    assert index is not None, "made whatever the sidecar's size"
+    # the index kept (stored, or made by a retrieval) is written as it is; else it is made
+    # now, once, and kept; none above the limit, where retrieval searches by vector alone
+    index = sentences.word_index(saving.graph, limit=words_module.LEXICAL_LIMIT)
+    if index is None:
+        return None
     saving.described["words"] = {"rows": len(index), "scoring": WORD_SCORING}
     # the keys _write_sentences checked, in row order: the member names the rows it indexes
     return word_index_pieces(index, sentence_keys_digest(sentences.vectors.ids))

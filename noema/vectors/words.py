@@ -43,6 +43,7 @@ import hashlib
 import re
 import struct
 import unicodedata
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -54,6 +55,7 @@ from noema.model.graph import SemanticGraph
 from noema.model.spans import Sentence
 
 __all__ = [
+    "LEXICAL_LIMIT",
     "WORDS_VERSION",
     "WORD_SCORING",
     "LexicalIndex",
@@ -65,6 +67,12 @@ __all__ = [
 
 K1 = 1.5
 B = 0.75
+# Up to this many sentences a sidecar has a word index: made by the first retrieval that needs
+# it where no bundle stored one, and written at save. Above it, making it would hold a first
+# retrieval (and a save) for seconds: 7-8 s and 0.6 GB at 500,000 sentences, measured (about a
+# tenth of a save of that size, before reading the documents in place doubles it), so such a
+# base searches by vector alone. Opening a bundle reads no record, so it never makes it.
+LEXICAL_LIMIT = 200_000
 # How the stored weights were made; a bundle whose member says otherwise has its index made
 # again from the sentences rather than mixed with this version's scores.
 WORD_SCORING = "bm25 k1=1.5 b=0.75 lucene idf; title and sentence; folded words, no stopwords"
@@ -112,16 +120,27 @@ class LexicalIndex:
 
     def __init__(self, sentences: Sequence[Sentence], texts: Iterable[str]) -> None:
         self.sentences: Sequence[Sentence] = tuple(sentences)
-        every: list[str] = []
+        # each word numbered as it is first seen, and kept as its number: a list of every word
+        # took 1.2 GB more at 500,000 sentences
+        seen: dict[str, int] = {}
+        numbers = array("q")
         lengths = np.zeros(len(self.sentences), dtype=np.int64)
         for row, text in enumerate(texts):
             found = words(text)
-            every.extend(found)
+            numbers.extend([seen.setdefault(word, len(seen)) for word in found])
             lengths[row] = len(found)
-        # in increasing order, as the member stores them and a stored index looks them up
-        vocabulary = {word: n for n, word in enumerate(sorted(set(every)))}
+        # renumbered in increasing order, as the member stores them and a stored index looks
+        # them up
+        listed = sorted(seen)
+        rank = np.empty(len(listed), dtype=np.int64)
+        rank[np.fromiter(map(seen.__getitem__, listed), np.int64, len(listed))] = np.arange(
+            len(listed)
+        )
+        vocabulary = {word: n for n, word in enumerate(listed)}
+        del seen, listed
         size = max(len(vocabulary), 1)
-        terms = np.fromiter(map(vocabulary.__getitem__, every), np.int64, len(every))
+        terms = rank[np.frombuffer(numbers, dtype=np.int64)] if numbers else np.zeros(0, np.int64)
+        del numbers
         rows = np.repeat(np.arange(len(self.sentences), dtype=np.int64), lengths)
         # one entry per (sentence, word) with its count, by sentence then word
         pairs, counts = np.unique(rows * size + terms, return_counts=True)
@@ -144,17 +163,18 @@ class LexicalIndex:
         """The index of the sentences of each document, each read as its document's title and
         its own text (one look-up of each document: a bundle read in place looks records up one
         by one)."""
-        order: list[Sentence] = []
-        texts: list[str] = []
-        for document_id, sentences in by_document.items():
-            document = graph.documents[document_id]
-            title = document.metadata.get("title") if document.metadata else None
-            heading = title if isinstance(title, str) else ""
-            text = document.text
-            for sentence in sentences:
-                order.append(sentence)
-                texts.append(f"{heading} {text[sentence.start : sentence.end]}")
-        return cls(order, texts)
+        listed = [(document_id, tuple(sentences)) for document_id, sentences in by_document.items()]
+
+        def texts() -> Iterator[str]:  # one at a time: a list of them all is held for nothing
+            for document_id, sentences in listed:
+                document = graph.documents[document_id]
+                title = document.metadata.get("title") if document.metadata else None
+                heading = title if isinstance(title, str) else ""
+                text = document.text
+                for sentence in sentences:
+                    yield f"{heading} {text[sentence.start : sentence.end]}"
+
+        return cls([s for _, sentences in listed for s in sentences], texts())
 
     def __len__(self) -> int:
         return len(self.sentences)
