@@ -108,7 +108,7 @@ def measure(n: int, questions: list[str]) -> list[str]:
     data = b"".join(bytes(p) for p in word_index_pieces(index, b"\0" * 32))
     written = time.perf_counter() - start
     start = time.perf_counter()
-    stored, _ = read_word_index(data, index.sentences)
+    stored = read_word_index(data, index.sentences)
     read = time.perf_counter() - start
     times: dict[str, list[float]] = {"made": [], "stored": []}
     for question in questions:

@@ -68,8 +68,9 @@ def _small() -> tuple[list[Sentence], LexicalIndex]:
 
 def test_the_member_read_back_scores_as_the_index_it_was_written_from() -> None:
     rows, index = _small()
-    read, digest = read_word_index(_pieces(index, b"k" * 32), rows)
-    assert digest == b"k" * 32 and read.stored and len(read) == 3
+    read = read_word_index(_pieces(index, b"k" * 32), rows)
+    assert read.keys_digest == b"k" * 32 and read.stored and len(read) == 3
+    assert index.keys_digest is None and not index.stored
     assert list(read.vocabulary()) == list(index.vocabulary()) == sorted(index.vocabulary())
     for question in ("When did Orlin release Tallow?", "cafe zoe", "nothing here", "1994"):
         assert np.array_equal(read.scores(question), index.scores(question))
@@ -292,3 +293,25 @@ def test_opening_counts_the_member_where_it_is_read_into_memory(saved: Path) -> 
             for m in ("embeddings.bin", "index.faiss", "sentences.bin", "names.bin")
         )
     assert read_whole - in_place == pytest.approx(vectors + size, abs=2)
+
+
+def test_a_save_that_makes_every_member_refuses_an_index_kept_for_other_sentences(
+    saved: Path, embedder: noema.SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    """A bundle of an older schema is saved by making every member, not copying: the index it
+    kept is written from what was read, and one written for other sentences is refused there
+    rather than passed on under the right digest."""
+
+    def lying_and_older(members: dict[str, bytes]) -> None:
+        data = bytearray(members[MEMBER])
+        data[48:80] = hashlib.sha256(b"other sentences").digest()  # the header's keys digest
+        members[MEMBER] = bytes(data)
+        manifest = json.loads(members["manifest.json"])
+        manifest["schema_version"] = 5
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    bad = rewrite(saved, tmp_path / "bad.noema", lying_and_older, fix_manifest=True)
+    kb = _loaded(bad, embedder)
+    with pytest.raises(BundleError, match=f"{MEMBER} .* is not the word index of its sentences"):
+        kb.save(tmp_path / "again.noema")
+    assert not (tmp_path / "again.noema").exists()

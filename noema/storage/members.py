@@ -367,9 +367,17 @@ def _write_words(saving: Saving) -> Written | None:
     index = sentences.word_index(saving.graph, limit=words_module.LEXICAL_LIMIT)
     if index is None:
         return None
-    saving.described["words"] = {"rows": len(index), "scoring": WORD_SCORING}
     # the keys _write_sentences checked, in row order: the member names the rows it indexes
-    return word_index_pieces(index, sentence_keys_digest(sentences.vectors.ids))
+    digest = sentence_keys_digest(sentences.vectors.ids)
+    if index.keys_digest not in (None, digest):
+        # a bundle's index kept for other sentences is never passed on as this one's
+        raise BundleError(
+            f"the {WORDS_MEMBER} this knowledge base was opened with is not the word index of "
+            "its sentences (altered, or written by another tool); nothing was written. Restore "
+            "the bundle from a copy, or build it again"
+        )
+    saving.described["words"] = {"rows": len(index), "scoring": WORD_SCORING}
+    return word_index_pieces(index, digest)
 
 
 def _read_words(opening: Opening) -> None:
@@ -390,7 +398,7 @@ def _read_words(opening: Opening) -> None:
     blob = opening.fetch(WORDS_MEMBER)
     checked = opening.checks_now(WORDS_MEMBER)
     try:
-        index, digest = read_word_index(
+        index = read_word_index(
             blob, sentences.row_sentences(), check=opening.check, postings_checked=checked
         )
     except BundleError as exc:
@@ -398,7 +406,7 @@ def _read_words(opening: Opening) -> None:
     if not checked:
         opening.defer(WORDS_MEMBER, index.postings_check())
     sentences.keep_stored_words(index)
-    opening.words_digest = digest
+    opening.words_digest = index.keys_digest
 
 
 def _write_names(saving: Saving) -> bytes | None:

@@ -155,6 +155,8 @@ class LexicalIndex:
         self._term: Callable[[str], int | None] = vocabulary.get
         self._check: Callable[[], None] | None = None
         self._stored = False
+        # the digest of the sentence keys a stored index was written for
+        self.keys_digest: bytes | None = None
 
     @classmethod
     def of_documents(
@@ -297,9 +299,9 @@ def read_word_index(
     *,
     check: Callable[[], None] | None = None,
     postings_checked: bool = True,
-) -> tuple[LexicalIndex, bytes]:
+) -> LexicalIndex:
     """The index a member holds, read in place over the sidecar's ``sentences`` (in row order),
-    and the digest of the sentence keys it was written for. The header, the word offsets and
+    with the digest of the sentence keys it was written for (``keys_digest``). The header, the word offsets and
     the starts are checked now; every posting too where ``postings_checked`` (else the caller
     runs :meth:`LexicalIndex.postings_check` later, and each search checks the postings it
     reads). ``check``: where ``blob`` is a view of a bundle's mapped file, what to call before
@@ -354,7 +356,8 @@ def read_word_index(
     index._term = _StoredWords(heap, offsets)
     index._check = check
     index._stored = True
-    return index, bytes(digest)
+    index.keys_digest = bytes(digest)
+    return index
 
 
 def _check_ranges(offsets: npt.NDArray[Any], end: int, what: str) -> None:
