@@ -6,7 +6,8 @@ facts' mentions (:class:`~noema.model.spans.Sentence`). The sidecar holds one ve
 sentence (the sentence's text, after its document's title when it has one, so "It was founded in
 1998." still says what "it" is), the facts of each sentence, and each document's *topic*: the
 entity the document is about (the one its title names, else the first entity it mentions). Retrieval uses it to choose seeds by sentence
-and to hop from an entity to the document about it.
+and to hop from an entity to the document about it. It keeps the word index of its sentences too
+(:mod:`noema.vectors.words`), read from a bundle or made on first use.
 
 The vectors are never mixed with the fact vectors of ``embeddings.bin``: a bundle stores them as
 their own member, and a bundle without them rebuilds them from the graph on first use.
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from types import MappingProxyType
-from typing import cast, overload
+from typing import cast
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from noema.vectors._sentence_keys import (
 from noema.vectors._topics import TOPIC_RULE, document_topics, document_topics_and_forms
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import SourceCheck, VectorIndex
-from noema.vectors.words import LexicalIndex
+from noema.vectors.words import LexicalIndex, RowSentences
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -310,13 +311,10 @@ class SentenceIndex:
             )
         self._words = index
 
-    def sentence_at(self, row: int) -> Sentence:
-        """The sentence of row ``row`` of the vectors (:func:`source_sentences` order)."""
-        return self._by_key[self.vectors.id_at(row)]
-
     def row_sentences(self) -> Sequence[Sentence]:
-        """The sentences in row order, each looked up as it is read (none made now)."""
-        return _RowSentences(self)
+        """The sentences in the row order of the vectors (:func:`source_sentences` order), each
+        looked up as it is read (none made now)."""
+        return RowSentences(len(self), lambda row: self._by_key[self.vectors.id_at(row)])
 
     @property
     def keys(self) -> Mapping[Sentence, str]:
@@ -520,26 +518,3 @@ class SentenceIndex:
         rows = np.stack([self.vectors.vector(self._keys[s]) for s in chosen])
         scores = rows @ np.asarray(query, dtype=np.float32).reshape(-1)
         return {s: round(float(v), 6) for s, v in zip(chosen, scores, strict=True)}
-
-
-class _RowSentences(Sequence[Sentence]):
-    """A sidecar's sentences in row order, each looked up as it is read."""
-
-    def __init__(self, sidecar: SentenceIndex) -> None:
-        self._sidecar = sidecar
-
-    def __len__(self) -> int:
-        return len(self._sidecar)
-
-    @overload
-    def __getitem__(self, at: int) -> Sentence: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> Sequence[Sentence]: ...
-
-    def __getitem__(self, at: int | slice) -> Sentence | Sequence[Sentence]:
-        if isinstance(at, slice):
-            return [self._sidecar.sentence_at(row) for row in range(len(self))[at]]
-        if not -len(self) <= at < len(self):
-            raise IndexError(at)
-        return self._sidecar.sentence_at(at % len(self))

@@ -59,6 +59,7 @@ __all__ = [
     "WORDS_VERSION",
     "WORD_SCORING",
     "LexicalIndex",
+    "RowSentences",
     "read_word_index",
     "sentence_keys_digest",
     "word_index_pieces",
@@ -402,3 +403,19 @@ class _StoredWords:
 
     def __iter__(self) -> Iterator[str]:
         return (self._word(at).decode("ascii") for at in range(len(self._offsets) - 1))
+
+
+class RowSentences(Sequence[Sentence]):
+    """``count`` sentences in row order, each looked up by ``sentence_of`` as it is read: a
+    stored index's rows, none made on opening."""
+
+    def __init__(self, count: int, sentence_of: Callable[[int], Sentence]) -> None:
+        self._count, self._sentence_of = count, sentence_of
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, at: Any) -> Any:  # a row, or a slice of rows
+        if isinstance(at, slice):
+            return [self._sentence_of(row) for row in range(self._count)[at]]
+        return self._sentence_of(range(self._count)[at])  # a row past the end: IndexError
