@@ -138,6 +138,7 @@ BUNDLE_MEMBERS = [
     "manifest.json",
     "names.bin",
     "sentences.bin",
+    "sentences.words",
 ]
 
 

@@ -689,7 +689,7 @@ def test_every_older_schema_version_the_tests_hold_loads(
     with zipfile.ZipFile(old) as zf:
         assert json.loads(zf.read("manifest.json"))["schema_version"] == 1
     contents = read_bundle(old)
-    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 5
+    assert contents.manifest["schema_version"] == SCHEMA_VERSION == 6
     kb = KnowledgeBase.load(old, embedder=embedder)
     assert "#1 Larry Page :PERSON" in kb.retrieve("Who founded Google?").text
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+import unicodedata
 from collections.abc import Callable
 
 import pytest
@@ -7,6 +9,7 @@ import pytest
 import noema
 from noema import SemanticGraph
 from noema.ingest.canonical import Canonicalizer
+from noema.model import names
 from noema.model.names import clean_name, names_compatible, normalize_name
 
 
@@ -436,3 +439,11 @@ def test_a_document_is_stored_as_it_reads_and_read_again_adds_nothing(
     # an id made from the text is made from the text stored; one the user gave is kept
     assert [d.id for d in stored] == [noema.Document(stored[0].text).id, "mine"]
     assert kb.ingest([written, noema.Document(written, id="mine")]).documents == 0
+
+
+def test_the_planes_read_for_format_characters_hold_every_one_this_python_knows() -> None:
+    """Only three planes are read for the table of format characters (the rest took most of a
+    process's first retrieval): a Unicode that put one elsewhere would fail here."""
+    every = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert {c >> 16 for c in every} <= set(names.FORMAT_PLANES)
+    assert all(names._format_characters().fullmatch(chr(c)) for c in every)

@@ -137,11 +137,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _newer(path: Path) -> None:
-    def schema_6(members: dict[str, bytes]) -> None:
+    def schema_7(members: dict[str, bytes]) -> None:
         manifest = members["manifest.json"]
-        members["manifest.json"] = manifest.replace(b'"schema_version":5', b'"schema_version":6')
+        members["manifest.json"] = manifest.replace(b'"schema_version":6', b'"schema_version":7')
 
-    rewrite(path, path, schema_6)
+    rewrite(path, path, schema_7)
 
 
 def _damaged(path: Path) -> None:

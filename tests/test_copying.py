@@ -212,12 +212,12 @@ def test_a_bundle_of_an_older_schema_is_made_again_whole(
 ) -> None:
     def older(stored: dict[str, bytes]) -> None:
         stored["manifest.json"] = stored["manifest.json"].replace(
-            b'"schema_version":5', b'"schema_version":4'
+            b'"schema_version":6', b'"schema_version":5'
         )
 
     old = rewrite(saved, tmp_path / "old.noema", older)
     kb = KnowledgeBase.load(old, embedder=company_kb.embedder)
-    assert kb.manifest is not None and kb.manifest["schema_version"] == 5  # migrated on reading
+    assert kb.manifest is not None and kb.manifest["schema_version"] == 6  # migrated on reading
     made = _made(monkeypatch)
     kb.save(tmp_path / "again.noema")
     assert made == [m.name for m in members.MEMBERS]

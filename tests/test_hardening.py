@@ -368,8 +368,9 @@ def test_the_budget_counts_what_opening_holds_of_the_vectors(
 def test_the_budget_counts_the_vectors_whole_where_the_file_cannot_be_read_in_place(
     small_kb: KnowledgeBase, tmp_path: Path
 ) -> None:
-    """Where the file cannot be mapped, the members are read into memory: every vector member
-    counts its whole size besides (a budget for reading in place would let it run out)."""
+    """Where the file cannot be mapped, the members are read into memory: every vector member,
+    and the word index, counts its whole size besides (a budget for reading in place would let
+    it run out)."""
     import math
     import zipfile
 
@@ -380,7 +381,9 @@ def test_the_budget_counts_the_vectors_whole_where_the_file_cannot_be_read_in_pl
         sizes = {info.filename: info.file_size for info in zf.infolist()}
         searched = sizes["embeddings.bin"] + sizes.get("sentences.bin", 0)
         in_place = math.ceil(4 * sizes["graph.columns"] + 0.5 * searched)
-        vectors = sum(n for m, n in sizes.items() if m.endswith((".bin", ".faiss", ".ivf")))
+        # and the word index, read in place too
+        read_in_place = (".bin", ".faiss", ".ivf", ".words")
+        vectors = sum(n for m, n in sizes.items() if m.endswith(read_in_place))
         check_budget(zf, "kb", in_place, columnar=True, in_place=True)
         with pytest.raises(noema.BundleError, match="pass max_memory="):
             check_budget(zf, "kb", in_place, columnar=True, in_place=False)

@@ -197,7 +197,7 @@ def test_a_schema_4_bundle_without_codes_opens_and_is_saved_with_them(
     loaded = KnowledgeBase.load(old, embedder=embedder, search="approximate")
     resaved = loaded.save(tmp_path / "again.noema")
     with zipfile.ZipFile(resaved) as zf:
-        assert json.loads(zf.read("manifest.json"))["schema_version"] == 5
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == 6
         for member in ("facts.ivf", "sentences.ivf"):
             assert struct.unpack_from("<I", zf.read(member), 8)[0] == 2
     again = KnowledgeBase.load(resaved, embedder=embedder, search="approximate")

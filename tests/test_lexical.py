@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 import noema
-import noema.retrieval.lexical as lexical
+import noema.vectors.words
 from noema.model.spans import Sentence
 from noema.retrieval.lexical import LexicalIndex, fused, lexical_index, words
 from noema.retrieval.plan import first_hits
@@ -93,26 +95,94 @@ def test_the_first_search_takes_what_only_the_lexical_search_finds(
     assert dict(hits)[answer] == similarity
 
 
-def test_a_loaded_base_makes_its_lexical_index_once_on_its_first_retrieval(
-    bundle: Path, embedder: noema.SentenceTransformerEmbedder
+def test_a_base_makes_its_lexical_index_once_on_its_first_retrieval(
+    ingested: Callable[..., noema.KnowledgeBase],
 ) -> None:
-    kb = noema.KnowledgeBase.load(bundle, embedder=embedder)
+    kb = ingested([*PUMPS, ANSWER])
     snapshot = kb._snapshot
-    assert snapshot.sentences is not None
-    assert snapshot.sentences not in lexical._MADE  # opening reads no record
+    assert snapshot.sentences is not None and snapshot.sentences._words is None
     kb.retrieve("Who founded Google?")
-    made = lexical._MADE[snapshot.sentences]
-    assert made is not None and len(made) == len(snapshot.sentences)
+    made = snapshot.sentences._words
+    assert made is not None and len(made) == len(snapshot.sentences) and not made.stored
     assert lexical_index(snapshot.graph, snapshot.sentences) is made  # made once
 
 
-def test_above_the_limit_retrieval_searches_by_vector_alone(
+def test_two_bases_make_their_lexical_indexes_without_waiting_on_each_other(
     ingested: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lexical, "LEXICAL_LIMIT", 5)
+    """Each sidecar makes its index under its own lock: a base whose index takes long to make
+    holds no other base's first retrieval (one lock for every base did)."""
+    slow, fast = ingested(PUMPS[:6]), ingested(PUMPS[6:])
+    started, release = threading.Event(), threading.Event()
+    made = LexicalIndex.of_documents.__func__  # type: ignore[attr-defined]
+
+    def held(cls: type[LexicalIndex], graph: noema.SemanticGraph, by_document: object) -> object:
+        if graph is slow._snapshot.graph:
+            started.set()
+            release.wait(10)
+        return made(cls, graph, by_document)
+
+    monkeypatch.setattr(LexicalIndex, "of_documents", classmethod(held))
+    worker = threading.Thread(
+        target=lexical_index, args=(slow._snapshot.graph, slow._snapshot.sentences)
+    )
+    worker.start()
+    try:
+        assert started.wait(10)
+        done: list[object] = []
+        other = threading.Thread(
+            target=lambda: done.append(
+                lexical_index(fast._snapshot.graph, fast._snapshot.sentences)
+            )
+        )
+        other.start()
+        other.join(5)
+        assert done and done[0] is not None  # made while the slow base still makes its own
+    finally:
+        release.set()
+        worker.join()
+    sentences = slow._snapshot.sentences
+    assert sentences is not None and sentences._words is not None
+    assert lexical_index(slow._snapshot.graph, sentences) is sentences._words  # made once
+
+
+def test_one_base_asked_by_many_threads_makes_its_index_once(
+    ingested: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = ingested(PUMPS[:4])
+    calls: list[int] = []
+    made = LexicalIndex.of_documents.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[LexicalIndex], graph: noema.SemanticGraph, by_document: object) -> object:
+        calls.append(1)
+        return made(cls, graph, by_document)
+
+    monkeypatch.setattr(LexicalIndex, "of_documents", classmethod(counted))
+    found: list[object] = []
+    threads = [
+        threading.Thread(
+            target=lambda: found.append(lexical_index(kb._snapshot.graph, kb._snapshot.sentences))
+        )
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and len(found) == 8 and all(f is found[0] for f in found)
+
+
+def test_above_the_limit_retrieval_searches_by_vector_alone(
+    ingested: Callable[..., noema.KnowledgeBase], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(noema.vectors.words, "LEXICAL_LIMIT", 5)
     kb = ingested([*PUMPS, ANSWER])
     snapshot = kb._snapshot
     assert lexical_index(snapshot.graph, snapshot.sentences) is None
+    # nor is one written: a base loaded from its bundle searches as the one saved did
+    saved = kb.save(tmp_path / "kb.noema")
+    with zipfile.ZipFile(saved) as zf:
+        assert "sentences.words" not in zf.namelist()
     vector = kb.embedder.embed_queries([QUESTION])[0]
     dense = snapshot.sentences.search(vector, 40)
     assert first_hits(snapshot.sentences, vector, dense, None) == dense

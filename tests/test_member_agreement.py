@@ -85,6 +85,14 @@ def _reversed_index_rows(members: dict[str, bytes]) -> None:
     members["index.faiss"] = header + b"".join(flipped)
 
 
+def _words_of_other_sentences(members: dict[str, bytes]) -> None:
+    """sentences.words as a writer of another sidecar's word index leaves it: the digest of
+    the sentence keys it was written for is another."""
+    data = bytearray(members["sentences.words"])
+    data[48:80] = hashlib.sha256(b"other sentences").digest()  # the header's keys digest
+    members["sentences.words"] = bytes(data)
+
+
 LIES = {
     "graph.json-not-json": (_not_json, "graph.json"),
     "graph.json-empty": (_graph_json(_empty), "graph.json"),
@@ -92,6 +100,7 @@ LIES = {
     "graph.json-other-entity": (_graph_json(_other_entity_name), "graph.json"),
     "graph.json-fewer-facts": (_graph_json(_fewer_facts), "graph.json"),
     "index.faiss-rows-reversed": (_reversed_index_rows, "index.faiss"),
+    "sentences.words-other-sentences": (_words_of_other_sentences, "sentences.words"),
 }
 
 

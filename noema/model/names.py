@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 from functools import lru_cache
 
@@ -33,12 +32,19 @@ _LIST_MARK = re.compile(r"^(?:[-\u2013\u2014*+\u2022]\s+)+")
 _TRAILING_DASH = re.compile(r"\s*[-\u2013\u2014]+$")
 
 
+# The planes that hold format characters: Unicode keeps planes 2 and 3 for ideographs, leaves 4
+# to 13 unassigned and 15 and 16 to private use. Reading only these three took the table's making
+# from 70 ms to 12 ms of the first retrieval of a process (a test holds them to the full scan).
+FORMAT_PLANES = (0, 1, 14)
+
+
 @lru_cache(maxsize=1)
 def _format_characters() -> re.Pattern[str]:
     """Every format character, as ranges: read from the running Python's Unicode tables once,
     on the first text that is not ASCII."""
     ranges: list[list[int]] = []
-    for code in range(sys.maxunicode + 1):
+    codes = (c for plane in FORMAT_PLANES for c in range(plane << 16, (plane + 1) << 16))
+    for code in codes:
         if unicodedata.category(chr(code)) != "Cf":
             continue
         if ranges and ranges[-1][1] == code - 1:

@@ -21,6 +21,10 @@ from), so a copying save refuses what ``validate`` refuses:
   from, as before; a copying save refuses for memory only where it must parse, and says so.
 - ``index.faiss`` (whose header and size every opening checks) is compared byte for byte with
   the vectors of ``embeddings.bin``.
+- ``sentences.words`` (whose structure opening checks) is checked to be written for the
+  sidecar's sentences: the digest of the sentence keys it holds is made again from the keys in
+  row order (each key hashes its sentence's text). Its postings are not made again from the
+  texts: that is the work the member spares.
 """
 
 from __future__ import annotations
@@ -48,8 +52,10 @@ from noema.storage.container import (
     read_member,
 )
 from noema.storage.manifest import declared_entry
-from noema.storage.members import COLUMNS_MEMBER, GRAPH_MEMBER
+from noema.storage.members import COLUMNS_MEMBER, GRAPH_MEMBER, WORDS_MEMBER
 from noema.vectors.index import VectorIndex
+from noema.vectors.sentences import SentenceIndex
+from noema.vectors.words import sentence_keys_digest
 
 __all__ = ["Agreement", "written_graph_json_digest"]
 
@@ -76,6 +82,9 @@ class Agreement:
     index: VectorIndex
     within_budget: Callable[[zipfile.ZipFile], None]
     parse_budget: Callable[[zipfile.ZipFile], None]
+    # the sidecar and the digest of its keys that sentences.words holds, where it was read
+    sentences: SentenceIndex | None = None
+    words_digest: bytes | None = None
 
     def check(self, zf: zipfile.ZipFile, mapped: memoryview | None, *, rows: bool) -> None:
         """Check ``graph.json`` against ``graph.columns``, and (``rows``) ``index.faiss``
@@ -93,6 +102,7 @@ class Agreement:
                 self._compare_graph_json(zf, mapped)
         if rows:
             self._check_index_rows(zf, mapped)
+        self._check_words()
 
     def later(
         self, mapped: memoryview, check: Callable[[], None] | None
@@ -122,6 +132,7 @@ class Agreement:
                 if parse:
                     self._compare_graph_json(zf, mapped)
                 self._check_index_rows(zf, mapped)
+                self._check_words()
 
             try:
                 in_zip(ViewFile(mapped), self.name, agree)
@@ -130,6 +141,16 @@ class Agreement:
                 raise BundleError(f"{exc}; {consequence}") from None
 
         return run
+
+    def _check_words(self) -> None:
+        if self.words_digest is None or self.sentences is None:
+            return
+        if sentence_keys_digest(self.sentences.vectors.ids) != self.words_digest:
+            raise BundleError(
+                f"{self.name!r}: {WORDS_MEMBER} is not the word index of the sidecar's "
+                "sentences: it was written for other sentence keys (altered, or written by "
+                "another tool)"
+            )
 
     def _written_as_now(self) -> bool:
         """Whether ``graph.json`` is, by its declared size and sha256, the bytes a save writes

@@ -71,6 +71,8 @@ class Opening:
     built: Core | None = None
     sentences: SentenceIndex | None = None
     name_vectors: StoredNames | None = None
+    # the digest of the sentence keys sentences.words was written for, where it was read
+    words_digest: bytes | None = None
 
     @property
     def declared(self) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from noema.storage.members import (
     COLUMNS_MEMBER,
     FACTS_IVF_MEMBER,
     GRAPH_MEMBER,
+    IN_PLACE_MEMBERS,
     INFLATED_VECTOR_MEMORY_PER_BYTE,
     MEMBERS,
     SENTENCES_IVF_MEMBER,
@@ -142,6 +143,8 @@ def read_contents(
                     "max_memory=) (bytes) to allow more"
                 ),
             ),
+            sentences=opening.sentences,
+            words_digest=opening.words_digest,
         )
         opened = opened_bundle(opening, written_schema)
         if verify:  # the index's rows were compared with the vectors as they were read
@@ -221,7 +224,7 @@ def check_budget(
     needed = cost[graph_member] * graph_size + sum(
         (cost[member] + INFLATED_VECTOR_MEMORY_PER_BYTE * (member in inflated))
         * sizes.get(member, (0, 0))[0]
-        for member in sorted(VECTOR_MEMBERS)
+        for member in sorted(IN_PLACE_MEMBERS)
     )
     budget = default_max_memory() if max_memory is None else max_memory
     if needed > budget:

@@ -40,6 +40,16 @@ Members (read by name; anything else in the zip is ignored):
     x ``embedding_dimension`` little-endian float32, one row per listed entity, the vector of
     its name. Derived (``graph.json`` alone rebuilds it, by embedding the names); a bundle
     without it loads as before.
+``sentences.words`` (optional, from version 6)
+    The word index of the sidecar's sentences (BM25 postings, :mod:`noema.vectors.words`
+    documents it field by field): ``words.rows`` sentences in the sidecar's row order, the sha256
+    of their keys, the words in increasing order and each word's postings (sentence rows and
+    weights), little-endian, stored rather than deflated and read in place: retrieval searches
+    it rather than making one from the documents. ``words.scoring`` says how its weights were
+    made; one made another way is left out (the index is then made from the sentences on first
+    use). Written for a sidecar of up to :data:`~noema.vectors.words.LEXICAL_LIMIT` sentences.
+    Derived (``graph.json`` alone rebuilds it); a bundle without it makes the index on its first
+    retrieval.
 ``facts.ivf``, ``sentences.ivf`` (optional, from version 4)
     The approximate index of the fact vectors and of the sentence vectors, when the knowledge
     base had one (``search="approximate"``, or ``"auto"`` from
@@ -73,7 +83,8 @@ map); the larger ones with ``verify=True``, and before their contents go into an
 byte of a member (each vector of unit length, the sidecar's keys) is checked with its sha256.
 With ``verify=True``, and before a save copies the members, the members opening does not read
 are checked against those it reads (:mod:`noema.storage._agreement`): ``graph.json`` holds the
-graph ``graph.columns`` holds, ``index.faiss`` the rows of ``embeddings.bin``.
+graph ``graph.columns`` holds, ``index.faiss`` the rows of ``embeddings.bin``,
+``sentences.words`` the sentences of the sidecar.
 Each failure raises
 :class:`~noema.errors.BundleError` saying what is wrong. Saving writes a temporary
 file beside the target and moves it into place with ``os.replace``, so a crash midway leaves the

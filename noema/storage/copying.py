@@ -10,7 +10,8 @@ memory, or the bundle read whole) and which of its members this version writes t
 - ``graph.columns`` of :data:`~noema.storage.columns.COLUMNS_VERSION` holding the sidecar's
   sentences as this version describes them (a member of version 1 is made again);
 - ``sentences.bin`` and ``sentences.ivf`` where the sidecar was read (embedded as this version
-  embeds sentences), ``names.bin`` where the name vectors were read.
+  embeds sentences), ``names.bin`` where the name vectors were read, ``sentences.words`` where
+  the word index was read (scored as this version scores).
 
 While nothing has been written since (:class:`~noema.storage.store.Store` has published no
 other snapshot), a save copies each of those members as it lies in the zip (:func:`copy_member`;
@@ -61,6 +62,7 @@ from noema.storage.members import (
     NAMES_MEMBER,
     SENTENCES_IVF_MEMBER,
     SENTENCES_MEMBER,
+    WORDS_MEMBER,
     Opening,
 )
 
@@ -162,6 +164,8 @@ def _as_written(opening: Opening, member: str) -> bool:
         return opening.sentences is not None  # else embedded another way, and made again
     if member == NAMES_MEMBER:
         return opening.name_vectors is not None
+    if member == WORDS_MEMBER:
+        return opening.words_digest is not None  # else scored another way, and made again
     return True
 
 

@@ -39,7 +39,9 @@ __all__ = [
 #      bundle; the optional facts.ivf and sentences.ivf (approximate indexes kept).
 #   5  facts.ivf and sentences.ivf hold each row's 8-bit code too (their member version 2), so
 #      opening hands them to faiss instead of encoding every row.
-SCHEMA_VERSION = 5
+#   6  the optional sentences.words (the sidecar's word index, read in place) and the
+#      manifest's words entry (rows, scoring) whenever it is present.
+SCHEMA_VERSION = 6
 
 
 FORMAT_NAME = "noema-bundle"
@@ -119,6 +121,12 @@ def _manifest_from_4(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def _manifest_from_5(manifest: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 to 6: sentences.words is new and optional; a version-5 bundle has none, and
+    its word index is made from the sentences by the first retrieval that needs it."""
+    return manifest
+
+
 # One function per version step, taking a manifest of version n to version n + 1, so a bundle of
 # any older version is read by applying them in turn.
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -126,6 +134,7 @@ _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     2: _manifest_from_2,
     3: _manifest_from_3,
     4: _manifest_from_4,
+    5: _manifest_from_5,
 }
 
 

@@ -34,6 +34,7 @@ from noema.storage.columns import columns_bytes, read_columns
 from noema.storage.container import Blob, forget_pages, load_json
 from noema.storage.manifest import checked_settings, declared_entry
 from noema.storage.names import check_name_lengths, names_bytes, read_names
+from noema.vectors import words as words_module
 from noema.vectors.index import VectorIndex
 from noema.vectors.ivf import ivf_pieces, read_ivf
 from noema.vectors.sentences import (
@@ -43,12 +44,19 @@ from noema.vectors.sentences import (
     sentence_key,
     source_sentences,
 )
+from noema.vectors.words import (
+    WORD_SCORING,
+    read_word_index,
+    sentence_keys_digest,
+    word_index_pieces,
+)
 
 __all__ = [
     "COLUMNS_MEMBER",
     "FACTS_IVF_MEMBER",
     "GRAPH_MEMBER",
     "HASHED_ON_OPENING_BYTES",
+    "IN_PLACE_MEMBERS",
     "INFLATED_VECTOR_MEMORY_PER_BYTE",
     "MEMBERS",
     "NAMES_MEMBER",
@@ -56,6 +64,7 @@ __all__ = [
     "SENTENCES_MEMBER",
     "STORED_MEMBERS",
     "VECTOR_MEMBERS",
+    "WORDS_MEMBER",
     "Member",
     "Opening",
     "Saving",
@@ -70,6 +79,7 @@ FACTS_IVF_MEMBER = "facts.ivf"
 SENTENCES_IVF_MEMBER = "sentences.ivf"
 SENTENCES_MEMBER = "sentences.bin"
 NAMES_MEMBER = "names.bin"
+WORDS_MEMBER = "sentences.words"
 
 # Memory to open a bundle, per declared byte: graph.json is inflated (1), parsed into Python
 # objects (about 4.8 on the benchmark bundles) and read into the graph (0.8), measured on the
@@ -89,6 +99,10 @@ COLUMNS_MEMORY_PER_BYTE = 4.0
 # opens in 4.4 GB of.
 SEARCHED_VECTOR_MEMORY_PER_BYTE = 0.5
 INFLATED_VECTOR_MEMORY_PER_BYTE = 1.0
+# sentences.words is read in place too and opening holds none of it (a search reads the postings
+# of its words, and holds one float32 score a sentence while it runs); where it cannot be read
+# in place it is read into memory: its size, as a vector member's.
+WORDS_MEMORY_PER_BYTE = 0.0
 
 
 def fact_order(graph: SemanticGraph) -> list[str]:
@@ -344,6 +358,57 @@ def _read_ivf(opening: Opening, member: str, index: VectorIndex) -> None:
         raise BundleError(f"{opening.name!r}: {member} {exc}") from None
 
 
+def _write_words(saving: Saving) -> Written | None:
+    sentences = saving.sentences
+    if sentences is None:
+        return None
+    # the index kept (stored, or made by a retrieval) is written as it is; else it is made
+    # now, once, and kept; none above the limit, where retrieval searches by vector alone
+    index = sentences.word_index(saving.graph, limit=words_module.LEXICAL_LIMIT)
+    if index is None:
+        return None
+    # the keys _write_sentences checked, in row order: the member names the rows it indexes
+    digest = sentence_keys_digest(sentences.vectors.ids)
+    if index.keys_digest not in (None, digest):
+        # a bundle's index kept for other sentences is never passed on as this one's
+        raise BundleError(
+            f"the {WORDS_MEMBER} this knowledge base was opened with is not the word index of "
+            "its sentences (altered, or written by another tool); nothing was written. Restore "
+            "the bundle from a copy, or build it again"
+        )
+    saving.described["words"] = {"rows": len(index), "scoring": WORD_SCORING}
+    return word_index_pieces(index, digest)
+
+
+def _read_words(opening: Opening) -> None:
+    """The optional word index of the sidecar's sentences, kept with the sidecar and read in
+    place; left out when the sidecar was not read (it is made again) or the index was scored
+    another way (made again on first use), :class:`BundleError` when present but damaged."""
+    name = opening.name
+    info = _description(opening, "words", WORDS_MEMBER)
+    sentences = opening.sentences
+    if info is None or sentences is None or info.get("scoring") != WORD_SCORING:
+        return
+    rows = info.get("rows")
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows != len(sentences):
+        raise BundleError(
+            f"{name!r}: the manifest declares {WORDS_MEMBER} of {rows!r} sentences; the sidecar "
+            f"holds {len(sentences):,}"
+        )
+    blob = opening.fetch(WORDS_MEMBER)
+    checked = opening.checks_now(WORDS_MEMBER)
+    try:
+        index = read_word_index(
+            blob, sentences.row_sentences(), check=opening.check, postings_checked=checked
+        )
+    except BundleError as exc:
+        raise BundleError(f"{name!r}: {WORDS_MEMBER} {exc}") from None
+    if not checked:
+        opening.defer(WORDS_MEMBER, index.postings_check())
+    sentences.keep_stored_words(index)
+    opening.words_digest = index.keys_digest
+
+
 def _write_names(saving: Saving) -> bytes | None:
     names = names_bytes(saving.graph, saving.name_vectors)
     if names is None:
@@ -490,9 +555,23 @@ MEMBERS: tuple[Member, ...] = (
         described="sentences",
     ),
     _vectors(SENTENCES_IVF_MEMBER, 4, _write_sentences_ivf, _read_sentences_ivf, optional=True),
+    # after the sidecar, whose sentences it indexes in their row order
+    Member(
+        WORDS_MEMBER,
+        6,
+        stored=True,
+        memory_per_byte=WORDS_MEMORY_PER_BYTE,
+        write=_write_words,
+        read=_read_words,
+        optional=True,
+        described="words",
+    ),
     _vectors(NAMES_MEMBER, 3, _write_names, _read_names, optional=True, described="names"),
 )
 VECTOR_MEMBERS = frozenset(m.name for m in MEMBERS if m.vectors)
+# Read in place where the bundle is mapped (or given as bytes), else read into memory: the
+# members beside the graph that are stored as they are.
+IN_PLACE_MEMBERS = frozenset(m.name for m in MEMBERS if m.stored and m.name != COLUMNS_MEMBER)
 # Stored as they are rather than deflated: vectors barely compress, and the columnar graph is
 # read in place.
 STORED_MEMBERS = frozenset(m.name for m in MEMBERS if m.stored)

@@ -132,6 +132,10 @@ class VectorIndex:
         """Ids in row order."""
         return list(self._ids)
 
+    def id_at(self, row: int) -> str:
+        """The id of row ``row``."""
+        return self._ids[row]
+
     @property
     def vectors(self) -> Vectors:
         """The stored vectors, one row per id, in :attr:`ids` order (read-only).

@@ -6,7 +6,8 @@ facts' mentions (:class:`~noema.model.spans.Sentence`). The sidecar holds one ve
 sentence (the sentence's text, after its document's title when it has one, so "It was founded in
 1998." still says what "it" is), the facts of each sentence, and each document's *topic*: the
 entity the document is about (the one its title names, else the first entity it mentions). Retrieval uses it to choose seeds by sentence
-and to hop from an entity to the document about it.
+and to hop from an entity to the document about it. It keeps the word index of its sentences too
+(:mod:`noema.vectors.words`), read from a bundle or made on first use.
 
 The vectors are never mixed with the fact vectors of ``embeddings.bin``: a bundle stores them as
 their own member, and a bundle without them rebuilds them from the graph on first use.
@@ -14,6 +15,7 @@ their own member, and a bundle without them rebuilds them from the graph on firs
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -38,6 +40,7 @@ from noema.vectors._sentence_keys import (
 from noema.vectors._topics import TOPIC_RULE, document_topics, document_topics_and_forms
 from noema.vectors.embed import Embedder, Vectors
 from noema.vectors.index import SourceCheck, VectorIndex
+from noema.vectors.words import LexicalIndex, RowSentences
 
 __all__ = [
     "SENTENCE_RENDERING",
@@ -275,9 +278,43 @@ class SentenceIndex:
         self.by_document: Mapping[str, tuple[Sentence, ...]] = MappingProxyType(
             {d: tuple(ss) for d, ss in by_document.items()}
         )
+        # the word index of the sentences: kept from a bundle, or made on first use; its own
+        # lock, so two bases making theirs at once never wait on each other
+        self._words: LexicalIndex | None = None
+        self._words_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.facts)
+
+    def word_index(self, graph: SemanticGraph, *, limit: int | None = None) -> LexicalIndex | None:
+        """The BM25 index of the sentences (:mod:`noema.vectors.words`): the one a bundle stored,
+        else made from ``graph`` (the graph this sidecar was built for) on the first call and
+        kept; ``None`` where none is kept yet and the sidecar holds more than ``limit``
+        sentences. Made once, whichever threads ask at once."""
+        made = self._words
+        if made is not None:
+            return made
+        if limit is not None and len(self) > limit:
+            return None
+        with self._words_lock:
+            if self._words is None:
+                self._words = LexicalIndex.of_documents(graph, self.by_document)
+            return self._words
+
+    def keep_stored_words(self, index: LexicalIndex) -> None:
+        """Keep the word index a bundle stored for these sentences (in their row order), read
+        in place: retrieval searches it rather than making one. Called while the bundle opens,
+        before any reader sees this sidecar."""
+        if len(index) != len(self):
+            raise BundleError(
+                f"the word index holds {len(index):,} sentences, the sidecar {len(self):,}"
+            )
+        self._words = index
+
+    def row_sentences(self) -> Sequence[Sentence]:
+        """The sentences in the row order of the vectors (:func:`source_sentences` order), each
+        looked up as it is read (none made now)."""
+        return RowSentences(len(self), lambda row: self._by_key[self.vectors.id_at(row)])
 
     @property
     def keys(self) -> Mapping[Sentence, str]:
