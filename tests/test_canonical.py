@@ -447,3 +447,11 @@ def test_the_planes_read_for_format_characters_hold_every_one_this_python_knows(
     every = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
     assert {c >> 16 for c in every} <= set(names.FORMAT_PLANES)
     assert all(names._format_characters().fullmatch(chr(c)) for c in every)
+
+
+def test_the_format_characters_used_are_those_of_this_pythons_unicode() -> None:
+    """The table kept for a known Unicode version is exactly what its tables say (the full scan
+    it saves a process from)."""
+    every = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    listed = [c for a, b in names.format_ranges() for c in range(a, b + 1)]
+    assert listed == every
