@@ -63,6 +63,18 @@ def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
             id="reports-said",
         ),
         pytest.param(
+            "Reports in 2021 that Mara Thistle would leave for Ironwood Software were wrong.",
+            "Mara Thistle",
+            "Ironwood Software",
+            id="reports-that-a-clause-with-no-object",
+        ),
+        pytest.param(
+            "Ostrander Therapeutics said it has no plans to acquire Pellmar Biologics.",
+            "plans",
+            "Pellmar Biologics",
+            id="no-plans-to",
+        ),
+        pytest.param(
             "Q: Did Conrad Hesketh ever work at the Hollinsworth Centre?\nA: No.",
             "Conrad Hesketh",
             "Hollinsworth Centre",

@@ -85,7 +85,8 @@ class Link(NamedTuple):
 def _denied(anchor: Any) -> bool:
     """Whether the clause of ``anchor`` denies what it says: "was not the CEO of", "never
     played for", "is no relation of", "had no children", "is not related to" (the "not" of
-    the adjective a copula joins), or says it holds no more ("is no longer affiliated with")."""
+    the adjective a copula joins), "has no plans to acquire", or says it holds no more ("is
+    no longer affiliated with")."""
     if anchor is None:
         return False
     if _reported(anchor):
@@ -93,6 +94,8 @@ def _denied(anchor: Any) -> bool:
     if any(denies(n) for n in (anchor, *(c for c in anchor.children if c.dep_ == "acomp"))):
         return True
     nodes = [anchor, *(c for c in anchor.children if c.dep_ in ("attr", "dobj", "obj"))]
+    if anchor.dep_ == "acl" and anchor.head.pos_ == "NOUN":
+        nodes.append(anchor.head)  # "has no plans to acquire X", "no intention to sell"
     return any(d.dep_ == "det" and d.lower_ == "no" for n in nodes for d in n.children)
 
 
@@ -141,7 +144,12 @@ def _complement(clause: Any) -> bool:
         return True
     children = list(clause.children)
     that = any(c.lower_ == "that" for c in children)
-    return that and sum(c.dep_ in ("dobj", "obj") for c in children) >= 2
+    # "that" as the complementizer with a subject of the clause's own ("Reports that Mara
+    # Thistle would leave for Ironwood"): the parser's relative clause is the claim reported
+    said = any(c.lower_ == "that" and c.dep_ == "mark" for c in children) and any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.lower_ not in ("that", "which") for c in children
+    )
+    return said or (that and sum(c.dep_ in ("dobj", "obj") for c in children) >= 2)
 
 
 class SentenceReader(EntityResolver):
