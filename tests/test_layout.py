@@ -289,6 +289,50 @@ def test_key_facts_lines_are_facts_of_the_topic(
     assert expected in _facts(graph)
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        pytest.param(
+            "- Owners: Marlin Holdings (2010–2016), Velmont Group (2016–)",
+            {
+                ("Marlin Holdings", "owner_of", "Tarrowby United", "2010/2016"),
+                ("Velmont Group", "owner_of", "Tarrowby United", "2016/.."),
+            },
+            id="plural-label-two-periods",
+        ),
+        pytest.param(
+            "- Managers: Gareth Pollard (2018–2019); Sunniva Holt (since 2020)",
+            {
+                ("Gareth Pollard", "manager_of", "Tarrowby United", "2018/2019"),
+                ("Sunniva Holt", "manager_of", "Tarrowby United", "2020/.."),
+            },
+            id="semicolons-and-since",
+        ),
+        pytest.param(
+            "- Founders: Lisa Marr, Owen Marr and Petra Quist",
+            {
+                ("Lisa Marr", "founder_of", "Tarrowby United", None),
+                ("Owen Marr", "founder_of", "Tarrowby United", None),
+                ("Petra Quist", "founder_of", "Tarrowby United", None),
+            },
+            id="names-without-periods",
+        ),
+        pytest.param("- Colours: red, black and white", set(), id="no-role"),
+    ],
+)
+def test_a_role_line_listing_several_holders_states_each_in_its_period(
+    extractor: noema.SpacyExtractor, line: str, expected: set[tuple[str, str, str, str | None]]
+) -> None:
+    graph = _extract(
+        extractor,
+        f"# Tarrowby United\n\nTarrowby United is a football club.\n\n## Key facts\n\n{line}\n",
+    )
+    facts = _facts(graph)
+    assert expected <= facts
+    # no period is a name, and the club is the holder of nothing the line lists
+    assert not [f for f in facts if (f[0] == "Tarrowby United" and f[1] != "is") or "–" in f[2]]
+
+
 def test_a_career_line_on_a_persons_page_is_the_persons_role(
     extractor: noema.SpacyExtractor,
 ) -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "name_spans",
     "period_of",
     "role_predicates",
+    "singular",
     "written_period",
 ]
 
@@ -89,6 +90,10 @@ _ROLE_NAME = re.compile(
     rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\))?\s*\.?$"
 )
 _NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
+# a role label opening a line, and one part of what it lists: "Owners: ", "Marlin Holdings
+# (2010–2016)"
+_LABEL = re.compile(rf"^(?P<role>{_ROLE_WORDS}):\s+")
+_ITEM = re.compile(rf"\s*(?P<names>[^():,;]+?)\s*(?:\(\s*{_SINCE}\s*\))?\s*$")
 _ROLE_AT = re.compile(rf"^(?P<role>{_ROLE_WORDS}),\s+(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$")
 # "Born: Tallowmere, 1975", "Employer: Nettlecombe Software (2017–2025)", "Created by: Grete
 # Solberg (2007)": a label for a fact of the topic, with a period or a date, or none
@@ -246,7 +251,41 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
                 names, time, period, whole, predicate, form is _ROLE_AT, form is _NAME_ROLE
             )
         return
-    yield from _labelled_entries(line, at, whole)
+    many = list(_many_entries(line, at, whole))
+    yield from many if many else _labelled_entries(line, at, whole)
+
+
+def _many_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
+    """The entries of a role line that lists several holders, each with its own period or
+    none ("Owners: Marlin Holdings (2010–2016), Velmont Group (2016–)"): one per holder, or
+    none when any part is not a name with a period."""
+    label = _LABEL.match(line)
+    predicates = role_predicates(label["role"]) if label is not None else []
+    if label is None or not predicates:
+        return
+    parts, start, depth = [], label.end(), 0
+    for n, char in enumerate(line[label.end() :], label.end()):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and char in ",;":
+            parts.append((start, n))
+            start = n + 1
+    parts.append((start, len(line.rstrip(" ."))))
+    if len(parts) < 2:
+        return
+    entries = []
+    for first, last in parts:
+        item = _ITEM.match(line, first, last)
+        names = tuple(name_spans(line, item.start("names"), item.end("names"), at)) if item else ()
+        if item is None or not names:
+            return
+        written = _written_period(item)
+        time, period = None, (at + item.end("names"), at + item.end("names"))
+        if written is not None:
+            time, period = period_of(*written[0]), (at + written[1], at + item.end())
+            if time is None:
+                return
+        entries += [ListEntry(names, time, period, whole, p) for p in predicates]
+    yield from entries
 
 
 def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
@@ -304,11 +343,32 @@ def role_predicates(label: str) -> list[str]:
         words = [w for w in re.findall(r"[a-z]+", role) if w not in _ROLE_TIME_WORDS]
         if not words:
             return []
-        predicate = "_".join([*words, "of"])
-        if not (is_role(predicate) or KIND_TYPES.get(words[-1]) == "PERSON" or words[-1] in _HELD):
+        for last in dict.fromkeys((singular(words[-1]), words[-1])):  # "Owners", "Head coaches"
+            predicate = "_".join([*words[:-1], last, "of"])
+            if is_role(predicate) or KIND_TYPES.get(last) == "PERSON" or last in _HELD:
+                predicates.append(predicate)
+                break
+        else:
             return []
-        predicates.append(predicate)
     return predicates
+
+
+def singular(word: str) -> str:
+    """The singular of a plural noun of a label or heading ("coaches", "secretaries",
+    "managers"); other words as they are.
+
+    Example:
+        >>> singular("coaches"), singular("secretaries"), singular("owners"), singular("press")
+        ('coach', 'secretary', 'owner', 'press')
+    """
+    lower = word.lower()
+    if lower.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if lower.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 # positions a list names whose words are not offices: "Founder", "Researcher", "Treasurer"

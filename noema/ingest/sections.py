@@ -53,16 +53,4 @@ def _heading_roles(heading: str) -> list[str]:
     words = _TAIL.sub("", heading.strip()).split()
     if not words:
         return []
-    return role_predicates(" ".join([*words[:-1], _singular(words[-1])]))
-
-
-def _singular(word: str) -> str:
-    """The singular of a plural noun of a heading: "coaches", "secretaries", "managers"."""
-    lower = word.lower()
-    if lower.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if lower.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if lower.endswith("s") and not lower.endswith("ss"):
-        return word[:-1]
-    return word
+    return role_predicates(" ".join(words))
