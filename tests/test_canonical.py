@@ -454,4 +454,6 @@ def test_the_format_characters_used_are_those_of_this_pythons_unicode() -> None:
     it saves a process from)."""
     every = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
     listed = [c for a, b in names.format_ranges() for c in range(a, b + 1)]
+    scanned = [c for a, b in names._scanned_ranges() for c in range(a, b + 1)]
     assert listed == every
+    assert scanned == every  # what another Python's Unicode is read with

@@ -318,6 +318,15 @@ def test_key_facts_lines_are_facts_of_the_topic(
             id="names-without-periods",
         ),
         pytest.param("- Colours: red, black and white", set(), id="no-role"),
+        pytest.param(
+            "- Owners: Marlin Holdings, Inc. (2010–2016), Velmont Group (2016–)",
+            {
+                ("Marlin Holdings, Inc.", "owner_of", "Tarrowby United", "2010/2016"),
+                ("Velmont Group", "owner_of", "Tarrowby United", "2016/.."),
+            },
+            id="a-comma-inside-a-name",
+        ),
+        pytest.param("- Chair: Beatrix Olenska, OBE", set(), id="one-holder-and-an-honour"),
     ],
 )
 def test_a_role_line_listing_several_holders_states_each_in_its_period(
@@ -329,6 +338,7 @@ def test_a_role_line_listing_several_holders_states_each_in_its_period(
     )
     facts = _facts(graph)
     assert expected <= facts
+    assert not [f for f in facts if f[0] in ("OBE", "Inc", "Inc.")]
     # no period is a name, and the club is the holder of nothing the line lists
     assert not [f for f in facts if (f[0] == "Tarrowby United" and f[1] != "is") or "–" in f[2]]
 

@@ -75,6 +75,12 @@ def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
             id="no-plans-to",
         ),
         pytest.param(
+            "Ostrander Therapeutics said it has no plans to acquire Pellmar Biologics.",
+            "Ostrander Therapeutics",
+            "Pellmar Biologics",
+            id="no-plans-to-the-company",
+        ),
+        pytest.param(
             "Q: Did Conrad Hesketh ever work at the Hollinsworth Centre?\nA: No.",
             "Conrad Hesketh",
             "Hollinsworth Centre",

@@ -17,6 +17,8 @@ import pytest
 
 import noema
 from noema.evaluate import stated_text
+from noema.ingest.listings import line_entries, list_entries
+from noema.ingest.sections import scoped_entries
 from noema.ingest.tables import table_entries, table_lines
 from noema.model.graph import SemanticGraph
 
@@ -152,8 +154,9 @@ def test_a_table_of_releases_states_no_fact_of_its_cells(
     graph = extractor.extract(
         [noema.Document(RELEASES, metadata={"title": "Spindle"}, id="spindle")]
     )
-    headers = {"Version", "Released", "Maintainer"}
-    assert not [f for f in _facts(graph) if f[0] in headers or f[2] in headers]
+    cells = {"Version", "Released", "Maintainer", "Spindle 2.0", "Spindle 3.0", "Priya Raman"}
+    cells |= {"Tomas Ekholm", "March 2021", "June 2024"}
+    assert not [f for f in _facts(graph) if f[0] in cells or f[2] in cells]
 
 
 def test_the_manager_of_a_year_is_stated_from_a_table(
@@ -166,3 +169,56 @@ def test_the_manager_of_a_year_is_stated_from_a_table(
             "Who was the manager of Kelderby Athletic in 2020?", format=format, as_of="2020"
         )
         assert "Ines Morland" in (stated_text(kb, result) or ""), format
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "| Manager | From | To |\r\n|---|---|---|\r\n| Ines Morland | 2018 | 2022 |\r\n",
+            [(["Ines Morland"], "2018/2022", "manager_of")],
+            id="crlf",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|--|--|--|\n| Ines Morland | 2018 | 2022 |\n",
+            [(["Ines Morland"], "2018/2022", "manager_of")],
+            id="two-dashes",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|---|---|---|\n| Graham Tulley | 2012 | 2018 |\n"
+            "| Pavel Drozd | 2022 | |\n",
+            [
+                (["Graham Tulley"], "2012/2018", "manager_of"),
+                (["Pavel Drozd"], "2022/..", "manager_of"),
+            ],
+            id="an-empty-end-is-in-post",
+        ),
+        pytest.param(
+            "| Season | Champion |\n|---|---|\n| 2015–2016 | Kelderby Athletic |\n",
+            [],
+            id="two-columns-by-period-are-no-labels",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|---|---|---|\n| Ines Morland | 2018 |\n|||\n| | | |\n",
+            [],
+            id="ragged-and-empty-rows",
+        ),
+    ],
+)
+def test_tables_as_people_type_them(
+    text: str, expected: list[tuple[list[str], str | None, str]]
+) -> None:
+    assert _read(text) == expected
+
+
+def test_a_line_of_many_spaces_is_read_in_time() -> None:
+    """Lines padded with spaces once made the readers backtrack for minutes (no clock here:
+    on that code this test hangs)."""
+    padded = " " * 20000
+    assert list(table_entries(f"| Manager |{padded}| From | To |\n|---|---|---|\n")) == []
+    line = f"Owners: Ann{padded}Lee, Bob Smith"
+    assert [line[a:b] for e in line_entries(line, 0, (0, 0)) for a, b in e.names][1:] == [
+        "Bob Smith"
+    ]
+    text = f"## Managers{padded}x\n- 2012–2018: Gareth Pollard"
+    assert [e.predicate for e in scoped_entries(list_entries(text), text)] == ["listed_for"]

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 from noema.ingest.confidence import CONFIDENCE
 from noema.ingest.entities import ExtractedFact, NameTable
 from noema.ingest.kinds import KIND_TYPES
-from noema.model.names import clean_name
+from noema.model.names import clean_name, is_business_suffix
 from noema.model.roles import is_role
 from noema.model.times import DATE_TEXT, iso_date, period_text
 
@@ -47,7 +47,6 @@ __all__ = [
     "name_spans",
     "period_of",
     "role_predicates",
-    "singular",
     "written_period",
 ]
 
@@ -90,10 +89,8 @@ _ROLE_NAME = re.compile(
     rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\))?\s*\.?$"
 )
 _NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
-# a role label opening a line, and one part of what it lists: "Owners: ", "Marlin Holdings
-# (2010–2016)"
+# a role label opening a line: "Owners: "
 _LABEL = re.compile(rf"^(?P<role>{_ROLE_WORDS}):\s+")
-_ITEM = re.compile(rf"\s*(?P<names>[^():,;]+?)\s*(?:\(\s*{_SINCE}\s*\))?\s*$")
 _ROLE_AT = re.compile(rf"^(?P<role>{_ROLE_WORDS}),\s+(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$")
 # "Born: Tallowmere, 1975", "Employer: Nettlecombe Software (2017–2025)", "Created by: Grete
 # Solberg (2007)": a label for a fact of the topic, with a period or a date, or none
@@ -256,36 +253,81 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
 
 
 def _many_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
-    """The entries of a role line that lists several holders, each with its own period or
-    none ("Owners: Marlin Holdings (2010–2016), Velmont Group (2016–)"): one per holder, or
-    none when any part is not a name with a period."""
+    """The entries of a role line whose label in the plural lists several holders, each with
+    its own period or none ("Owners: Marlin Holdings (2010–2016), Velmont Group (2016–)"): one
+    per holder, or none when any part is not a name with a period. A comma before "Inc." or
+    "Jr." stays inside the name; a label in the singular ("Chair: Beatrix Olenska, OBE") lists
+    one holder and is read by the other forms."""
     label = _LABEL.match(line)
-    predicates = role_predicates(label["role"]) if label is not None else []
-    if label is None or not predicates:
+    if label is None or _singular(label["role"].split()[-1]) == label["role"].split()[-1]:
         return
-    parts, start, depth = [], label.end(), 0
+    predicates = role_predicates(label["role"])
+    if not predicates:
+        return
+    parts: list[tuple[int, int]] = []
+    start, depth = label.end(), 0
     for n, char in enumerate(line[label.end() :], label.end()):
         depth += {"(": 1, ")": -1}.get(char, 0)
         if depth == 0 and char in ",;":
             parts.append((start, n))
             start = n + 1
     parts.append((start, len(line.rstrip(" ."))))
-    if len(parts) < 2:
+    joined: list[tuple[int, int]] = []
+    for first, last in parts:  # "Marlin Holdings, Inc. (2010–2016)" is one holder
+        bare = line[first:last].split("(")[0].strip(" .")
+        if joined and (is_business_suffix(bare) or bare in ("Jr", "Sr")):
+            joined[-1] = (joined[-1][0], last)
+        else:
+            joined.append((first, last))
+    if len(joined) < 2:
         return
     entries = []
-    for first, last in parts:
-        item = _ITEM.match(line, first, last)
-        names = tuple(name_spans(line, item.start("names"), item.end("names"), at)) if item else ()
-        if item is None or not names:
+    for first, last in joined:
+        item = _holder_item(line, first, last)
+        if item is None:
             return
-        written = _written_period(item)
-        time, period = None, (at + item.end("names"), at + item.end("names"))
-        if written is not None:
-            time, period = period_of(*written[0]), (at + written[1], at + item.end())
-            if time is None:
-                return
-        entries += [ListEntry(names, time, period, whole, p) for p in predicates]
+        (names_at, names_end), time, period = item
+        names: tuple[tuple[int, int], ...]
+        if "," in line[names_at:names_end]:  # "Marlin Holdings, Inc.": one name, joined above
+            whole_name = _is_name(line[names_at:names_end].strip(" ."))
+            names = ((at + names_at, at + names_end),) if whole_name else ()
+        else:
+            names = tuple(name_spans(line, names_at, names_end, at))
+        if not names:
+            return
+        period = period if period is not None else (names_end, names_end)
+        entries += [
+            ListEntry(names, time, (at + period[0], at + period[1]), whole, p) for p in predicates
+        ]
     yield from entries
+
+
+def _holder_item(
+    line: str, first: int, last: int
+) -> tuple[tuple[int, int], str | None, tuple[int, int] | None] | None:
+    """One holder of a role line, ``line[first:last]``: the span of its names, its period and
+    the period's span (``None`` without one), or ``None`` when it is no name with a period.
+    Read without a regular expression over the whole part, which a long run of spaces made
+    take minutes."""
+    text = line[first:last]
+    a = first + len(text) - len(text.lstrip())
+    b = first + len(text.rstrip())
+    time, period, names_end = None, None, b
+    if b > a and line[b - 1] == ")":
+        opening = line.rfind("(", a, b)
+        inner = line[opening + 1 : b - 1] if opening >= 0 else ""
+        match = _WHOLE_PERIOD.match(inner.strip())
+        written = _written_period(match) if match is not None else None
+        if written is None:
+            return None
+        time = period_of(*written[0])
+        if time is None:
+            return None
+        period, names_end = (opening, b), opening
+    names_end = a + len(line[a:names_end].rstrip())
+    if names_end <= a or any(c in "():;" for c in line[a:names_end]):
+        return None
+    return (a, names_end), time, period
 
 
 def _labelled_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEntry]:
@@ -343,7 +385,7 @@ def role_predicates(label: str) -> list[str]:
         words = [w for w in re.findall(r"[a-z]+", role) if w not in _ROLE_TIME_WORDS]
         if not words:
             return []
-        for last in dict.fromkeys((singular(words[-1]), words[-1])):  # "Owners", "Head coaches"
+        for last in dict.fromkeys((_singular(words[-1]), words[-1])):  # "Owners", "Head coaches"
             predicate = "_".join([*words[:-1], last, "of"])
             if is_role(predicate) or KIND_TYPES.get(last) == "PERSON" or last in _HELD:
                 predicates.append(predicate)
@@ -353,12 +395,13 @@ def role_predicates(label: str) -> list[str]:
     return predicates
 
 
-def singular(word: str) -> str:
-    """The singular of a plural noun of a label or heading ("coaches", "secretaries",
-    "managers"); other words as they are.
+def _singular(word: str) -> str:
+    """The singular of a plural noun of a role's label or heading ("coaches", "secretaries",
+    "managers"); other words as they are. Only for role words: "series" and "news" come out
+    wrong.
 
     Example:
-        >>> singular("coaches"), singular("secretaries"), singular("owners"), singular("press")
+        >>> _singular("coaches"), _singular("secretaries"), _singular("owners"), _singular("press")
         ('coach', 'secretary', 'owner', 'press')
     """
     lower = word.lower()

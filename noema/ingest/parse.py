@@ -252,11 +252,11 @@ class SpacyExtractor:
             header = spacy_doc.char_span(start, end, alignment_mode="expand")
             if header is not None:
                 names.give_up(header, keep=main)
-        # a person's page by its own words ("is a football manager"): pronouns alone also took
-        # "Corbel Foundation is well known" for one, whose "Name: chair, 2014–2021" is the name's
         # the headings the text had before they were blanked, at the same offsets
         written = found.doc.text[offset : offset + len(text)]
         entries = scoped_entries([*list_entries(text), *table_entries(text)], written)
+        # a person's page by its own words ("is a football manager"): pronouns alone also took
+        # "Corbel Foundation is well known" for one, whose "Name: chair, 2014–2021" is the name's
         listed, lines = entry_facts(spacy_doc, names, main, entries, said == "PERSON")
         lines += table_lines(text)  # a table's cells are no sentence, whatever its rows state
         found.facts += listed

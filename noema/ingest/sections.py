@@ -18,9 +18,9 @@ from noema.ingest.listings import LISTED, ListEntry, role_predicates
 __all__ = ["scoped_entries"]
 
 # "## Managers", "### Head coaches since 2012": a second- to sixth-level heading
-_SECTION = re.compile(r"^ {0,3}(?P<marks>#{1,6})[ \t]+(?P<text>[^\n]*?)[ \t#]*$", re.M)
+_SECTION = re.compile(r"^ {0,3}(?P<marks>#{1,6})[ \t]+(?P<text>[^\n]*)$", re.M)
 # what a heading may say besides its role: "since 2012", "(2012–2018)", "of the club"
-_TAIL = re.compile(r"\s+(?:since\b|from\b|of\b|in\b|at\b|\(|\d).*$", re.I)
+_TAIL = re.compile(r"\s(?:since\b|from\b|of\b|in\b|at\b|\(|\d).*", re.I | re.S)
 
 
 def scoped_entries(entries: Iterable[ListEntry], text: str) -> list[ListEntry]:
@@ -34,7 +34,10 @@ def scoped_entries(entries: Iterable[ListEntry], text: str) -> list[ListEntry]:
         ['head_coach_of']
     """
     sections = [
-        (match.start(), _heading_roles(match["text"]) if len(match["marks"]) > 1 else [])
+        (
+            match.start(),
+            _heading_roles(match["text"].rstrip(" \t#")) if len(match["marks"]) > 1 else [],
+        )
         for match in _SECTION.finditer(text)
     ]
     scoped: list[ListEntry] = []

@@ -42,16 +42,21 @@ from noema.ingest.listings import (
     role_predicates,
     written_period,
 )
+from noema.model.times import iso_date
 
 __all__ = ["table_entries", "table_headers", "table_line_starts", "table_lines"]
 
-# a table's line: cells between pipes, the outer pipes optional but at least one inner one
-_ROW = re.compile(r"^[ \t]*\|?[^\n|]*\|[^\n]*$", re.M)
-_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+# a table's line: any line with a pipe (which lines make a table is the delimiter row's to say)
+_ROW = re.compile(r"^[^\n|]*\|[^\n]*$", re.M)
+# "|---|:---:|", "--|--", "| - | - |" (GitHub takes one dash), with a line's "\r" after it
+_DELIMITER = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?\s*$")
+# what an end cell writes for a holder still in post: nothing, a dash
+_OPEN_END = frozenset({"", "-", "\u2013", "\u2014"})
 _START_HEADERS = frozenset({"from", "start", "since", "began", "appointed", "took office"})
 _END_HEADERS = frozenset({"to", "until", "end", "ended", "left", "left office"})
 _PERIOD_HEADERS = frozenset(
-    {"years", "year", "tenure", "term", "period", "in office", "dates", "time", "seasons"}
+    {"years", "year", "tenure", "term", "period", "in office", "dates", "time", "season"}
+    | {"seasons"}
 )
 
 
@@ -78,10 +83,11 @@ def table_entries(text: str) -> Iterator[ListEntry]:
         [(['Trond Olaussen'], '2015/2019', 'mayor_of')]
     """
     for table in _tables(text):
-        if len(table.header) == 2 and _holders_column(table) is None:
-            yield from _label_entries(text, table)
-        else:
+        if _holders_column(table) is not None:
             yield from _holder_entries(text, table)
+        elif len(table.header) == 2 and not _period_headed(table):
+            # "| Season | Champion |" under "Honours" is no table of labels
+            yield from _label_entries(text, table)
 
 
 def table_lines(text: str) -> list[tuple[int, int]]:
@@ -149,12 +155,17 @@ def _header(cell: _Cell) -> str:
     return " ".join(re.findall(r"[a-z]+", cell.text.lower()))
 
 
+def _period_headed(table: _Table) -> bool:
+    """Whether a column of ``table`` is headed as a period ("Years", "From", "Season")."""
+    headers = {_header(cell) for cell in table.header}
+    return bool(headers & (_START_HEADERS | _END_HEADERS | _PERIOD_HEADERS))
+
+
 def _holders_column(table: _Table) -> tuple[int, list[str]] | None:
     """The column of the role's holders and the role's predicates: the first column that is no
     period, when its header names a role and another column is headed as a period (a table of
     two columns headed "Chair" and "Beatrix Olenska" is one of labels)."""
-    headers = {_header(cell) for cell in table.header}
-    if not headers & (_START_HEADERS | _END_HEADERS | _PERIOD_HEADERS):
+    if not _period_headed(table):
         return None
     for n, cell in enumerate(table.header):
         header = _header(cell)
@@ -195,7 +206,8 @@ def _row_period(
     """The row's period and the span it is written in, or ``None``."""
     if starts and ends:
         first, last = cells[starts[0]], cells[ends[0]]
-        time = period_of(first.text, last.text or "?")
+        # an end left empty (or a dash) is a holder still in post: "| Pavel Drozd | 2022 | |"
+        time = period_of(first.text, "present" if last.text in _OPEN_END else last.text)
         span = (min(first.start, last.start), max(first.end, last.end))
         return (time, span) if time is not None else None
     if periods:
@@ -212,6 +224,8 @@ def _label_entries(text: str, table: _Table) -> Iterator[ListEntry]:
         if len(cells) != 2 or not cells[0].text or not cells[1].text:
             continue
         label, value = cells
+        if written_period(label.text) is not None or iso_date(label.text) is not None:
+            continue  # a year or a season labels nothing of the topic
         # the row as the line "Label: value", character for character, so every span found in
         # it points into the text read
         written = [" "] * (value.end - label.start)

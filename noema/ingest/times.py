@@ -426,6 +426,8 @@ def _given_up(link: Link, time: str | None) -> tuple[Link, str | None]:
     down = any(c.lower_ == "down" and c.dep_ in ("prt", "advmod") for c in verb.children)
     if not (lemma(verb) in _LEAVING or (down and lemma(verb) in _STEPPING)):
         return link, time
+    if verb.dep_ == "xcomp" or any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
+        return link, time  # "will step down as", "plans to resign as": not given up yet
     if time is None:
         return link._replace(predicate=f"former_{link.predicate}"), None
     return link, time if "/" in time else f"{OPEN}/{time}"

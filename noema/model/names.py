@@ -55,8 +55,11 @@ def format_ranges() -> tuple[tuple[int, int], ...]:
     """The ranges of format characters (Unicode category Cf) of the running Python, first to
     last, read from its Unicode tables unless its version's are known above."""
     known = _KNOWN_FORMAT_RANGES.get(unicodedata.unidata_version)
-    if known is not None:
-        return known
+    return known if known is not None else _scanned_ranges()
+
+
+def _scanned_ranges() -> tuple[tuple[int, int], ...]:
+    """The ranges of format characters, read from the planes that hold them."""
     ranges: list[tuple[int, int]] = []
     codes = (c for plane in FORMAT_PLANES for c in range(plane << 16, (plane + 1) << 16))
     for code in codes:

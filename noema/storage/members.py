@@ -358,6 +358,12 @@ def _read_ivf(opening: Opening, member: str, index: VectorIndex) -> None:
         raise BundleError(f"{opening.name!r}: {member} {exc}") from None
 
 
+def _rows_in_order(made: Sequence[Sentence], sentences: SentenceIndex) -> bool:
+    """Whether ``made`` lists the sidecar's sentences in the row order of its vectors."""
+    keys, ids = sentences.keys, sentences.vectors.ids
+    return len(made) == len(ids) and all(keys.get(s) == ids[row] for row, s in enumerate(made))
+
+
 def _write_words(saving: Saving) -> Written | None:
     sentences = saving.sentences
     if sentences is None:
@@ -369,6 +375,11 @@ def _write_words(saving: Saving) -> Written | None:
         return None
     # the keys _write_sentences checked, in row order: the member names the rows it indexes
     digest = sentence_keys_digest(sentences.vectors.ids)
+    if not index.stored and not _rows_in_order(index.sentences, sentences):
+        # made document by document, which is the rows' order while each document's sentences
+        # are one run of rows; were they not, stored rows would name other sentences: none is
+        # written, and the next process makes the index again
+        return None
     if index.keys_digest not in (None, digest):
         # a bundle's index kept for other sentences is never passed on as this one's
         raise BundleError(
