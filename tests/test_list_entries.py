@@ -238,3 +238,20 @@ def test_a_section_heading_that_names_a_role_gives_it_to_the_list_under_it(
     assert ("Ilse Marquardt", predicate, "2018/2023") in found
     # the next heading ends the section: what is listed under "History" is only listed
     assert ("Tomas Reyes", LISTED, "1990/1995") in found
+
+
+def test_a_list_in_a_later_piece_of_a_long_document_keeps_its_heading(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    """A document over the piece size is parsed in pieces; the heading is in the first, the
+    list in the second."""
+    filler = "The club played in red and trained on the common every week. " * 400
+    graph = _extract(
+        extractor,
+        "Brackwater Town",
+        f"# Brackwater Town\n\nBrackwater Town is a football club.\n\n## Managers\n\n{filler}\n\n"
+        "- 2012–2018: Gareth Pollard\n",
+    )
+    name = {e.id: e.name for e in graph.entities.values()}
+    found = {(name[e.participant_ids[0]], e.label, e.time) for e in graph.events.values()}
+    assert ("Gareth Pollard", "manager_of", "2012/2018") in found

@@ -252,9 +252,11 @@ class SpacyExtractor:
             header = spacy_doc.char_span(start, end, alignment_mode="expand")
             if header is not None:
                 names.give_up(header, keep=main)
-        # the headings the text had before they were blanked, at the same offsets
-        written = found.doc.text[offset : offset + len(text)]
-        entries = scoped_entries([*list_entries(text), *table_entries(text)], written)
+        # the headings of the whole document as written (blanked in the text parsed), so a
+        # list in a later piece keeps the heading an earlier one holds
+        entries = scoped_entries(
+            [*list_entries(text), *table_entries(text)], found.doc.text, offset
+        )
         # a person's page by its own words ("is a football manager"): pronouns alone also took
         # "Corbel Foundation is well known" for one, whose "Name: chair, 2014–2021" is the name's
         listed, lines = entry_facts(spacy_doc, names, main, entries, said == "PERSON")
@@ -348,15 +350,19 @@ def _split_long(
     documents: Sequence[Document], limit: int
 ) -> Iterator[tuple[str, tuple[int, int], bool]]:
     """Texts for nlp.pipe with (document index, character offset) and whether the document was
-    cut: a text over ``limit`` characters is cut at line breaks, else after a sentence's full
-    stop, else at a space. Titles, headings, markers and datelines are blanked: they frame the
+    cut: a text over ``limit`` characters is cut at a blank line, else a line break, else after
+    a sentence's full stop, else at a space. Titles, headings, markers and datelines are blanked: they frame the
     sentences (see :mod:`noema.ingest.layout`)."""
     for index, doc in enumerate(documents):
         text = blank_layout(doc.text)
         cut_up = len(text) > limit
         start = 0
         while len(text) - start > limit:
-            cut = text.rfind("\n", start, start + limit)
+            # at a blank line if there is one in the second half: a table or a list under its
+            # heading is one block, which a cut at any line break split
+            cut = text.rfind("\n\n", start + limit // 2, start + limit) + 1
+            if cut <= start:
+                cut = text.rfind("\n", start, start + limit)
             if cut <= start:
                 cut = text.rfind(". ", start, start + limit) + 1
             if cut <= start:

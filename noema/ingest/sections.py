@@ -23,9 +23,10 @@ _SECTION = re.compile(r"^ {0,3}(?P<marks>#{1,6})[ \t]+(?P<text>[^\n]*)$", re.M)
 _TAIL = re.compile(r"\s(?:since\b|from\b|of\b|in\b|at\b|\(|\d).*", re.I | re.S)
 
 
-def scoped_entries(entries: Iterable[ListEntry], text: str) -> list[ListEntry]:
+def scoped_entries(entries: Iterable[ListEntry], text: str, offset: int = 0) -> list[ListEntry]:
     """``entries`` with each name-and-period entry under a heading of ``text`` that names a
-    role given that role.
+    role given that role; the entries' spans are in the piece of ``text`` that starts at
+    ``offset``.
 
     Example:
         >>> from noema.ingest.listings import list_entries
@@ -42,7 +43,7 @@ def scoped_entries(entries: Iterable[ListEntry], text: str) -> list[ListEntry]:
     ]
     scoped: list[ListEntry] = []
     for entry in entries:
-        roles = next((r for start, r in reversed(sections) if start < entry.line[0]), [])
+        roles = next((r for start, r in reversed(sections) if start < offset + entry.line[0]), [])
         if entry.predicate != LISTED or not roles:
             scoped.append(entry)
             continue
