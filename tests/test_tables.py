@@ -101,6 +101,35 @@ def _read(text: str) -> list[tuple[list[str], str | None, str]]:
             [],
             id="an-end-that-is-no-date",
         ),
+        pytest.param(
+            "| Manager | From | To |\r\n|---|---|---|\r\n| Ines Morland | 2018 | 2022 |\r\n",
+            [(["Ines Morland"], "2018/2022", "manager_of")],
+            id="crlf",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|--|--|--|\n| Ines Morland | 2018 | 2022 |\n",
+            [(["Ines Morland"], "2018/2022", "manager_of")],
+            id="two-dashes",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|---|---|---|\n| Graham Tulley | 2012 | 2018 |\n"
+            "| Pavel Drozd | 2022 | |\n",
+            [
+                (["Graham Tulley"], "2012/2018", "manager_of"),
+                (["Pavel Drozd"], "2022/..", "manager_of"),
+            ],
+            id="an-empty-end-is-in-post",
+        ),
+        pytest.param(
+            "| Season | Champion |\n|---|---|\n| 2015–2016 | Kelderby Athletic |\n",
+            [],
+            id="two-columns-by-period-are-no-labels",
+        ),
+        pytest.param(
+            "| Manager | From | To |\n|---|---|---|\n| Ines Morland | 2018 |\n|||\n| | | |\n",
+            [],
+            id="ragged-and-empty-rows",
+        ),
     ],
 )
 def test_a_table_of_holders_or_labels_gives_the_entries_of_its_rows(
@@ -169,46 +198,6 @@ def test_the_manager_of_a_year_is_stated_from_a_table(
             "Who was the manager of Kelderby Athletic in 2020?", format=format, as_of="2020"
         )
         assert "Ines Morland" in (stated_text(kb, result) or ""), format
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        pytest.param(
-            "| Manager | From | To |\r\n|---|---|---|\r\n| Ines Morland | 2018 | 2022 |\r\n",
-            [(["Ines Morland"], "2018/2022", "manager_of")],
-            id="crlf",
-        ),
-        pytest.param(
-            "| Manager | From | To |\n|--|--|--|\n| Ines Morland | 2018 | 2022 |\n",
-            [(["Ines Morland"], "2018/2022", "manager_of")],
-            id="two-dashes",
-        ),
-        pytest.param(
-            "| Manager | From | To |\n|---|---|---|\n| Graham Tulley | 2012 | 2018 |\n"
-            "| Pavel Drozd | 2022 | |\n",
-            [
-                (["Graham Tulley"], "2012/2018", "manager_of"),
-                (["Pavel Drozd"], "2022/..", "manager_of"),
-            ],
-            id="an-empty-end-is-in-post",
-        ),
-        pytest.param(
-            "| Season | Champion |\n|---|---|\n| 2015–2016 | Kelderby Athletic |\n",
-            [],
-            id="two-columns-by-period-are-no-labels",
-        ),
-        pytest.param(
-            "| Manager | From | To |\n|---|---|---|\n| Ines Morland | 2018 |\n|||\n| | | |\n",
-            [],
-            id="ragged-and-empty-rows",
-        ),
-    ],
-)
-def test_tables_as_people_type_them(
-    text: str, expected: list[tuple[list[str], str | None, str]]
-) -> None:
-    assert _read(text) == expected
 
 
 def test_a_line_of_many_spaces_is_read_in_time() -> None:

@@ -387,7 +387,7 @@ def role_predicates(label: str) -> list[str]:
             return []
         for last in dict.fromkeys((_singular(words[-1]), words[-1])):  # "Owners", "Head coaches"
             predicate = "_".join([*words[:-1], last, "of"])
-            if is_role(predicate) or KIND_TYPES.get(last) == "PERSON" or last in _HELD:
+            if is_role(predicate) or _held_by_people(last):
                 predicates.append(predicate)
                 break
         else:
@@ -416,6 +416,11 @@ def _singular(word: str) -> str:
 
 # positions a list names whose words are not offices: "Founder", "Researcher", "Treasurer"
 _HELD = frozenset({"founder", "cofounder", "researcher", "treasurer", "maintainer", "player"})
+
+
+def _held_by_people(word: str) -> bool:
+    """Whether a role's last word is a person's position ("manager", "maintainer")."""
+    return KIND_TYPES.get(word) == "PERSON" or word in _HELD
 
 
 def _trade_after(line: str, at: int) -> bool:
@@ -528,8 +533,7 @@ def _holder_type(entry: ListEntry) -> str | None:
     for a place), else ``None`` (an owner may be a company)."""
     if entry.topic_holds or entry.predicate == LISTED:
         return None
-    word = entry.predicate.removesuffix("_of").rsplit("_", 1)[-1]
-    return "PERSON" if KIND_TYPES.get(word) == "PERSON" or word in _HELD else None
+    return "PERSON" if _held_by_people(entry.predicate.removesuffix("_of").split("_")[-1]) else None
 
 
 def _file_name(

@@ -34,12 +34,16 @@ def scoped_entries(entries: Iterable[ListEntry], text: str, offset: int = 0) -> 
         >>> [e.predicate for e in scoped_entries(list_entries(text), text)]
         ['head_coach_of']
     """
+    entries = list(entries)
+    listed = [e.line[0] for e in entries if e.predicate == LISTED]
+    if not listed:  # most pieces: nothing a heading could give a role to
+        return entries
     sections = [
         (
             match.start(),
             _heading_roles(match["text"].rstrip(" \t#")) if len(match["marks"]) > 1 else [],
         )
-        for match in _SECTION.finditer(text)
+        for match in _SECTION.finditer(text, 0, offset + max(listed))
     ]
     scoped: list[ListEntry] = []
     for entry in entries:

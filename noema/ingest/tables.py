@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from noema.ingest.listings import (
     ListEntry,
@@ -83,10 +84,10 @@ def table_entries(text: str) -> Iterator[ListEntry]:
         [(['Trond Olaussen'], '2015/2019', 'mayor_of')]
     """
     for table in _tables(text):
-        if _holders_column(table) is not None:
-            yield from _holder_entries(text, table)
-        elif len(table.header) == 2 and not _period_headed(table):
-            # "| Season | Champion |" under "Honours" is no table of labels
+        holders = _holders_column(table)
+        if holders is not None:
+            yield from _holder_entries(text, table, *holders)
+        elif _of_labels(table):
             yield from _label_entries(text, table)
 
 
@@ -98,11 +99,7 @@ def table_lines(text: str) -> list[tuple[int, int]]:
 def table_headers(text: str) -> list[tuple[int, int]]:
     """The header lines of the tables in ``text`` whose header is no row of labels: words such
     as "Maintainer" and "Result" there head columns and name nothing."""
-    return [
-        table.lines[0]
-        for table in _tables(text)
-        if len(table.header) != 2 or _holders_column(table) is not None
-    ]
+    return [table.lines[0] for table in _tables(text) if not _of_labels(table)]
 
 
 def table_line_starts(text: str) -> list[int]:
@@ -118,8 +115,14 @@ def table_line_starts(text: str) -> list[int]:
     return sorted(set(starts))
 
 
-def _tables(text: str) -> Iterator[_Table]:
-    """The tables of ``text``: runs of table lines whose second line is a delimiter row."""
+@lru_cache(maxsize=8)
+def _tables(text: str) -> tuple[_Table, ...]:
+    """The tables of ``text``: runs of table lines whose second line is a delimiter row. Kept
+    for the last few texts: a piece is asked for its tables' line starts, entries, headers and
+    lines in turn."""
+    if "|" not in text:  # most documents
+        return ()
+    tables = []
     run: list[tuple[int, int]] = []
     for match in [*_ROW.finditer(text), None]:
         if match is not None and (not run or text.count("\n", run[-1][1], match.start()) == 1):
@@ -128,8 +131,9 @@ def _tables(text: str) -> Iterator[_Table]:
         if len(run) >= 2 and _DELIMITER.match(text[run[1][0] : run[1][1]]):
             header = _cells(text, *run[0])
             rows = [(line, _cells(text, *line)) for line in run[2:]]
-            yield _Table(header, [(line, cells) for line, cells in rows if cells], run)
+            tables.append(_Table(header, [(line, cells) for line, cells in rows if cells], run))
         run = [match.span()] if match is not None else []
+    return tuple(tables)
 
 
 def _cells(text: str, start: int, end: int) -> list[_Cell]:
@@ -155,6 +159,12 @@ def _header(cell: _Cell) -> str:
     return " ".join(re.findall(r"[a-z]+", cell.text.lower()))
 
 
+def _of_labels(table: _Table) -> bool:
+    """Whether ``table`` pairs labels with values: two columns, none headed as a period ("|
+    Season | Champion |" under "Honours" is no table of labels)."""
+    return len(table.header) == 2 and not _period_headed(table)
+
+
 def _period_headed(table: _Table) -> bool:
     """Whether a column of ``table`` is headed as a period ("Years", "From", "Season")."""
     headers = {_header(cell) for cell in table.header}
@@ -176,13 +186,12 @@ def _holders_column(table: _Table) -> tuple[int, list[str]] | None:
     return None
 
 
-def _holder_entries(text: str, table: _Table) -> Iterator[ListEntry]:
-    """One entry per row of a table of holders: the names of its holders' cell and the period
-    of its period cells; a row whose period cells write no period gives none."""
-    holders = _holders_column(table)
-    if holders is None:
-        return
-    column, predicates = holders
+def _holder_entries(
+    text: str, table: _Table, column: int, predicates: list[str]
+) -> Iterator[ListEntry]:
+    """One entry per row of a table of holders (theirs the cells of ``column``, holding the
+    roles ``predicates``): the names of its holders' cell and the period of its period cells;
+    a row whose period cells write no period gives none."""
     headers = [_header(cell) for cell in table.header]
     starts = [n for n, h in enumerate(headers) if h in _START_HEADERS]
     ends = [n for n, h in enumerate(headers) if h in _END_HEADERS]
