@@ -123,6 +123,16 @@ def test_a_shorter_spelling_or_initials_still_merge_by_embedding(
         ("City of Jacksonville", "Jacksonville", True),
         ("State of Kansas", "Kansas", True),
         ("Oregon State University", "University of Oregon", False),
+        # half of a hyphenated name is another thing: a state named after its seat, a union
+        ("Hesse-Kassel", "Kassel", False),
+        ("Austria-Hungary", "Austria", False),
+        ("Stratford-upon-Avon", "Stratford", False),
+        ("Catherine Zeta-Jones", "Jones", False),
+        # a name beside a hyphenated part it does not touch, or the same words spelt apart
+        ("Jean-Paul Sartre", "Sartre", True),
+        ("Catherine Zeta-Jones", "Zeta-Jones", True),
+        ("Rolls-Royce", "Rolls Royce", True),
+        ("Rolls-Royce Holdings", "Rolls Royce", True),
     ],
 )
 def test_names_compatible(a: str, b: str, same: bool) -> None:

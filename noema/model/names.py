@@ -218,8 +218,9 @@ def names_compatible(a: str, b: str) -> bool:
     Names that each have a word the other lacks are two things however close their embeddings:
     "Tim Curry" and "John Curry", "Eastern Roman Empire" and "Western Roman Empire". So are
     names that differ by a qualifier ("Ireland", "Northern Ireland") or by a kind of place
-    ("Kansas", "Kansas City"), and places whose first part differs ("Kingston, Jamaica" is in
-    "Jamaica", not the same place).
+    ("Kansas", "Kansas City"), places whose first part differs ("Kingston, Jamaica" is in
+    "Jamaica", not the same place), and a name that is half of a hyphenated one ("Kassel",
+    "Hesse-Kassel").
 
     Example:
         >>> names_compatible("Evan Lysacek", "Evan Frank Lysacek"), names_compatible("U.S.", "United States")
@@ -241,9 +242,27 @@ def names_compatible(a: str, b: str) -> bool:
     if set(x) <= set(y) or set(y) <= set(x):
         # "New York Knicks" is a longer "Knicks"; "Northern Ireland" is not a longer "Ireland"
         extra = set(x) ^ set(y)
-        return not extra or not extra <= _QUALIFIERS
+        if not extra:
+            return True
+        short, long = (a, b) if len(set(x)) < len(set(y)) else (b, a)
+        return not extra <= _QUALIFIERS and not _splits_a_compound(short, long)
     for short, long in ((x, y), (y, x)):
         if len(short) == 1 and len(long) > 1 and short[0] == "".join(w[0] for w in long):
+            return True
+    return False
+
+
+_COMPOUND = re.compile(r"\w+(?:-\w+)+")
+
+
+def _splits_a_compound(short: str, long: str) -> bool:
+    # Half of a hyphenated name is another thing: "Hesse-Kassel" is the state, not the city of
+    # Kassel; "Austria-Hungary" is not Austria. A compound the short name has whole ("Rolls
+    # Royce") or not at all ("Sartre" beside "Jean-Paul Sartre") does not part them.
+    words = set(_content_words(short))
+    for compound in _COMPOUND.findall(long):
+        parts = set(_content_words(compound.replace("-", " ")))
+        if parts & words and not parts <= words:
             return True
     return False
 
