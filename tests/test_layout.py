@@ -275,6 +275,28 @@ KEY_FACTS = {
         "- Based in: Brimsworth",
         ("Corbel Foundation", "base_in", "Brimsworth", None),
     ),
+    # a label that is a verb says what the topic does, not a role someone holds in it
+    "owns-period": (
+        "Marlin Holdings",
+        "- Owns: Eskridge Athletic (2017–)",
+        ("Marlin Holdings", "own", "Eskridge Athletic", "2017/.."),
+    ),
+    "run-by": (
+        "Mossgate Field Station",
+        "- Run by: Hollinsworth Centre",
+        ("Hollinsworth Centre", "run", "Mossgate Field Station", None),
+    ),
+    # on a person's page, a role "of" a place with a period is the person's
+    "role-of-place-period": (
+        "Rhiannon Pask",
+        "- Head of the Quarrie Laboratory: 2024–present",
+        ("Rhiannon Pask", "head_of", "Quarrie Laboratory", "2024/.."),
+    ),
+    "role-of-place-since": (
+        "Yusuf Marchetti",
+        "- Director of the Ravelle Institute: since 2024",
+        ("Yusuf Marchetti", "director_of", "Ravelle Institute", "2024/.."),
+    ),
 }
 
 

@@ -89,6 +89,10 @@ _ROLE_NAME = re.compile(
     rf"^(?P<role>{_ROLE_WORDS}):\s+(?P<names>[^():,]+?)(?:\s*\(\s*{_SINCE}\s*\))?\s*\.?$"
 )
 _NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
+# on a person's page, "Head of the Quarrie Laboratory: 2024–present": the topic's role there
+_ROLE_OF = re.compile(
+    rf"^(?P<role>{_ROLE_WORDS})\s+of\s+(?:the\s+)?(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$"
+)
 # a role label opening a line: "Owners: "
 _LABEL = re.compile(rf"^(?P<role>{_ROLE_WORDS}):\s+")
 _ROLE_AT = re.compile(rf"^(?P<role>{_ROLE_WORDS}),\s+(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$")
@@ -229,7 +233,7 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
     """The entries of a list line that names a role (one per role: "Founder and chief
     executive, Pellmar Biologics: 2013–" gives two)."""
     line = line.rstrip()
-    for form in (_ROLE_NAME, _NAME_ROLE, _ROLE_AT):
+    for form in (_ROLE_NAME, _NAME_ROLE, _ROLE_AT, _ROLE_OF):
         match = form.match(line)
         if match is None:
             continue
@@ -245,7 +249,13 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
                 return
         for predicate in predicates:
             yield ListEntry(
-                names, time, period, whole, predicate, form is _ROLE_AT, form is _NAME_ROLE
+                names,
+                time,
+                period,
+                whole,
+                predicate,
+                form in (_ROLE_AT, _ROLE_OF),
+                form is _NAME_ROLE,
             )
         return
     many = list(_many_entries(line, at, whole))
@@ -379,7 +389,10 @@ def written_period(text: str) -> str | None:
 def role_predicates(label: str) -> list[str]:
     """The predicates of a list label that names roles ("Previous head" -> ``head_of``,
     "Founder and chief executive" -> ``founder_of``, ``chief_executive_of``), or none when the
-    label is no role ("Born", "Ground")."""
+    label is no role ("Born", "Ground", nor a verb that says what the topic does: "Owns",
+    "Run by")."""
+    if " ".join(label.lower().split()) in _FACT_LABELS:
+        return []
     predicates = []
     for role in re.split(r"\s+(?:and|&)\s+|\s*/\s*", label.strip().lower()):
         words = [w for w in re.findall(r"[a-z]+", role) if w not in _ROLE_TIME_WORDS]
