@@ -362,6 +362,64 @@ def test_the_company_is_never_the_subject_of_its_own_clause(extractor: SpacyExtr
 
 
 @pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        pytest.param(
+            "Halvard Systems",
+            "Halvard Systems is a software company based in Corrisand. Under Pell the company "
+            "created the migration tool Tidewrack and later gave it to the Brightwater Software "
+            "Foundation.",
+            id="in-the-companys-document",
+        ),
+        pytest.param(
+            "Dariusz Pell",
+            "Dariusz Pell has been chief executive of Halvard Systems since 2012. Under Pell the "
+            "company created the migration tool Tidewrack and later gave it to the Brightwater "
+            "Software Foundation.",
+            id="in-a-persons-document",
+        ),
+    ],
+)
+def test_it_as_an_object_is_not_its_clauses_subject(
+    extractor: SpacyExtractor, title: str, text: str
+) -> None:
+    # a company does not give itself away: "it" is the thing named before, not "the company"
+    graph = extractor.extract([Document(text, id="d", metadata={"title": title})])
+    assert ("Halvard Systems", "give", "Tidewrack") in _facts(graph)
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted", "wrong"),
+    [
+        pytest.param(
+            "# Mireille Gaskin\n\nMireille Gaskin has been chief executive of Ostrander "
+            "Therapeutics since 2015. She signed the Velotrexin licence with the Ravelle Institute "
+            "in 2016 and has led the company through the drug's approval.",
+            ("Mireille Gaskin", "lead", "Ostrander Therapeutics"),
+            ("Mireille Gaskin", "lead", "Ravelle Institute"),
+            id="a-company-is-no-institute",
+        ),
+        pytest.param(
+            "# Rhiannon Pask\n\nRhiannon Pask joined the Quarrie Laboratory as a doctoral "
+            "student in 2016 and rewrote the tracking module of Spindle. She also wrote most of "
+            "Spindle 3.0. She became head of the laboratory in 2024.",
+            ("Rhiannon Pask", "head_of", "Quarrie Laboratory"),
+            ("Rhiannon Pask", "head_of", "Spindle"),
+            id="the-laboratory-is-the-name-ending-in-laboratory",
+        ),
+    ],
+)
+def test_a_kind_word_refers_to_a_name_of_that_kind(
+    extractor: SpacyExtractor,
+    text: str,
+    wanted: tuple[str, str, str],
+    wrong: tuple[str, str, str],
+) -> None:
+    facts = _facts(_graph(extractor, text))
+    assert wanted in facts and wrong not in facts
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Dunmore is a river port on the Avon, halfway between Kelby and the sea. Harold Pike, "

@@ -51,6 +51,12 @@ _GROUP_NOUNS = frozenset(
 SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
 # the plain words for a company, which in its own document mean it
 _COMPANY_KINDS = frozenset({"company", "firm", "business", "corporation", "group"})
+# The last words of the names of bodies that are not companies: "the company" is none of them.
+_NOT_COMPANIES = frozenset(
+    {"institute", "university", "college", "school", "academy", "foundation", "charity"}
+    | {"society", "hospital", "museum", "council", "ministry", "church", "club", "laboratory"}
+    | {"centre", "center", "trust", "association", "federation", "league", "party", "orchestra"}
+)
 # Modifiers kept in a noun phrase that becomes an entity of its own: "an American rock band"
 _PHRASE_MODIFIERS = frozenset(
     {"amod", "compound", "nummod", "nmod", "npadvmod", "advmod", "quantmod"}
@@ -244,7 +250,13 @@ class EntityResolver:
                 return self._antecedent(token, _PEOPLE, also_not=self.main)
             return self.main
         if lower in THING_PRONOUNS:
-            return self._antecedent(token, _THINGS) if self.main_is_person else self.main
+            if self.main_is_person:
+                return self._antecedent(token, _THINGS)
+            if token.dep_ in ("dobj", "dative") and self.main in self._verb_subjects(token.head):
+                # "the company created Tidewrack and later gave it to the foundation": a thing
+                # does not give itself away; "it" is the thing named before
+                return self._antecedent(token, _THINGS, also_not=self.main)
+            return self.main
         if lower in _ANY_PRONOUNS:
             # "From here they acquired slaves" in a coast's document are people, not the coast;
             # "They gained independence" in the Bahamas' is the islands
@@ -287,7 +299,20 @@ class EntityResolver:
         ``also_not``; ``""`` (names nothing) when there is none."""
         at = self.names.offset + token.idx
         skip = self._clause_subjects(token) + ([also_not] if also_not else [])
+        if token.dep_ in ("dobj", "dative"):
+            # "the company created Tidewrack and later gave it to the foundation": the object
+            # is not the subject, however the subject is written
+            skip += self._verb_subjects(token.head)
         return self.names.antecedent(at, types, skip) or ""
+
+    def _verb_subjects(self, verb: Any) -> list[str]:
+        """What the subjects of ``verb`` stand for, or those of the verb it is joined to
+        ("created X and gave it") when it has none of its own."""
+        for head in (verb, verb.head if verb.dep_ == "conj" else None):
+            subjects = [] if head is None else [c for c in head.children if c.dep_ in SUBJECT_DEPS]
+            if subjects:
+                return [name for c in subjects if (name := self.resolve(c))]
+        return []
 
     def _clause_subjects(self, token: Any) -> list[str]:
         """The names of the other subjects of ``token``'s clause ("Kwame Osei replaced her")."""
@@ -333,14 +358,20 @@ class EntityResolver:
         at = self.names.offset + token.idx
         # "Lindqvist Marine bought the company": never the subject of its own clause
         skip = self._clause_subjects(token)
-        holder = self.names.holding(at, kind, skip) if type_ == "ORG" else None
+        holder = self.names.holding(at, kind, skip) if type_ in ("ORG", "LOC") else None
         if holder is not None:
             # "Millbrook Creamery ... The creamery employs": the company whose name ends in the
-            # kind word, whatever NER typed it; the word says its type (not for places: "the
-            # state" is not "Washington State" in a document about Texas)
+            # kind word, whatever NER typed it; the word says its type; so for a built or
+            # natural place ("the laboratory" is the Quarrie Laboratory, not the program last
+            # named), not for a country or a town: "the state" is not "Washington State" in a
+            # document about Texas
             if self.names.leading_type(holder) not in types:
                 self.names.settle_type(holder, type_)
             return holder
+        if kind in _COMPANY_KINDS:
+            # "signed the licence with the Ravelle Institute and has led the company": a name
+            # that ends in the word for another kind of body is not the company
+            skip = skip + [n for n in self.names.mentions if _ends_in_another_body(n)]
         described = describing_nouns(token)
         if (
             type_ == "ORG"
@@ -485,3 +516,10 @@ class EntityResolver:
                 if name is not None and name not in out:
                     out.append(name)
         return out
+
+
+def _ends_in_another_body(name: str) -> bool:
+    """Whether ``name`` ends in the word for a body that is not a company ("Ravelle
+    Institute", "Corbel Foundation")."""
+    words = name.split()
+    return len(words) > 1 and words[-1].lower().removesuffix("s") in _NOT_COMPANIES
