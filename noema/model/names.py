@@ -244,8 +244,8 @@ def names_compatible(a: str, b: str) -> bool:
         extra = set(x) ^ set(y)
         if not extra:
             return True
-        short, long = (a, b) if len(set(x)) < len(set(y)) else (b, a)
-        return not extra <= _QUALIFIERS and not _splits_a_compound(short, long)
+        fewer, more = (a, b) if len(set(x)) < len(set(y)) else (b, a)
+        return not extra <= _QUALIFIERS and not _splits_a_compound(fewer, more)
     for short, long in ((x, y), (y, x)):
         if len(short) == 1 and len(long) > 1 and short[0] == "".join(w[0] for w in long):
             return True
