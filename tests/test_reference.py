@@ -388,6 +388,18 @@ def test_it_as_an_object_is_not_its_clauses_subject(
     assert ("Halvard Systems", "give", "Tidewrack") in _facts(graph)
 
 
+def test_an_age_beside_a_name_is_not_the_subject(extractor: SpacyExtractor) -> None:
+    # press style: "Dempsey, 41, spent ...": the number is his age, the surname is the subject
+    graph = _graph(
+        extractor,
+        "Dunmarrow Rovers today appointed Ruairi Dempsey as manager. Dempsey, 41, spent most "
+        "of his playing career at Quillmoor Town. Osric Dunleavy becomes his assistant.",
+    )
+    facts = _facts(graph)
+    assert ("Ruairi Dempsey", "spend_at", "Quillmoor Town") in facts
+    assert not any(subject == "41" for subject, _, _ in facts)
+
+
 @pytest.mark.parametrize(
     ("text", "wanted", "wrong"),
     [

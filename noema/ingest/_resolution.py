@@ -50,6 +50,8 @@ _GROUP_NOUNS = frozenset(
 )
 SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
 # the plain words for a company, which in its own document mean it
+# spaCy's labels of dates and numbers: an apposition with one is an age or a year, not a name
+_VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _COMPANY_KINDS = frozenset({"company", "firm", "business", "corporation", "group"})
 # The last words of the names of bodies that are not companies: "the company" is none of them.
 _NOT_COMPANIES = frozenset(
@@ -321,10 +323,15 @@ class EntityResolver:
         return [self.by_token[c.i] for c in siblings if c.i in self.by_token]
 
     def _apposition(self, token: Any) -> str | None:
-        """ "the CEO, Sundar Pichai": a noun with a named apposition stands for that name."""
+        """ "the CEO, Sundar Pichai": a noun with a named apposition stands for that name; not
+        a number or a date ("Dempsey, 41, spent": his age)."""
         if token.pos_ in ("NOUN", "PROPN"):
             for child in token.children:
-                if child.dep_ == "appos" and child.i in self.by_token:
+                if (
+                    child.dep_ == "appos"
+                    and child.i in self.by_token
+                    and child.ent_type_ not in _VALUE_LABELS
+                ):
                     return self.by_token[child.i]
         return None
 
