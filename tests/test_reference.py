@@ -400,6 +400,21 @@ def test_an_age_beside_a_name_is_not_the_subject(extractor: SpacyExtractor) -> N
     assert not any(subject == "41" for subject, _, _ in facts)
 
 
+def test_a_description_after_a_comma_describes_the_name_before_it(
+    extractor: SpacyExtractor,
+) -> None:
+    # the parser hangs "the business" on "is" beside "the chief executive of Fenwick Dairy"
+    facts = _facts(
+        _graph(
+            extractor,
+            "Rupert Fenwick is the chief executive of Fenwick Dairy, the business his "
+            "grandmother Agnes Fenwick started.",
+        )
+    )
+    assert ("Rupert Fenwick", "chief_executive_of", "Fenwick Dairy") in facts
+    assert ("Rupert Fenwick", "is", "business") not in facts
+
+
 @pytest.mark.parametrize(
     ("text", "wanted", "wrong"),
     [

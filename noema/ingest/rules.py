@@ -362,6 +362,7 @@ class SentenceReader(EntityResolver):
     def _copula(self, verb: Any, children: list[Any]) -> Iterator[Link]:
         subject_tokens = [c for c in children if c.dep_ in SUBJECT_DEPS]
         subjects = self.entities(subject_tokens) or self._fallback_subject(verb)
+        held: list[str] = []  # the ends of the last role: "the CEO of Fenwick Dairy"
         for complement in children:
             if complement.dep_ not in ("attr", "acomp"):
                 continue
@@ -372,10 +373,17 @@ class SentenceReader(EntityResolver):
                     for s in subjects:
                         yield Link(s, predicate, target, "copula", verb)
                 if not roles:
-                    # "X is an American rock band": the description is an answer in its own right
+                    # "X is an American rock band": the description is an answer in its own
+                    # right; after a role and a comma ("the CEO of Fenwick Dairy, the business
+                    # his grandmother started") it describes the role's end, not X
+                    after_comma = complement.left_edge.i > 0 and (
+                        complement.doc[complement.left_edge.i - 1].text == ","
+                    )
+                    described = held if held and after_comma else subjects
                     for phrase in self.phrases([complement]):
-                        for s in subjects:
+                        for s in described:
                             yield Link(s, "is", phrase, "phrase", verb)
+                held = [target for _, target in roles]
             else:
                 # "The CEO of Y is X", "Y's CEO is X"
                 holders = self.entities([complement])
