@@ -400,6 +400,39 @@ def test_an_age_beside_a_name_is_not_the_subject(extractor: SpacyExtractor) -> N
     assert not any(subject == "41" for subject, _, _ in facts)
 
 
+@pytest.mark.parametrize(
+    ("text", "role", "description"),
+    [
+        (
+            "Yusuf Marchetti is a biophysicist and the director of the Ravelle Institute.",
+            ("Yusuf Marchetti", "director_of", "Ravelle Institute"),
+            ("Yusuf Marchetti", "is", "director"),
+        ),
+        (
+            "Orlin is a river town and the home of Gullwing Records.",
+            ("Orlin", "home_of", "Gullwing Records"),
+            ("Orlin", "is", "home"),
+        ),
+    ],
+)
+def test_a_role_joined_to_a_description_is_a_role(
+    extractor: SpacyExtractor,
+    text: str,
+    role: tuple[str, str, str],
+    description: tuple[str, str, str],
+) -> None:
+    # the second complement of "is" is as much a role as the first: stated like one, at the
+    # copula's confidence, and not as a bare "is director"
+    graph = _graph(extractor, text)
+    names = {e.id: e.name for e in graph.entities.values()}
+    confidence = {
+        (names[r.subject_id], r.predicate, names[r.object_id]): r.confidence
+        for r in graph.relations.values()
+    }
+    assert confidence.get(role, 0.0) >= 0.5
+    assert description not in confidence
+
+
 def test_a_description_after_a_comma_describes_the_name_before_it(
     extractor: SpacyExtractor,
 ) -> None:

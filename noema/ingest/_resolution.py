@@ -475,12 +475,13 @@ class EntityResolver:
             span = token.doc[span.start : tail.i + 1]
         return self.names.register(span)
 
-    def phrases(self, tokens: Iterable[Any]) -> list[str]:
-        """Common-noun phrases (and their conjuncts) named as things of type OTHER: "a silver
-        medal" -> "silver medal". Determiners, clauses and prepositional tails are left out."""
+    def phrases(self, tokens: Iterable[Any], *, conjuncts: bool = True) -> list[str]:
+        """Common-noun phrases (and their conjuncts, unless ``conjuncts`` is False) named as
+        things of type OTHER: "a silver medal" -> "silver medal". Determiners, clauses and
+        prepositional tails are left out."""
         out = []
         for token in tokens:
-            for item in with_conjuncts(token):
+            for item in with_conjuncts(token) if conjuncts else (token,):
                 item = _share_of(item)
                 if item.pos_ != "NOUN" or item.i in self.by_token:
                     continue

@@ -20,6 +20,7 @@ from noema.ingest._tokens import (
     role_phrase,
     said_then,
     verb_predicate,
+    with_conjuncts,
 )
 from noema.ingest.dates import is_length
 from noema.model.records import VALUE_TYPES, normalize_predicate
@@ -363,9 +364,15 @@ class SentenceReader(EntityResolver):
         subject_tokens = [c for c in children if c.dep_ in SUBJECT_DEPS]
         subjects = self.entities(subject_tokens) or self._fallback_subject(verb)
         held: list[str] = []  # the ends of the last role: "the CEO of Fenwick Dairy"
-        for complement in children:
-            if complement.dep_ not in ("attr", "acomp"):
-                continue
+        # "X is a biophysicist and the director of Y": each conjunct is a complement of its own
+        complements = [
+            item
+            for c in children
+            if c.dep_ in ("attr", "acomp")
+            for item in (with_conjuncts(c) if c.i not in self.by_token else (c,))
+            if item is c or (item.pos_ == "NOUN" and item.i not in self.by_token)
+        ]
+        for complement in complements:
             if complement.i not in self.by_token:
                 # "X is the CEO of Y", "X is married to Y"
                 roles = list(self._role_targets(complement))
@@ -380,7 +387,7 @@ class SentenceReader(EntityResolver):
                         complement.doc[complement.left_edge.i - 1].text == ","
                     )
                     described = held if held and after_comma else subjects
-                    for phrase in self.phrases([complement]):
+                    for phrase in self.phrases([complement], conjuncts=False):
                         for s in described:
                             yield Link(s, "is", phrase, "phrase", verb)
                 held = [target for _, target in roles]
