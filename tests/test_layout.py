@@ -125,6 +125,20 @@ def test_a_title_that_names_a_thing_still_names_the_topic(
     assert ("Priya Raman", "lead", "Larkspur") in {f[:3] for f in _facts(graph)}
 
 
+def test_a_titles_description_says_what_the_topic_is(extractor: noema.SpacyExtractor) -> None:
+    # "a ground": the page is about a place, so "he" is the person named before, not the
+    # ground, and "it" is the ground
+    graph = _extract(
+        extractor,
+        "Millrace Park: a ground on the river\n\nMillrace Park has been the home of Dunmarrow "
+        "Rovers since 1901. It floods most winters. The club's chair, Aldous Fenn, has promised "
+        "to replace the main stand, but he has ruled out a move.",
+    )
+    facts = {f[:3] for f in _facts(graph)}
+    assert ("Aldous Fenn", "rule_out", "move") in facts
+    assert ("Millrace Park", "rule_out", "move") not in facts
+
+
 def test_a_data_sets_title_in_lowercase_words_still_names_the_topic(
     extractor: noema.SpacyExtractor,
 ) -> None:

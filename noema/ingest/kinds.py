@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["KIND_TYPES", "kind_type", "qualified_kind", "title_kind"]
+__all__ = ["KIND_TYPES", "described_kind", "kind_type", "qualified_kind", "title_kind"]
 
 _KINDS = {
     "PERSON": """
@@ -153,3 +153,39 @@ def title_kind(title: str) -> str | None:
     if not words or not words[-1].islower():
         return None
     return words[-1]
+
+
+# "Millrace Park: a ground on the river", "Jonah Pellew, the goalkeeper who stayed": a name, a
+# separator, an article, then a description whose head noun ends before its first small word
+_DESCRIBED_TITLE = re.compile(
+    r"^[^:,\u2014\u2013]+?(?::|,|\s[\u2014\u2013-])\s+(?:a|an|the)\s+(?P<words>[a-z][a-z' -]*)"
+)
+_DESCRIPTION_ENDS = frozenset(
+    {"on", "in", "of", "at", "who", "that", "which", "with", "from", "for", "by", "to", "and"}
+)
+# "Larkspur: a new lead maintainer" is news about the topic, not what the topic is
+_NEWS_WORDS = frozenset({"new", "next", "another", "former", "first"})
+
+
+def described_kind(title: str) -> str | None:
+    """The kind noun of the description a title gives its name ("ground" for "Millrace Park: a
+    ground on the river"), when it is a kind :data:`KIND_TYPES` knows; ``None`` for a title
+    without one, or whose description is news ("Larkspur: a new lead maintainer").
+
+    Example:
+        >>> described_kind("Millrace Park: a ground on the river")
+        'ground'
+        >>> described_kind("Jonah Pellew, the goalkeeper who stayed"), described_kind("Larkspur: a new lead maintainer")
+        ('goalkeeper', None)
+    """
+    match = _DESCRIBED_TITLE.match(title)
+    if match is None:
+        return None
+    words: list[str] = []
+    for word in match.group("words").split():
+        if word in _DESCRIPTION_ENDS:
+            break
+        words.append(word)
+    if not words or _NEWS_WORDS & set(words):
+        return None
+    return words[-1] if words[-1] in KIND_TYPES else None

@@ -54,7 +54,7 @@ from noema.ingest.entities import (
 )
 from noema.ingest.evidence import CUE_VOTE, form_type, given_name
 from noema.ingest.extractor import BatchExtractor, Extractor, Progress
-from noema.ingest.kinds import KIND_TYPES, kind_type, title_kind
+from noema.ingest.kinds import KIND_TYPES, described_kind, kind_type, title_kind
 from noema.ingest.layout import blank_layout, dateline_date
 from noema.ingest.listings import entry_facts, list_entries, list_line_starts
 from noema.ingest.minutes import attendee_facts
@@ -221,7 +221,7 @@ class SpacyExtractor:
             # "Agatha Christie (video game series)": a title that tells its thing apart from
             # others of the name settles the type here only, never for the batch
             names.shared_topic = title is not None and strip_disambiguation(title) != title
-            said = title_kind(title) if title is not None else None
+            said = (title_kind(title) or described_kind(title)) if title is not None else None
             type_ = kind_type([said]) if said in KIND_TYPES else kind_type(kinds)
             if type_ is not None:
                 names.settle_type(main, type_)
@@ -266,7 +266,10 @@ class SpacyExtractor:
             found.facts += attendee_facts(spacy_doc, names, title_of(found.doc))
         # a press note's "today" is its dateline's day
         today = dateline_date(found.doc.text)
-        reader = SentenceReader(names, main, main_is_person=said == "PERSON" or person, kinds=kinds)
+        # what the document says its topic is decides over its pronouns ("Millrace Park: a
+        # ground on the river ... he has ruled out a move" is no person's page)
+        is_person = said == "PERSON" if said is not None else person
+        reader = SentenceReader(names, main, main_is_person=is_person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
             # the sentence without the blank lines after it (a list's last line, a heading)
