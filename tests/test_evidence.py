@@ -139,6 +139,23 @@ def test_a_thing_its_own_document_names_is_one_node_where_ner_calls_it_a_person(
     assert types_of(extractor, texts, "Larkspur") == ["PRODUCT", "PRODUCT"]
 
 
+def test_a_person_her_own_page_calls_she_is_a_person_where_ner_calls_her_a_firm(
+    extractor: SpacyExtractor,
+) -> None:
+    # a given name NER does not know: two ORG labels in each document, and her own page's
+    # "she" and "founder" the only words that say what she is
+    texts = [
+        "Contributors fork Emberloom as Hearthloom\n\nVELLSTRAND, 9 June 2020 \u2014 A group of "
+        "Emberloom contributors led by Imogen Thrale today announced Hearthloom, a fork of the "
+        "desktop toolkit. Thrale said the group had no quarrel with Nettlecombe Software.",
+        "# Imogen Thrale\n\nImogen Thrale is a software developer from Vellstrand and the "
+        "founder of Hearthloom. She contributed to Emberloom for eight years before the 2020 "
+        "licence change. She works for the Open Tern Collective, which pays her to lead "
+        "Hearthloom.",
+    ]
+    assert types_of(extractor, texts, "Imogen Thrale") == ["PERSON", "PERSON"]
+
+
 @pytest.mark.parametrize(
     ("text", "name", "expected"),
     [

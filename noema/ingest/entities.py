@@ -28,6 +28,7 @@ from noema.ingest._name_table import (
 from noema.ingest.dates import relative_year, relative_years
 from noema.ingest.evidence import (
     NER_VOTE,
+    form_type,
     given_name,
     named_as_place,
     names_a_firm,
@@ -432,6 +433,17 @@ def _add_to_graph(
                 # "Larkspur" NER called a person twice here, where its own document said it is
                 # a web framework: nothing here but NER's guess from its look says a person
                 type_ = things[name]
+            if (
+                type_ in ("ORG", "OTHER")
+                and ("PERSON", name) in cued
+                and (type_, name) not in cued
+                and name not in things
+                and " " in name
+                and form_type(name) is None
+            ):
+                # "Imogen Thrale": NER's ORG in every document, where her own page's "she"
+                # or a role people hold says a person; a name of a firm's form stays a firm
+                type_ = "PERSON"
             if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
                 # NER alone, for a name whose look does not fit the type: the type its look
                 # says, else OTHER, which claims nothing
