@@ -156,6 +156,17 @@ def test_a_person_her_own_page_calls_she_is_a_person_where_ner_calls_her_a_firm(
     assert types_of(extractor, texts, "Imogen Thrale") == ["PERSON", "PERSON"]
 
 
+def test_the_short_form_of_a_named_body_is_of_its_type(extractor: SpacyExtractor) -> None:
+    # "the Hollinsworth Centre" is how other pages write the institute, which NER calls a place
+    texts = [
+        "# Hollinsworth Centre for Tropical Medicine\n\nThe Hollinsworth Centre for Tropical "
+        "Medicine is a research institute in Tallowmere.",
+        "Florian Vesey worked at the Hollinsworth Centre for twelve years. He left the "
+        "Hollinsworth Centre in 2013.",
+    ]
+    assert types_of(extractor, texts, "Hollinsworth Centre") == ["ORG"]
+
+
 @pytest.mark.parametrize(
     ("text", "name", "expected"),
     [

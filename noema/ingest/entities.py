@@ -348,6 +348,13 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
             outvote(batch_votes[name], *types)
             if types != {"PERSON"}:
                 things[name] = next(iter(types))
+    for name, type_ in list(things.items()):
+        short = _short_form(name)
+        if short in batch_votes and short not in settled:
+            # "the Hollinsworth Centre" for the Hollinsworth Centre for Tropical Medicine, a
+            # research institute by its own page, where NER calls the short form a place
+            outvote(batch_votes[short], type_)
+            things[short] = type_
     for name in batch_votes:
         if _town_club(name, batch_votes):
             outvote(batch_votes[name], "ORG")
@@ -357,6 +364,17 @@ def batch_graph(found: Sequence[FoundDocument]) -> SemanticGraph:
     for item in found:
         _add_to_graph(graph, item, batch_votes, cued, things)
     return graph
+
+
+def _short_form(name: str) -> str:
+    """The name of a body without what it is "for" or "of": "Hollinsworth Centre" of the
+    Hollinsworth Centre for Tropical Medicine; ``""`` when there is no such tail, or what is left
+    is one word ("University" of the University of Alabama)."""
+    for word in (" for ", " of "):
+        head, found, _ = name.partition(word)
+        if found and " " in head and head[:1].isupper():
+            return head
+    return ""
 
 
 def _town_club(name: str, batch_votes: dict[str, Counter[str]]) -> bool:
