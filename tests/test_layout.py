@@ -139,6 +139,38 @@ def test_a_titles_description_says_what_the_topic_is(extractor: noema.SpacyExtra
     assert ("Millrace Park", "rule_out", "move") not in facts
 
 
+def test_an_office_without_its_body_is_held_in_the_documents_topic(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    # a FAQ about the centre: "director" is the centre's; not on a person's own page
+    graph = _extract(
+        extractor,
+        "# Hollinsworth Centre: questions and answers\n\nQ: Who directs the centre?\nA: Samuel "
+        "Torvane has been director since 2021.",
+    )
+    facts = _facts(graph)
+    assert ("Samuel Torvane", "director_of", "Hollinsworth Centre", "2021/..") in facts
+    assert not any(f[2] == "director" for f in facts)
+    person = _extract(
+        extractor,
+        "# Ada Quist\n\nAda Quist is a chemist. Her brother Tomas Quist is a director.",
+    )
+    assert not any(f[1] == "director_of" for f in _facts(person))
+
+
+def test_a_question_states_nothing(extractor: noema.SpacyExtractor) -> None:
+    # a FAQ's question asks; its answer states
+    graph = _extract(
+        extractor,
+        "# Hollinsworth Centre: questions and answers\n\nQ: Who directs the centre?\nA: Samuel "
+        "Torvane has been director since 2021.\n\nQ: Did Conrad Hesketh join Ostrander "
+        "Therapeutics?\nA: No.",
+    )
+    facts = _facts(graph)
+    assert ("Hollinsworth Centre", "direct", "centre", None) not in facts
+    assert not any(f[0] == "Conrad Hesketh" for f in facts)
+
+
 def test_a_data_sets_title_in_lowercase_words_still_names_the_topic(
     extractor: noema.SpacyExtractor,
 ) -> None:

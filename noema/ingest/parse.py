@@ -276,7 +276,15 @@ class SpacyExtractor:
             last = sent.start_char + len(sent.text.rstrip())
             if any(start <= sent.start_char and last <= end for start, end in lines):
                 continue  # a list entry's line: read above, and no sentence
-            links = [link for link in reader.read(sent) if link.subject != link.object]
+            # "Q: Did Conrad Hesketh join Ostrander? A: No.": a question states nothing (the
+            # parser may run it into its answer)
+            asked = max((t.i for t in sent if t.text == "?"), default=-1)
+            links = [
+                link
+                for link in reader.read(sent)
+                if link.subject != link.object
+                and (asked < 0 or getattr(link.anchor, "i", -1) > asked)
+            ]
             timed, ends = read_sentence_times(links, names.by_token)
             found.ends += ends
             named = {names.by_token[t.i] for t in sent if t.i in names.by_token}

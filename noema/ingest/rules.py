@@ -24,7 +24,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.dates import is_length
 from noema.model.records import VALUE_TYPES, normalize_predicate
-from noema.model.roles import ROLE_ACRONYMS
+from noema.model.roles import OFFICES, ROLE_ACRONYMS, is_role
 
 __all__ = ["Link", "SentenceReader"]
 
@@ -379,6 +379,13 @@ class SentenceReader(EntityResolver):
                 for predicate, target in roles:
                     for s in subjects:
                         yield Link(s, predicate, target, "copula", verb)
+                office = self._office_of_topic(complement, subjects)
+                if office is not None:
+                    # "A: Samuel Torvane has been director since 2021." in the centre's FAQ
+                    for s in subjects:
+                        yield Link(s, office, self.main or "", "copula", verb)
+                    held = []
+                    continue
                 if not roles:
                     # "X is an American rock band": the description is an answer in its own
                     # right; after a role and a comma ("the CEO of Fenwick Dairy, the business
@@ -400,6 +407,25 @@ class SentenceReader(EntityResolver):
                     for predicate, target in self._role_targets(token):
                         for h in holders:
                             yield Link(h, predicate, target, "copula", verb)
+
+    def _office_of_topic(self, noun: Any, subjects: list[str]) -> str | None:
+        """``director_of`` for "X has been director" with no body named, in a document about
+        a body (an organisation or a place, not a person, and not X itself): the office is held
+        there. ``None`` for a noun that names no office or says where it is held."""
+        if (
+            self.main is None
+            or self.main_is_person
+            or not subjects
+            or self.main in subjects
+            or noun.pos_ != "NOUN"
+            or any(
+                c.dep_ in ("prep", "poss", "compound", "amod", "relcl", "acl")
+                for c in noun.children
+            )
+        ):
+            return None
+        predicate = f"{role_phrase(noun)}_of"
+        return predicate if lemma(noun) in OFFICES and is_role(predicate) else None
 
     def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
         role = role_phrase(noun)
