@@ -151,6 +151,12 @@ def test_an_office_without_its_body_is_held_in_the_documents_topic(
     facts = _facts(graph)
     assert ("Samuel Torvane", "director_of", "Hollinsworth Centre", "2021/..") in facts
     assert not any(f[2] == "director" for f in facts)
+    project = _extract(
+        extractor,
+        "# Larkspur\n\nLarkspur is a web framework. Odalys Merino has been lead maintainer "
+        "since 2021.",
+    )
+    assert ("Odalys Merino", "lead_maintainer_of", "Larkspur", "2021/..") in _facts(project)
     person = _extract(
         extractor,
         "# Ada Quist\n\nAda Quist is a chemist. Her brother Tomas Quist is a director.",

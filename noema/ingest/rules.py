@@ -24,7 +24,7 @@ from noema.ingest._tokens import (
 )
 from noema.ingest.dates import is_length
 from noema.model.records import VALUE_TYPES, normalize_predicate
-from noema.model.roles import OFFICES, ROLE_ACRONYMS, is_role
+from noema.model.roles import ROLE_ACRONYMS, is_role
 
 __all__ = ["Link", "SentenceReader"]
 
@@ -418,14 +418,11 @@ class SentenceReader(EntityResolver):
             or not subjects
             or self.main in subjects
             or noun.pos_ != "NOUN"
-            or any(
-                c.dep_ in ("prep", "poss", "compound", "amod", "relcl", "acl")
-                for c in noun.children
-            )
+            or any(c.dep_ in ("prep", "poss", "relcl", "acl") for c in noun.children)
         ):
             return None
         predicate = f"{role_phrase(noun)}_of"
-        return predicate if lemma(noun) in OFFICES and is_role(predicate) else None
+        return predicate if is_role(predicate) else None
 
     def _role_targets(self, noun: Any) -> Iterator[tuple[str, str]]:
         role = role_phrase(noun)
