@@ -157,6 +157,13 @@ def test_an_office_without_its_body_is_held_in_the_documents_topic(
         "since 2021.",
     )
     assert ("Odalys Merino", "lead_maintainer_of", "Larkspur", "2021/..") in _facts(project)
+    # "when Conrad Hesketh was director" in the laboratory's page: the director of the institute
+    laboratory = _extract(
+        extractor,
+        "# Quarrie Laboratory\n\nThe Quarrie Laboratory opened at the Ravelle Institute in 2015, "
+        "when Conrad Hesketh was director.",
+    )
+    assert not any(f[1] == "director_of" for f in _facts(laboratory))
     person = _extract(
         extractor,
         "# Ada Quist\n\nAda Quist is a chemist. Her brother Tomas Quist is a director.",

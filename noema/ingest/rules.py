@@ -379,7 +379,10 @@ class SentenceReader(EntityResolver):
                 for predicate, target in roles:
                     for s in subjects:
                         yield Link(s, predicate, target, "copula", verb)
-                office = self._office_of_topic(complement, subjects)
+                # in a clause of its own only: "when Conrad Hesketh was director" in the
+                # laboratory's page is the director of the institute it sits in
+                main_clause = verb.dep_ == "ROOT"
+                office = self._office_of_topic(complement, subjects) if main_clause else None
                 if office is not None:
                     # "A: Samuel Torvane has been director since 2021." in the centre's FAQ
                     for s in subjects:
