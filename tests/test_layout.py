@@ -164,6 +164,13 @@ def test_an_office_without_its_body_is_held_in_the_documents_topic(
         "when Conrad Hesketh was director.",
     )
     assert not any(f[1] == "director_of" for f in _facts(laboratory))
+    # a place may hold one ("the capital"), a product none
+    country = _extract(extractor, "# Veldavia\n\nVeldavia is a small country. Orsk is the capital.")
+    assert ("Orsk", "capital_of", "Veldavia", None) in _facts(country)
+    release = _extract(
+        extractor, "# Larkspur\n\nLarkspur is a web framework. Larkspur 3.1 is the leader."
+    )
+    assert not any(f[1] == "leader_of" for f in _facts(release))
     person = _extract(
         extractor,
         "# Ada Quist\n\nAda Quist is a chemist. Her brother Tomas Quist is a director.",

@@ -72,6 +72,10 @@ def _made_thing(participle: Any) -> Any:
     return noun
 
 
+# types whose names hold no office ("Paris is the capital" in France's page does)
+_NO_HOLDERS = frozenset(VALUE_TYPES | {"PRODUCT"})
+
+
 class Link(NamedTuple):
     """A fact one rule read from a sentence: names at both ends, the rule's name, and the verb or
     noun it was read from, whose clause may tie it to a time (see :mod:`noema.ingest.times`)."""
@@ -420,6 +424,9 @@ class SentenceReader(EntityResolver):
             or self.main_is_person
             or not subjects
             or self.main in subjects
+            # no product or value holds an office: "Dorrow :PRODUCT is the director" is a name
+            # NER cut from a person's, whose office its other pages date
+            or any(self.names.leading_type(s) in _NO_HOLDERS for s in subjects)
             or noun.pos_ != "NOUN"
             or any(c.dep_ in ("prep", "poss", "relcl", "acl") for c in noun.children)
         ):
