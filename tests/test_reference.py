@@ -388,6 +388,46 @@ def test_it_as_an_object_is_not_its_clauses_subject(
     assert ("Halvard Systems", "give", "Tidewrack") in _facts(graph)
 
 
+@pytest.mark.parametrize(
+    ("title", "text", "wanted", "wrong"),
+    [
+        pytest.param(
+            "Edwin Marsh",
+            "Edwin Marsh signed with Penguin Random House in 2010. He later sold the house in "
+            "Budleigh Salterton.",
+            None,
+            ("Edwin Marsh", "sell", "Penguin Random House"),
+            id="the-house-is-no-publisher",
+        ),
+        pytest.param(
+            "Ralph Schneider",
+            "Ralph Schneider co-founded Diners Club in 1950. He ran the company until 1970.",
+            ("Ralph Schneider", "run", "Diners Club"),
+            None,
+            id="a-club-that-is-the-only-company-named",
+        ),
+        pytest.param(
+            "Elizabeth Taylor",
+            "Elizabeth Taylor was an actress. In 1966 she starred in Who's Afraid of Virginia "
+            "Woolf? with Richard Burton.",
+            ("Elizabeth Taylor", "star_with", "Richard Burton"),
+            None,
+            id="a-titles-question-mark-asks-nothing",
+        ),
+    ],
+)
+def test_the_rules_of_kind_words_and_questions_stay_narrow(
+    extractor: SpacyExtractor,
+    title: str,
+    text: str,
+    wanted: tuple[str, str, str] | None,
+    wrong: tuple[str, str, str] | None,
+) -> None:
+    facts = _facts(extractor.extract([Document(text, id="d", metadata={"title": title})]))
+    assert wanted is None or wanted in facts
+    assert wrong is None or wrong not in facts
+
+
 def test_an_age_beside_a_name_is_not_the_subject(extractor: SpacyExtractor) -> None:
     # press style: "Dempsey, 41, spent ...": the number is his age, the surname is the subject
     graph = _graph(

@@ -366,19 +366,33 @@ class EntityResolver:
         # "Lindqvist Marine bought the company": never the subject of its own clause
         skip = self._clause_subjects(token)
         holder = self.names.holding(at, kind, skip) if type_ in ("ORG", "LOC") else None
+        if (
+            holder is not None
+            and type_ == "LOC"
+            and self.names.leading_type(holder)
+            not in (
+                *_PLACES,
+                "OTHER",
+                None,
+            )
+        ):
+            holder = None  # "sold the house" after "Penguin Random House" is no publisher
         if holder is not None:
             # "Millbrook Creamery ... The creamery employs": the company whose name ends in the
             # kind word, whatever NER typed it; the word says its type; so for a built or
             # natural place ("the laboratory" is the Quarrie Laboratory, not the program last
             # named), not for a country or a town: "the state" is not "Washington State" in a
             # document about Texas
-            if self.names.leading_type(holder) not in types:
+            if type_ == "ORG" and self.names.leading_type(holder) not in types:
                 self.names.settle_type(holder, type_)
             return holder
         if kind in _COMPANY_KINDS:
             # "signed the licence with the Ravelle Institute and has led the company": a name
-            # that ends in the word for another kind of body is not the company
-            skip = skip + [n for n in self.names.mentions if _ends_in_another_body(n)]
+            # that ends in the word for another kind of body is not the company, while another
+            # name may be ("He co-founded Diners Club. He ran the company" has no other)
+            others = skip + [n for n in self.names.mentions if _ends_in_another_body(n)]
+            if self.names.antecedent(at, types, others) is not None:
+                skip = others
         described = describing_nouns(token)
         if (
             type_ == "ORG"

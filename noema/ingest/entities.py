@@ -458,9 +458,12 @@ def _add_to_graph(
                 and name not in things
                 and " " in name
                 and form_type(name) is None
+                and not given_name(name)
             ):
                 # "Imogen Thrale": NER's ORG in every document, where her own page's "she"
-                # or a role people hold says a person; a name of a firm's form stays a firm
+                # or a role people hold says a person; a name of a firm's form stays a firm,
+                # and so does one with a given name NER knows ("Walt Disney" the company,
+                # which the votes decide as before)
                 type_ = "PERSON"
             if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
                 # NER alone, for a name whose look does not fit the type: the type its look

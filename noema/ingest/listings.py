@@ -90,8 +90,11 @@ _ROLE_NAME = re.compile(
 )
 _NAME_ROLE = re.compile(rf"^(?P<names>[^():,]+?):\s+(?P<role>{_ROLE_WORDS}),\s*{_SINCE}\s*\.?$")
 # on a person's page, "Head of the Quarrie Laboratory: 2024–present": the topic's role there
+# (a body of one word without "the" is part of an office's title: "Chief of Staff", "Director
+# of Research", "Minister of Finance"); the name starts with no space, so a line padded with
+# spaces is read in one pass
 _ROLE_OF = re.compile(
-    rf"^(?P<role>{_ROLE_WORDS})\s+of\s+(?:the\s+)?(?P<names>[^():,]+?):\s*{_SINCE}\s*\.?$"
+    rf"^(?P<role>{_ROLE_WORDS})\s+of\s+(?:(?P<the>the)\s+)?(?P<names>[^():,\s][^():,]*?):\s*{_SINCE}\s*\.?$"
 )
 # a role label opening a line: "Owners: "
 _LABEL = re.compile(rf"^(?P<role>{_ROLE_WORDS}):\s+")
@@ -238,6 +241,8 @@ def _role_entries(line: str, at: int, whole: tuple[int, int]) -> Iterator[ListEn
         if match is None:
             continue
         predicates = role_predicates(match.group("role"))
+        if form is _ROLE_OF and match["the"] is None and " " not in match["names"].strip():
+            continue
         names = tuple(name_spans(line, match.start("names"), match.end("names"), at))
         written = _written_period(match)
         if not predicates or not names or (form is not _ROLE_NAME and written is None):

@@ -66,7 +66,8 @@ from noema.ingest.times import close_tenures, read_sentence_times
 from noema.ingest.topic import main_entity, main_kinds, pronouns_say_person, title_of
 from noema.model.graph import SemanticGraph
 from noema.model.names import strip_disambiguation
-from noema.model.records import Document, normalize_predicate
+from noema.model.records import VALUE_TYPES, Document, normalize_predicate
+from noema.model.roles import is_role
 from noema.resources import DEFAULT_SPACY_MODEL, load_spacy_model
 
 # spaCy's memory grows with the characters of a batch, not of a document (measured: 128 KB of
@@ -221,7 +222,7 @@ class SpacyExtractor:
             # "Agatha Christie (video game series)": a title that tells its thing apart from
             # others of the name settles the type here only, never for the batch
             names.shared_topic = title is not None and strip_disambiguation(title) != title
-            said = (title_kind(title) or described_kind(title)) if title is not None else None
+            said = title_kind(title) if title is not None else None
             type_ = kind_type([said]) if said in KIND_TYPES else kind_type(kinds)
             if type_ is not None:
                 names.settle_type(main, type_)
@@ -269,6 +270,12 @@ class SpacyExtractor:
         # what the document says its topic is decides over its pronouns ("Millrace Park: a
         # ground on the river ... he has ruled out a move" is no person's page)
         is_person = said == "PERSON" if said is not None else person
+        described = described_kind(title_of(found.doc) or "") if offset == 0 else None
+        if is_person and described is not None and KIND_TYPES[described] != "PERSON":
+            # pronouns of both kinds, which NER's label decided: a title's description says
+            # what is written about; it settles nothing else, as a headline ("Liz Truss: the
+            # party that lost its way") may describe another thing
+            is_person = pronouns_say_person(spacy_doc, False)
         reader = SentenceReader(names, main, main_is_person=is_person, kinds=kinds)
         for sent in spacy_doc.sents:
             mention = names.sentence(sent)
@@ -278,12 +285,16 @@ class SpacyExtractor:
                 continue  # a list entry's line: read above, and no sentence
             # "Q: Did Conrad Hesketh join Ostrander? A: No.": a question states nothing (the
             # parser may run it into its answer)
-            asked = max((t.i for t in sent if t.text == "?"), default=-1)
+            asked = max((t.i for t in sent if t.text == "?" and _ends_a_question(t)), default=-1)
             links = [
                 link
                 for link in reader.read(sent)
                 if link.subject != link.object
                 and (asked < 0 or getattr(link.anchor, "i", -1) > asked)
+                # "- Director of Research: 2010–" read as a sentence: a year holds no office
+                and not (
+                    is_role(link.predicate) and names.leading_type(link.subject) in VALUE_TYPES
+                )
             ]
             timed, ends = read_sentence_times(links, names.by_token)
             found.ends += ends
@@ -384,3 +395,11 @@ def _split_long(
             start = cut
         if text[start:].strip():
             yield text[start:], (index, start), cut_up
+
+
+def _ends_a_question(mark: Any) -> bool:
+    """Whether a "?" ends what is asked: the sentence's last token, or a line's end ("Q: Did
+    Conrad Hesketh join Ostrander?\nA: No." parsed as one sentence); not a title's "?" inside a
+    sentence ("starred in Who's Afraid of Virginia Woolf? with Richard Burton")."""
+    after = mark.doc[mark.i + 1 :][:1]
+    return not after or mark.i + 1 >= mark.sent.end or "\n" in mark.whitespace_ + after.text

@@ -72,8 +72,10 @@ def _made_thing(participle: Any) -> Any:
     return noun
 
 
-# types whose names hold no office ("Paris is the capital" in France's page does)
+# types whose names hold no office, and those of a page whose office without a body is not
+# the page's ("Theresa May was prime minister" in a town's)
 _NO_HOLDERS = frozenset(VALUE_TYPES | {"PRODUCT"})
+_NOT_BODIES = frozenset(VALUE_TYPES | {"PERSON", "GPE"})
 
 
 class Link(NamedTuple):
@@ -417,11 +419,14 @@ class SentenceReader(EntityResolver):
 
     def _office_of_topic(self, noun: Any, subjects: list[str]) -> str | None:
         """``director_of`` for "X has been director" with no body named, in a document about
-        a body (an organisation or a place, not a person, and not X itself): the office is held
-        there. ``None`` for a noun that names no office or says where it is held."""
+        an organisation, a built place or a product (not a person or a town, and not X
+        itself): the office is held there. ``None`` for a noun that names no office, says where
+        it is held, or says what X does ("a film director"; "was prime minister" in a town's
+        page)."""
         if (
             self.main is None
             or self.main_is_person
+            or self.names.leading_type(self.main) in _NOT_BODIES
             or not subjects
             or self.main in subjects
             # no product or value holds an office: "Dorrow :PRODUCT is the director" is a name
@@ -429,6 +434,7 @@ class SentenceReader(EntityResolver):
             or any(self.names.leading_type(s) in _NO_HOLDERS for s in subjects)
             or noun.pos_ != "NOUN"
             or any(c.dep_ in ("prep", "poss", "relcl", "acl") for c in noun.children)
+            or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)
         ):
             return None
         predicate = f"{role_phrase(noun)}_of"
