@@ -392,6 +392,24 @@ def test_it_as_an_object_is_not_its_clauses_subject(
     ("title", "text", "wanted", "wrong"),
     [
         pytest.param(
+            None,
+            "# Mireille Gaskin\n\nMireille Gaskin has been chief executive of Ostrander "
+            "Therapeutics since 2015. She signed the Velotrexin licence with the Ravelle Institute "
+            "in 2016 and has led the company through the drug's approval.",
+            ("Mireille Gaskin", "lead", "Ostrander Therapeutics"),
+            ("Mireille Gaskin", "lead", "Ravelle Institute"),
+            id="a-company-is-no-institute",
+        ),
+        pytest.param(
+            None,
+            "# Rhiannon Pask\n\nRhiannon Pask joined the Quarrie Laboratory as a doctoral "
+            "student in 2016 and rewrote the tracking module of Spindle. She also wrote most of "
+            "Spindle 3.0. She became head of the laboratory in 2024.",
+            ("Rhiannon Pask", "head_of", "Quarrie Laboratory"),
+            ("Rhiannon Pask", "head_of", "Spindle"),
+            id="the-laboratory-is-the-name-ending-in-laboratory",
+        ),
+        pytest.param(
             "Edwin Marsh",
             "Edwin Marsh signed with Penguin Random House in 2010. He later sold the house in "
             "Budleigh Salterton.",
@@ -416,14 +434,17 @@ def test_it_as_an_object_is_not_its_clauses_subject(
         ),
     ],
 )
-def test_the_rules_of_kind_words_and_questions_stay_narrow(
+def test_a_kind_word_names_a_thing_of_that_kind_and_a_title_asks_nothing(
     extractor: SpacyExtractor,
-    title: str,
+    title: str | None,
     text: str,
     wanted: tuple[str, str, str] | None,
     wrong: tuple[str, str, str] | None,
 ) -> None:
-    facts = _facts(extractor.extract([Document(text, id="d", metadata={"title": title})]))
+    # "the company" is no institute, "the laboratory" the name ending in Laboratory, "the
+    # house" no publisher; a title's "?" inside a sentence is no question
+    metadata = {"title": title} if title else {}
+    facts = _facts(extractor.extract([Document(text, id="d", metadata=metadata)]))
     assert wanted is None or wanted in facts
     assert wrong is None or wrong not in facts
 
@@ -486,37 +507,6 @@ def test_a_description_after_a_comma_describes_the_name_before_it(
     )
     assert ("Rupert Fenwick", "chief_executive_of", "Fenwick Dairy") in facts
     assert ("Rupert Fenwick", "is", "business") not in facts
-
-
-@pytest.mark.parametrize(
-    ("text", "wanted", "wrong"),
-    [
-        pytest.param(
-            "# Mireille Gaskin\n\nMireille Gaskin has been chief executive of Ostrander "
-            "Therapeutics since 2015. She signed the Velotrexin licence with the Ravelle Institute "
-            "in 2016 and has led the company through the drug's approval.",
-            ("Mireille Gaskin", "lead", "Ostrander Therapeutics"),
-            ("Mireille Gaskin", "lead", "Ravelle Institute"),
-            id="a-company-is-no-institute",
-        ),
-        pytest.param(
-            "# Rhiannon Pask\n\nRhiannon Pask joined the Quarrie Laboratory as a doctoral "
-            "student in 2016 and rewrote the tracking module of Spindle. She also wrote most of "
-            "Spindle 3.0. She became head of the laboratory in 2024.",
-            ("Rhiannon Pask", "head_of", "Quarrie Laboratory"),
-            ("Rhiannon Pask", "head_of", "Spindle"),
-            id="the-laboratory-is-the-name-ending-in-laboratory",
-        ),
-    ],
-)
-def test_a_kind_word_refers_to_a_name_of_that_kind(
-    extractor: SpacyExtractor,
-    text: str,
-    wanted: tuple[str, str, str],
-    wrong: tuple[str, str, str],
-) -> None:
-    facts = _facts(_graph(extractor, text))
-    assert wanted in facts and wrong not in facts
 
 
 @pytest.mark.parametrize(

@@ -49,9 +49,9 @@ _GROUP_NOUNS = frozenset(
     {"family", "brother", "sister", "household", "clan", "dynasty", "administration", "heir"}
 )
 SUBJECT_DEPS = frozenset({"nsubj", "csubj"})
-# the plain words for a company, which in its own document mean it
 # spaCy's labels of dates and numbers: an apposition with one is an age or a year, not a name
 _VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+# the plain words for a company, which in its own document mean it
 _COMPANY_KINDS = frozenset({"company", "firm", "business", "corporation", "group"})
 # The last words of the names of bodies that are not companies: "the company" is none of them.
 _NOT_COMPANIES = frozenset(
@@ -66,6 +66,8 @@ _PHRASE_MODIFIERS = frozenset(
 _PEOPLE = frozenset({"PERSON"})
 _THINGS = frozenset({"ORG", "PRODUCT"})
 _PLACES = frozenset({"GPE", "LOC"})
+# what a name taken for "the laboratory" may be typed: a place, or nothing said yet
+_MAY_BE_PLACES = frozenset({*_PLACES, "OTHER", None})
 # The kind nouns of a settlement: what "the town" in a town's own document may be.
 _SETTLEMENTS = frozenset(
     {"city", "town", "village", "hamlet", "port", "municipality", "borough", "commune", "township"}
@@ -366,16 +368,7 @@ class EntityResolver:
         # "Lindqvist Marine bought the company": never the subject of its own clause
         skip = self._clause_subjects(token)
         holder = self.names.holding(at, kind, skip) if type_ in ("ORG", "LOC") else None
-        if (
-            holder is not None
-            and type_ == "LOC"
-            and self.names.leading_type(holder)
-            not in (
-                *_PLACES,
-                "OTHER",
-                None,
-            )
-        ):
+        if type_ == "LOC" and self.names.leading_type(holder or "") not in _MAY_BE_PLACES:
             holder = None  # "sold the house" after "Penguin Random House" is no publisher
         if holder is not None:
             # "Millbrook Creamery ... The creamery employs": the company whose name ends in the

@@ -385,10 +385,7 @@ class SentenceReader(EntityResolver):
                 for predicate, target in roles:
                     for s in subjects:
                         yield Link(s, predicate, target, "copula", verb)
-                # in a clause of its own only: "when Conrad Hesketh was director" in the
-                # laboratory's page is the director of the institute it sits in
-                main_clause = verb.dep_ == "ROOT"
-                office = self._office_of_topic(complement, subjects) if main_clause else None
+                office = self._office_of_topic(verb, complement, subjects)
                 if office is not None:
                     # "A: Samuel Torvane has been director since 2021." in the centre's FAQ
                     for s in subjects:
@@ -417,14 +414,16 @@ class SentenceReader(EntityResolver):
                         for h in holders:
                             yield Link(h, predicate, target, "copula", verb)
 
-    def _office_of_topic(self, noun: Any, subjects: list[str]) -> str | None:
+    def _office_of_topic(self, verb: Any, noun: Any, subjects: list[str]) -> str | None:
         """``director_of`` for "X has been director" with no body named, in a document about
         an organisation, a built place or a product (not a person or a town, and not X
         itself): the office is held there. ``None`` for a noun that names no office, says where
         it is held, or says what X does ("a film director"; "was prime minister" in a town's
-        page)."""
+        page), or in a clause that is not its own ("when Conrad Hesketh was director" in the
+        laboratory's page is the director of the institute it sits in)."""
         if (
-            self.main is None
+            verb.dep_ != "ROOT"
+            or self.main is None
             or self.main_is_person
             or self.names.leading_type(self.main) in _NOT_BODIES
             or not subjects
