@@ -156,6 +156,39 @@ def test_a_person_her_own_page_calls_she_is_a_person_where_ner_calls_her_a_firm(
     assert types_of(extractor, texts, "Imogen Thrale") == ["PERSON", "PERSON"]
 
 
+def test_a_given_name_ner_reads_as_a_people_starts_a_persons_name(
+    extractor: SpacyExtractor,
+) -> None:
+    # NER reads "Anneliese" as a nationality (NORP) and "Dorrow" as a product or nothing: the
+    # surname alone was a PRODUCT node in every document that wrote her name in full
+    texts = [
+        "# Ravelle Institute FAQ\n\nQ: Who is the director?\nA: Anneliese Dorrow is the "
+        "director. She has led the institute since 2017.",
+        "Velotrexin was discovered in 2012 by Anneliese Dorrow and Lucian Marsh.",
+        "Ottilie Brandvold took over the laboratory from Anneliese Dorrow in 2017.",
+    ]
+    graph = extractor.extract([Document(text) for text in texts])
+    names = {e.name: e.type for e in graph.entities.values()}
+    assert names.get("Anneliese Dorrow") == "PERSON"
+    assert "Dorrow" not in names and "Anneliese" not in names
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The Sunni Triangle lies north of Baghdad.", "Sunni"),
+        ("The German Bundestag met in Berlin.", "German"),
+        ("German Chancellor Angela Merkel spoke in Berlin.", "German"),
+    ],
+)
+def test_a_people_before_a_name_stays_a_people(
+    extractor: SpacyExtractor, text: str, name: str
+) -> None:
+    graph = extractor.extract([Document(text)])
+    people = [e.name for e in graph.entities.values() if e.type == "PERSON"]
+    assert not any(person.startswith(f"{name} ") for person in people)
+
+
 def test_the_short_form_of_a_named_body_is_of_its_type(extractor: SpacyExtractor) -> None:
     # "the Hollinsworth Centre" is how other pages write the institute, which NER calls a place
     texts = [

@@ -135,7 +135,7 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     spelled-out counts dropped, business suffixes kept with their name, short person names
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
-    for ent in _joined_people(_joined_places(spacy_doc.ents)):
+    for ent in _joined_people(_people_named(_joined_places(spacy_doc.ents))):
         ent = without_score(without_dashes(_within_line(ent)))
         if ent.label_ in _RELEASED:
             ent = with_version(ent)
@@ -168,6 +168,56 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
         names.add(name, ent, type_)
     read_releases(spacy_doc, names)
     read_described(spacy_doc, names)
+
+
+# Given names that are also names of peoples or faiths: before another name they say who
+# ("German Chancellor", "Irish Guards"), not whose name it is.
+_PEOPLES = frozenset({"german", "irish", "roman", "dane", "han", "hui", "sunni", "shia"})
+
+# Entity labels a surname never carries: "Anneliese" before a place or a date is no name's start.
+_NO_SURNAME = frozenset({"GPE", "LOC", "FAC", "NORP", "DATE", "TIME", "EVENT", "LAW", "LANGUAGE"})
+
+
+def _people_named(ents: Sequence[Any]) -> list[Any]:
+    """ "Anneliese Dorrow" where NER read the given name as a people (NORP) and the surname as
+    nothing or a product is one person: a one-word NORP span that is a common given name, and no
+    people's name too, followed at once by a capitalized proper noun (and what NER tagged from
+    there, up to two words) is a person's name. Left alone, the surname was a node of its own in
+    every document that wrote the name in full."""
+    from spacy.tokens import Span
+
+    out: list[Any] = []
+    skip_to = -1
+    for n, ent in enumerate(ents):
+        if ent.start < skip_to:
+            continue
+        end = _surname_end(ent, ents[n + 1] if n + 1 < len(ents) else None)
+        if end is None:
+            out.append(ent)
+            continue
+        out.append(Span(ent.doc, ent.start, end, label="PERSON"))
+        skip_to = end
+    return out
+
+
+def _surname_end(ent: Any, following: Any | None) -> int | None:
+    """Where the name ends that the given name ``ent`` (a NORP span) starts, or ``None``."""
+    doc = ent.doc
+    if ent.label_ != "NORP" or len(ent) != 1 or ent.end >= len(doc):
+        return None
+    word, after = ent[0], doc[ent.end]
+    if word.whitespace_ != " " or word.lower_ in _PEOPLES or after.pos_ != "PROPN":
+        return None
+    if following is not None and following.start == ent.end:
+        if following.label_ in _NO_SURNAME or len(following) > 2:
+            return None  # "German Bundestag" tagged an organisation is the people's
+        end: int = following.end
+    else:
+        end = ent.end + 1
+    name = doc[ent.start : end].text
+    if "\n" in name or not given_name(name) or after.lower_ in KIND_TYPES:
+        return None  # "German Chancellor Angela Merkel": a title, not a surname
+    return end
 
 
 def _joined_people(ents: Sequence[Any]) -> list[Any]:
