@@ -619,3 +619,32 @@ def test_an_update_states_its_holder_since_as_the_current_one(
         assert holders[0] == "Keziah Bramwell", result.text
         stated_text = kb.render_facts(result.fact_ids, format="natural_language")
         assert "Keziah Bramwell" in stated_text
+
+
+QUERNSTONE = (
+    "# Quernstone\n\nQuernstone is an open-source image codec library written in C.\n\n"
+    "## Maintainers\n\n| Years | Lead maintainer |\n| :--- | :--- |\n"
+    "| 2011–2017 | Tobiah Varga |\n| 2017–2022 | Senna Okafor |\n| 2022–present | Wendell Marsh |\n"
+)
+LARKSPUR = (
+    "# Ferdinand Aulich\n\nFerdinand Aulich started Larkspur in 2014 and was its lead maintainer "
+    "until 2021. In 2019 he released Larkspur 2.0. In 2019 he spent time on the project's "
+    "governance. Since 2016 he has worked at Halvard Systems."
+)
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_as_of_states_what_the_same_call_without_it_states_valid_then(
+    ingested: Callable[..., noema.KnowledgeBase], format: str
+) -> None:
+    # the facts invalid then still lead to the ones valid then: the row of 2011-2017 is the
+    # question's best sentence, and dropping it before the search let another project's 2019
+    # facts fill the budget ahead of the answer
+    kb = ingested([noema.Document(QUERNSTONE, id="q"), noema.Document(LARKSPUR, id="l")])
+    question = "Who was the lead maintainer of Quernstone in 2019?"
+    valid = FactFilter(valid_on=as_of_period("2019"))
+    for budget in (60, 100, 200, 4000):
+        plain = kb.retrieve(question, format=format, max_tokens=budget)  # type: ignore[arg-type]
+        as_of = kb.retrieve(question, format=format, max_tokens=budget, as_of="2019")  # type: ignore[arg-type]
+        kept = [f for f in plain.fact_ids if valid.allows(kb.graph, f)]
+        assert list(as_of.fact_ids[: len(kept)]) == kept, (budget, plain.text, as_of.text)

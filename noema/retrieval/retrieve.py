@@ -72,27 +72,30 @@ def retrieve_facts(
     ``sentences`` is needed for ``options.seeds == "graph"``; with ``"vector"`` it only chooses
     which source sentence ``format="sentences"`` shows for a fact.
 
-    ``options.as_of`` narrows ``fact_filter`` to the facts valid then; a time in ``question``
-    orders the facts that match it first, with ``as_of`` or without
-    (:mod:`noema.retrieval.timeorder`), and "current" in it means current then.
+    ``options.as_of`` narrows ``fact_filter`` to the facts valid then: the order is the one the
+    same call without it makes, less the facts invalid then (a fact of an earlier holder still
+    leads to the documents and bridges of the later one); a time in ``question`` orders the
+    facts that match it first, with ``as_of`` or without (:mod:`noema.retrieval.timeorder`),
+    and "current" in it means current then.
     """
     today = None
+    walk_filter = fact_filter  # what the searches and the walk pass through
     if options.as_of is not None:
         valid_on = as_of_period(options.as_of)  # "now" is read here, at each retrieval
         fact_filter = replace(fact_filter or FactFilter(), valid_on=valid_on)
         today = valid_on.start
-    matches = _search(graph, index, query, options.top_k, fact_filter)
-    floor = options.min_similarity
-    if floor is not None:  # with no seed and no sentence above the floor, nothing is returned
-        matches = tuple(m for m in matches if m.similarity >= floor)
+    matches = _above(_search(graph, index, query, options.top_k, fact_filter), options)
+    seeds = matches
+    if walk_filter is not fact_filter:
+        seeds = _above(_search(graph, index, query, options.top_k, walk_filter), options)
     request = PlanRequest(
         graph=graph,
         index=index,
         sentences=sentences,
         query=query,
-        matches=[(m.relation_id, m.similarity) for m in matches],
+        matches=[(m.relation_id, m.similarity) for m in seeds],
         options=options,
-        fact_filter=fact_filter,
+        fact_filter=walk_filter,
         question=question,
         embed=embed,
     )
@@ -104,6 +107,11 @@ def retrieve_facts(
         lambda f: best_sentences(graph, sentences, [f], query).get(f),
         today,
     )
+    if fact_filter is not None and walk_filter is not fact_filter:
+        # after the time order too: what the question is about is read off the same first
+        # facts as without as_of ("the row of 2011-2017" names the project asked about)
+        valid: FactFilter = fact_filter
+        steps = (step for step in steps if valid.allows(graph, step.fact_id))
     if explain:
         steps = list(steps)
     result = _result(graph, _packed(graph, steps, options), matches, options, question)
@@ -175,6 +183,13 @@ def _stated_in_order(
         if floor and graph.fact(step.fact_id).confidence < floor:
             continue
         yield step.fact_id, step.sentence
+
+
+def _above(matches: tuple[FactMatch, ...], options: RetrieveOptions) -> tuple[FactMatch, ...]:
+    """The hits at or above ``min_similarity``: with no seed and no sentence above it, nothing
+    is returned."""
+    floor = options.min_similarity
+    return matches if floor is None else tuple(m for m in matches if m.similarity >= floor)
 
 
 def _search(
