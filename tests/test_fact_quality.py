@@ -396,3 +396,21 @@ def test_they_in_a_places_document_is_not_the_place_unless_its_name_is_plural(
         )
     )
     assert ("Tórshavn", "capital_of", "Faroe Islands") in islands
+
+
+def test_a_date_that_names_no_time_is_no_end(extractor: SpacyExtractor) -> None:
+    # "today", "that season", "annually" name no day: each was one node joining unrelated
+    # facts ("Ravelle Institute -name-> today"); a year, a month and a length of time stay
+    texts = [
+        "The Ravelle Institute today named Yusuf Marchetti as its director.",
+        "The Denholm Festival is held annually in Denholm.",
+        "Carlow Rovers won the league that season, their fourth title in seven years.",
+        "Marta Quell joined Carlow Rovers in 2015. She left the club in August.",
+    ]
+    graph = extractor.extract([Document(text) for text in texts])
+    facts = facts_and_events(graph)
+    ends = {o for _, _, o in facts} | {s for s, _, _ in facts}
+    assert not ends & {"today", "annually", "that season"}, facts
+    assert ("Ravelle Institute", "name", "Yusuf Marchetti") in facts
+    assert ("Marta Quell", "join", "Carlow Rovers") in facts
+    assert ("Marta Quell", "leave_in", "August") in facts

@@ -9,11 +9,19 @@ year he became ..." is 2015). One with no year before it in its piece names noth
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["RELATIVE_KEY", "is_length", "relative_year", "relative_years", "since_then"]
+__all__ = [
+    "RELATIVE_KEY",
+    "is_length",
+    "names_no_time",
+    "relative_year",
+    "relative_years",
+    "since_then",
+]
 
 # where a parsed piece keeps its reading, so every reader of the piece shares one pass
 RELATIVE_KEY = "noema.relative_years"
@@ -84,6 +92,38 @@ def is_length(text: str) -> bool:
         (True, False)
     """
     return bool(_LENGTH.match(" ".join(text.split())))
+
+
+# the words that name a time of their own without a digit: months and days of the week
+_CALENDAR_WORDS = frozenset(
+    [m.lower() for m in calendar.month_name[1:]]
+    + [m.lower() for m in calendar.month_abbr[1:]]
+    + [d.lower() for d in calendar.day_name]
+)
+
+
+# a count in words: "the last two weeks", "fifteen years", "one-season"
+_COUNT_WORD = re.compile(
+    r"^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty"
+    r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|several|many|few|first|second|third)$"
+)
+
+
+def names_no_time(text: str) -> bool:
+    """Whether a DATE ``text`` names no time: no digit, no month or weekday, and no count
+    ("today", "that season", "annually", "the evening"). As a fact's end it is the same words
+    in every document, one node joining unrelated facts, and it answers no "when".
+
+    Example:
+        >>> names_no_time("today"), names_no_time("that season"), names_no_time("annual")
+        (True, True, True)
+        >>> names_no_time("August"), names_no_time("2015"), names_no_time("the last two weeks")
+        (False, False, False)
+    """
+    if any(c.isdigit() for c in text):
+        return False
+    words = [word.strip(".,") for word in text.lower().replace("-", " ").split()]
+    return not any(word in _CALENDAR_WORDS or _COUNT_WORD.match(word) for word in words)
 
 
 def _span_after(ent: Any) -> int | None:

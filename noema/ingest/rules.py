@@ -22,7 +22,7 @@ from noema.ingest._tokens import (
     verb_predicate,
     with_conjuncts,
 )
-from noema.ingest.dates import is_length
+from noema.ingest.dates import is_length, names_no_time
 from noema.model.records import VALUE_TYPES, normalize_predicate
 from noema.model.roles import ROLE_ACRONYMS, is_role
 
@@ -172,15 +172,20 @@ class SentenceReader(EntityResolver):
             else:
                 continue
             for fact in facts:
-                if is_length(fact.object):
+                if is_length(fact.object) or self._no_time(fact.object):
                     # "coached the Hawks for six seasons": how long, no thing the fact joins;
-                    # the length is left to the sentence's links, under any floor that states
+                    # the length is left to the sentence's links, under any floor that states;
+                    # "named him today", "won it that season": no time at all
                     continue
                 # a denied fact is no fact, and its names are not left to the topic links
                 linked.update((fact.subject, fact.object))
                 if not _denied(fact.anchor):
                     yield fact
         yield from self._sentence_links(sent, linked)
+
+    def _no_time(self, name: str) -> bool:
+        """Whether ``name`` is a date of this document that names no time ("today")."""
+        return self.names.leading_type(name) == "DATE" and names_no_time(name)
 
     def _sentence_links(self, sent: Any, linked: set[str]) -> Iterator[Link]:
         """Entities no rule connected are linked to the sentence's topic (its subject, else the
@@ -208,7 +213,7 @@ class SentenceReader(EntityResolver):
         seen = set(linked) | {topic}
         for token in sent:
             name = self.by_token.get(token.i)
-            if name is None or name in seen:
+            if name is None or name in seen or self._no_time(name):
                 continue
             seen.add(name)
             # climb from the name's own head word: "last" of "the last two weeks" hangs from
