@@ -159,6 +159,16 @@ def _complement(clause: Any) -> bool:
     return said or (that and sum(c.dep_ in ("dobj", "obj") for c in children) >= 2)
 
 
+# Verbs whose preposition says where the subject itself goes: "joined X from Y", "left X for Y".
+_MOVERS = frozenset(
+    {"join", "rejoin", "leave", "quit", "enter", "move", "return", "follow", "accompany"}
+)
+# Prepositions that say with or beside whom the subject acted, whatever its object.
+_SUBJECTS_OWN = frozenset(
+    {"with", "as", "alongside", "against", "despite", "besides", "like", "unlike", "among", "of"}
+)
+
+
 class SentenceReader(EntityResolver):
     """The dependency rules, applied to one sentence at a time."""
 
@@ -307,8 +317,15 @@ class SentenceReader(EntityResolver):
         # "released it on 1 November 1994", "was protected by an easement in 2013": what was
         # done, or by whom, is the point, and a date as the other end drops it
         dated = not any(c.dep_ in _ARGUMENTS and c.i not in folded for c in children)
+        # "sold Gannet Sonar to Lindqvist Marine", "founded Nettlecombe in Tamsford": where the
+        # named object went or came about is the object's, as the passive says it ("Gannet
+        # Sonar was sold to ..."); the subject "sold to" it drops what was sold. Not where the
+        # subject goes itself ("joined Tarrowby from Quillmoor") or with whom ("founded it with")
+        moved = objects if not passive_verb and verb.lemma_ not in _MOVERS else []
         for word, targets in self._prepositions(verb):
             held = patients if passive_verb and word in _WHERE_WHEN else anchors
+            if moved and word not in _SUBJECTS_OWN:
+                held = moved
             for s in held:
                 for o in targets:
                     if dated or self.names.leading_type(o) != "DATE":
