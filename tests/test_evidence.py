@@ -179,6 +179,9 @@ def test_a_given_name_ner_reads_as_a_people_starts_a_persons_name(
         ("The Sunni Triangle lies north of Baghdad.", "Sunni"),
         ("The German Bundestag met in Berlin.", "German"),
         ("German Chancellor Angela Merkel spoke in Berlin.", "German"),
+        # a title after a given name that is also a party's
+        ("Tory Chancellor Jeremy Hunt spoke in Leeds.", "Tory"),
+        ("Tory MP Jacob Rees-Mogg voted against the bill.", "Tory"),
     ],
 )
 def test_a_people_before_a_name_stays_a_people(

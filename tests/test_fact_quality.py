@@ -406,14 +406,18 @@ def test_a_date_that_names_no_time_is_no_end(extractor: SpacyExtractor) -> None:
         "The Denholm Festival is held annually in Denholm.",
         "Carlow Rovers won the league that season, their fourth title in seven years.",
         "Marta Quell joined Carlow Rovers in 2015. She left the club in August.",
+        "Durham Cathedral was built in the eleventh century.",
+        "Mara Voss coached the Carlow Hawks for a decade.",
     ]
     graph = extractor.extract([Document(text) for text in texts])
     facts = facts_and_events(graph)
     ends = {o for _, _, o in facts} | {s for s, _, _ in facts}
     assert not ends & {"today", "annually", "that season"}, facts
     assert ("Ravelle Institute", "name", "Yusuf Marchetti") in facts
-    assert ("Marta Quell", "join", "Carlow Rovers") in facts
-    assert ("Marta Quell", "leave_in", "August") in facts
+    assert ("Marta Quell", "join", "Carlow Rovers") in facts  # a year
+    assert ("Marta Quell", "leave_in", "August") in facts  # a month
+    assert ("Durham Cathedral", "build_in", "eleventh century") in facts  # a century
+    assert ("Mara Voss", "coach_for", "a decade") in facts  # a length
 
 
 @pytest.mark.parametrize(
@@ -438,6 +442,16 @@ def test_a_date_that_names_no_time_is_no_end(extractor: SpacyExtractor) -> None:
             "Tarrowby United signed Samir Haddou from Quillmoor Town.",
             ("Samir Haddou", "sign_from", "Quillmoor Town"),
             ("Tarrowby United", "sign_from", "Quillmoor Town"),
+        ),
+        (
+            "Walter O'Malley moved the Dodgers to Los Angeles.",
+            ("Dodgers", "move_to", "Los Angeles"),
+            ("Walter O'Malley", "move_to", "Los Angeles"),
+        ),
+        (
+            "Anneliese Dorrow discovered Velotrexin at the Amberline Laboratory in 2012.",
+            ("Velotrexin", "discover_at", "Amberline Laboratory"),
+            ("Anneliese Dorrow", "discover_at", "Amberline Laboratory"),
         ),
     ],
 )
@@ -464,6 +478,21 @@ def test_a_preposition_after_a_named_object_says_where_the_object_went(
         (
             "Miriam Harrow founded Harrow Avionics with Oskar Bellweather.",
             ("Miriam Harrow", "found_with", "Oskar Bellweather"),
+        ),
+        # where the subject did it
+        (
+            "Ridley Scott directed Russell Crowe in Gladiator.",
+            ("Ridley Scott", "direct_in", "Gladiator"),
+        ),
+        # a value is no thing that went anywhere
+        (
+            "Frank Lampard spent two seasons at Manchester City.",
+            ("Frank Lampard", "spend_at", "Manchester City"),
+        ),
+        ("Facebook paid $19 billion for WhatsApp.", ("Facebook", "pay_for", "WhatsApp")),
+        (
+            "Dunmarrow Rovers lost 2–1 to Eskridge Athletic in the final.",
+            ("Dunmarrow Rovers", "lose_to", "Eskridge Athletic"),
         ),
     ],
 )

@@ -38,7 +38,7 @@ from noema.ingest.kinds import KIND_TYPES
 from noema.model.graph import SemanticGraph
 from noema.model.names import clean_name, is_business_suffix, surname
 from noema.model.records import VALUE_TYPES, Document, Mention
-from noema.model.roles import ROLE_ACRONYMS
+from noema.model.roles import ROLE_ACRONYMS, is_role
 
 __all__ = [
     "PERSON_PRONOUNS",
@@ -172,7 +172,10 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
 
 # Given names that are also names of peoples or faiths: before another name they say who
 # ("German Chancellor", "Irish Guards"), not whose name it is.
-_PEOPLES = frozenset({"german", "irish", "roman", "dane", "han", "hui", "sunni", "shia"})
+_PEOPLES = frozenset(
+    {"german", "irish", "roman", "dane", "han", "hui", "sunni", "shia", "tory", "roma", "dakota"}
+    | {"cheyenne", "shawnee", "maya", "latina", "latino"}
+)
 
 # Entity labels a surname never carries: "Anneliese" before a place or a date is no name's start.
 _NO_SURNAME = frozenset({"GPE", "LOC", "FAC", "NORP", "DATE", "TIME", "EVENT", "LAW", "LANGUAGE"})
@@ -210,13 +213,13 @@ def _surname_end(ent: Any, following: Any | None) -> int | None:
         return None
     if following is not None and following.start == ent.end:
         if following.label_ in _NO_SURNAME or len(following) > 2:
-            return None  # "German Bundestag" tagged an organisation is the people's
+            return None  # "Irish Guards" tagged a place is the people's
         end: int = following.end
     else:
         end = ent.end + 1
     name = doc[ent.start : end].text
-    if "\n" in name or not given_name(name) or after.lower_ in KIND_TYPES:
-        return None  # "German Chancellor Angela Merkel": a title, not a surname
+    if "\n" in name or not given_name(name) or after.lower_ in KIND_TYPES or is_role(after.lower_):
+        return None  # "Tory Chancellor Jeremy Hunt": a title, not a surname
     return end
 
 

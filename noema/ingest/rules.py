@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from noema.ingest._name_table import has_letter
 from noema.ingest._resolution import COPULAS, SHARES, SUBJECT_DEPS, VAGUE_NOUNS, EntityResolver
 from noema.ingest._tokens import (
     denies,
@@ -159,13 +160,19 @@ def _complement(clause: Any) -> bool:
     return said or (that and sum(c.dep_ in ("dobj", "obj") for c in children) >= 2)
 
 
-# Verbs whose preposition says where the subject itself goes: "joined X from Y", "left X for Y".
-_MOVERS = frozenset(
-    {"join", "rejoin", "leave", "quit", "enter", "move", "return", "follow", "accompany"}
-)
-# Prepositions that say with or beside whom the subject acted, whatever its object.
-_SUBJECTS_OWN = frozenset(
-    {"with", "as", "alongside", "against", "despite", "besides", "like", "unlike", "among", "of"}
+# Prepositions that say where a verb's object went or came from: "sold X to Y", "signed X from
+# Y", "named X after Y". Where the subject goes itself ("joined X from Y", "left X for Y"), with
+# whom ("founded it with"), or where the subject did it ("directed Crowe in Gladiator", "taught
+# Mathematics at Trinity", "won the Ballon d'Or for Barcelona") stays the subject's.
+_WHITHER = frozenset({"to", "from", "into", "onto", "after"})
+_MOVERS = frozenset({"join", "rejoin", "leave", "quit", "enter", "follow", "accompany"})
+# Verbs whose object comes about where the verb says: "founded Nettlecombe in Tamsford",
+# "discovered Velotrexin at the Amberline Laboratory", "recorded the album at Crane Studios".
+_MAKERS = frozenset(
+    {"found", "establish", "build", "construct", "erect", "open", "create", "start", "launch"}
+    | {"form", "base", "locate", "headquarter", "register", "incorporate", "set", "hold"}
+    | {"stage", "write", "compose", "record", "develop", "design", "discover", "invent"}
+    | {"publish", "release", "produce", "manufacture", "make", "paint", "film", "shoot", "print"}
 )
 
 
@@ -192,6 +199,11 @@ class SentenceReader(EntityResolver):
                 if not _denied(fact.anchor):
                     yield fact
         yield from self._sentence_links(sent, linked)
+
+    def _things(self, names: list[str]) -> list[str]:
+        """``names`` without values: "spent two seasons at City", "paid $19 billion for
+        WhatsApp", "lost 2–1 to Eskridge" keep the preposition the subject's."""
+        return [n for n in names if self.names.leading_type(n) not in VALUE_TYPES and has_letter(n)]
 
     def _no_time(self, name: str) -> bool:
         """Whether ``name`` is a date of this document that names no time ("today")."""
@@ -319,12 +331,11 @@ class SentenceReader(EntityResolver):
         dated = not any(c.dep_ in _ARGUMENTS and c.i not in folded for c in children)
         # "sold Gannet Sonar to Lindqvist Marine", "founded Nettlecombe in Tamsford": where the
         # named object went or came about is the object's, as the passive says it ("Gannet
-        # Sonar was sold to ..."); the subject "sold to" it drops what was sold. Not where the
-        # subject goes itself ("joined Tarrowby from Quillmoor") or with whom ("founded it with")
-        moved = objects if not passive_verb and verb.lemma_ not in _MOVERS else []
+        # Sonar was sold to ..."); the subject "sold to" it dropped what was sold (see _WHITHER)
+        moved = [] if passive_verb or verb.lemma_ in _MOVERS else self._things(objects)
         for word, targets in self._prepositions(verb):
             held = patients if passive_verb and word in _WHERE_WHEN else anchors
-            if moved and word not in _SUBJECTS_OWN:
+            if moved and (word in _WHITHER or (word in ("in", "at") and verb.lemma_ in _MAKERS)):
                 held = moved
             for s in held:
                 for o in targets:

@@ -80,8 +80,10 @@ class RetrieveOptions:
         as_of: keep only the facts valid on this day: a ``datetime.date``, an ISO date string
             (``"2005"``, ``"2005-06"``, ``"2005-06-01"``: a year or month is every day of it) or
             ``"now"`` (today, read at each retrieval). A fact whose time does not overlap it
-            is not used at all (not searched, walked or stated, and in ``"sentences"`` a
-            sentence none of whose facts is valid then is not shown); a fact without a time, or
+            is not stated (and in ``"sentences"`` a sentence none of whose facts is valid then
+            is not shown), though it still leads the search to what is: the facts stated are
+            those the same call without ``as_of`` states, less the ones invalid then (or, when
+            every fact seed is invalid, the best valid ones too); a fact without a time, or
             with a time that is no ISO date or interval, is kept, since nothing says it is not
             valid. ``None`` (default): every fact, a time in the question ordering those that
             match it first (see :mod:`noema.retrieval.timeorder`).

@@ -72,22 +72,27 @@ def retrieve_facts(
     ``sentences`` is needed for ``options.seeds == "graph"``; with ``"vector"`` it only chooses
     which source sentence ``format="sentences"`` shows for a fact.
 
-    ``options.as_of`` narrows ``fact_filter`` to the facts valid then: the order is the one the
-    same call without it makes, less the facts invalid then (a fact of an earlier holder still
-    leads to the documents and bridges of the later one); a time in ``question`` orders the
-    facts that match it first, with ``as_of`` or without (:mod:`noema.retrieval.timeorder`),
+    ``options.as_of`` leaves out the facts invalid then, after the strategy: the searches, hops
+    and bridges are those of the same call without it (a fact of an earlier holder still leads
+    to the documents and bridges of the later one), so what it states is what that call states,
+    less those facts; only when none of the fact seeds is valid do the best valid facts join
+    them (``fact_matches`` reports the search's hits valid then). A time in ``question`` orders
+    the facts that match it first, with ``as_of`` or without (:mod:`noema.retrieval.timeorder`),
     and "current" in it means current then.
     """
     today = None
-    walk_filter = fact_filter  # what the searches and the walk pass through
+    walk_filter = fact_filter  # what the searches, hops and bridges pass through
     if options.as_of is not None:
         valid_on = as_of_period(options.as_of)  # "now" is read here, at each retrieval
         fact_filter = replace(fact_filter or FactFilter(), valid_on=valid_on)
         today = valid_on.start
     matches = _above(_search(graph, index, query, options.top_k, fact_filter), options)
     seeds = matches
-    if walk_filter is not fact_filter:
+    if options.as_of is not None:
         seeds = _above(_search(graph, index, query, options.top_k, walk_filter), options)
+        if not any(seed in matches for seed in seeds):
+            # every seed invalid then: the valid ones too, or a walk of none may state nothing
+            seeds = (*seeds, *matches)
     request = PlanRequest(
         graph=graph,
         index=index,
@@ -107,9 +112,10 @@ def retrieve_facts(
         lambda f: best_sentences(graph, sentences, [f], query).get(f),
         today,
     )
-    if fact_filter is not None and walk_filter is not fact_filter:
-        # after the time order too: what the question is about is read off the same first
-        # facts as without as_of ("the row of 2011-2017" names the project asked about)
+    if options.as_of is not None and fact_filter is not None:
+        # after the time order too, whose anchors (what the question is about) are then read
+        # off the same first facts as without as_of ("the row of 2011-2017" names the project
+        # asked about); its rivals are still only those valid then
         valid: FactFilter = fact_filter
         steps = (step for step in steps if valid.allows(graph, step.fact_id))
     if explain:
@@ -186,8 +192,7 @@ def _stated_in_order(
 
 
 def _above(matches: tuple[FactMatch, ...], options: RetrieveOptions) -> tuple[FactMatch, ...]:
-    """The hits at or above ``min_similarity``: with no seed and no sentence above it, nothing
-    is returned."""
+    """The hits at or above ``min_similarity``."""
     floor = options.min_similarity
     return matches if floor is None else tuple(m for m in matches if m.similarity >= floor)
 

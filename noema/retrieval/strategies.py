@@ -40,9 +40,11 @@ __all__ = ["STRATEGIES", "PlanRequest", "Strategy"]
 class PlanRequest:
     """What a strategy chooses from.
 
-    ``matches`` are the vector-search hits over the fact vectors (``fact_matches``), best first,
-    already filtered and floored; ``embed`` embeds further queries (``None``: no further
-    searches); ``sentences`` is the sentence sidecar when the knowledge base has one.
+    ``matches`` are the vector-search hits over the fact vectors, best first, filtered by
+    ``fact_filter`` and floored; ``embed`` embeds further queries (``None``: no further
+    searches); ``sentences`` is the sentence sidecar when the knowledge base has one. With
+    ``as_of``, ``fact_filter`` leaves the day out: the facts invalid then are left out of the
+    order after the strategy (:func:`noema.retrieval.retrieve.retrieve_facts`).
     """
 
     graph: SemanticGraph
