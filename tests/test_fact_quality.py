@@ -408,6 +408,7 @@ def test_a_date_that_names_no_time_is_no_end(extractor: SpacyExtractor) -> None:
         "Marta Quell joined Carlow Rovers in 2015. She left the club in August.",
         "Durham Cathedral was built in the eleventh century.",
         "Mara Voss coached the Carlow Hawks for a decade.",
+        "The Delhi Festival is held in the middle of the summer.",
     ]
     graph = extractor.extract([Document(text) for text in texts])
     facts = facts_and_events(graph)
@@ -418,6 +419,7 @@ def test_a_date_that_names_no_time_is_no_end(extractor: SpacyExtractor) -> None:
     assert ("Marta Quell", "leave_in", "August") in facts  # a month
     assert ("Durham Cathedral", "build_in", "eleventh century") in facts  # a century
     assert ("Mara Voss", "coach_for", "a decade") in facts  # a length
+    assert "middle of the summer" in ends, facts  # a season answers "when"
 
 
 @pytest.mark.parametrize(

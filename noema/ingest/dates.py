@@ -95,13 +95,14 @@ def is_length(text: str) -> bool:
 
 # The words of a date that names no time: "today", "that season", "annually", "the evening",
 # "later that year" (a relative year no written year came before). A date with any other word
-# names one ("the eleventh century", "the nineties", "Ramadan", "a decade", "August").
+# names one ("the eleventh century", "the nineties", "Ramadan", "a decade", "August"), and so
+# does a season, an answer to "when" ("the middle of the summer").
 _NO_TIME_WORDS = frozenset(
     {"today", "tonight", "yesterday", "tomorrow", "now", "currently", "recently", "lately"}
     | {"annual", "annually", "daily", "weekly", "monthly", "yearly", "nightly"}
     | {"day", "days", "week", "weeks", "month", "months", "year", "years", "season", "seasons"}
-    | {"morning", "afternoon", "evening", "night", "time", "times", "summer", "winter", "spring"}
-    | {"autumn", "a", "an", "the", "this", "that", "these", "those", "same", "each", "every"}
+    | {"morning", "afternoon", "evening", "night", "time", "times", "a", "an", "the", "this"}
+    | {"that", "these", "those", "same", "each", "every"}
     | {"last", "next", "previous", "following", "later", "earlier", "recent", "current", "its"}
     | {"his", "her", "their", "our", "of"}
 )
