@@ -60,6 +60,11 @@ built at ``c209849`` and ``2ef11c3`` (``drawn_at``), each judged against its sen
 document by one of four helpers with 25 labelled corpora facts mixed blind into each batch: 84
 of 100 got the same true-or-not, and in every disagreement the new judge was the stricter
 ("Samuel Torvane is director since 2021" meaningless, where an earlier reader let it stand).
+The 46 rows judged by "helper:stated-new1" were drawn the same way at ``2d26099`` (every
+stated fact not judged before: most are facts of a verb's object, "Gannet Sonar -sell_to->
+Lindqvist Marine"), judged by a fifth helper with 25 controls mixed in blind: 23 of 25 the same
+true-or-not, and both disagreements the new judge's leniency ("Dunmarrow Rovers reach final"
+true, where an earlier reader had it meaningless).
 
 Only ``true`` counts as true. A fact judged true whose ends a rebuild types otherwise (not
 OTHER) is left out of the figures and counted, to be judged again.
