@@ -81,15 +81,16 @@ def retrieve_facts(
     and "current" in it means current then.
     """
     today = None
-    walk_filter = fact_filter  # what the searches, hops and bridges pass through
+    dated = None  # fact_filter with as_of's day: what is stated
     if options.as_of is not None:
         valid_on = as_of_period(options.as_of)  # "now" is read here, at each retrieval
-        fact_filter = replace(fact_filter or FactFilter(), valid_on=valid_on)
+        dated = replace(fact_filter or FactFilter(), valid_on=valid_on)
         today = valid_on.start
-    matches = _above(_search(graph, index, query, options.top_k, fact_filter), options)
+    matches = _above(_search(graph, index, query, options.top_k, dated or fact_filter), options)
     seeds = matches
-    if options.as_of is not None:
-        seeds = _above(_search(graph, index, query, options.top_k, walk_filter), options)
+    if dated is not None:
+        # the searches, hops and bridges pass through fact_filter alone
+        seeds = _above(_search(graph, index, query, options.top_k, fact_filter), options)
         if not any(seed in matches for seed in seeds):
             # every seed invalid then: the valid ones too, or a walk of none may state nothing
             seeds = (*seeds, *matches)
@@ -100,7 +101,7 @@ def retrieve_facts(
         query=query,
         matches=[(m.relation_id, m.similarity) for m in seeds],
         options=options,
-        fact_filter=walk_filter,
+        fact_filter=fact_filter,
         question=question,
         embed=embed,
     )
@@ -108,15 +109,15 @@ def retrieve_facts(
         graph,
         STRATEGIES[options.seeds](request),
         question,
-        fact_filter,
+        dated or fact_filter,
         lambda f: best_sentences(graph, sentences, [f], query).get(f),
         today,
     )
-    if options.as_of is not None and fact_filter is not None:
+    if dated is not None:
         # after the time order too, whose anchors (what the question is about) are then read
         # off the same first facts as without as_of ("the row of 2011-2017" names the project
         # asked about); its rivals are still only those valid then
-        valid: FactFilter = fact_filter
+        valid = dated
         steps = (step for step in steps if valid.allows(graph, step.fact_id))
     if explain:
         steps = list(steps)
