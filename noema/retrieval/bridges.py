@@ -23,6 +23,12 @@ follow. "founder" is the founding: of the facts of an entity the question names,
 predicate shares a word stem with the question (the word nearest the name first: in a nested
 question the innermost relation stands next to the name) gives a *relation bridge*, the other
 end of that fact.
+
+A bridge found leads on the same way when the question asks a further relation of it: in "Where
+was the chief executive of the company that licensed Velotrexin born?" the company reached by
+"licensed" has one chief executive among its facts, the *chained bridge*, whose own page says
+where she was born. Without it, only the best sentence of the company's search could give the
+third step's bridge, and that sentence is often about the drug again.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 from noema.model.graph import VALUE_TYPES, SemanticGraph
 from noema.model.names import is_description, normalize_name
+from noema.model.roles import OFFICES
 
 __all__ = [
     "bridge_entity",
+    "chained_bridge",
     "relation_bridge",
     "relation_words",
     "bridge_query",
@@ -296,6 +304,64 @@ def relation_bridge(
         if 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
             best = min(ranks) if best is None else min(best, *ranks)
     return None if best is None else (best[3], best[4])
+
+
+def _asks_relation(word: str) -> bool:
+    """A question word that names a relation: a verb's form or agent noun, or an office
+    ("chief executive", "head", "chair")."""
+    return _names_relation(word) or word in OFFICES
+
+
+def chained_bridge(
+    graph: SemanticGraph,
+    entity_id: str,
+    question: str,
+    said: str,
+    used: Collection[str],
+    topics: Mapping[str, Sequence[str]],
+    allowed: Callable[[str], bool] = lambda _: True,
+) -> tuple[str, str] | None:
+    """The bridge after ``entity_id`` (a bridge the question does not name): ``(entity id,
+    fact id)`` of its fact whose predicate shares a stem with a relation word of ``question``
+    (:func:`question_words`) that ``said`` (the evidence so far, normalized as names are) does
+    not hold; ``None`` when no fact's predicate does, or when the relation reaches more than a
+    few entities (it does not say which one the question means).
+
+    A nested question's relations run outward from the name it gives ("Where was the founder
+    of the company that licensed Narvaline born?": licensed, founder, born), so of the words
+    left the one nearest the words the evidence holds comes first, then as
+    :func:`bridge_entity` ranks."""
+    words = question.split()
+    said_words = set(said.split())
+    told = [i for i, w in enumerate(words) if w in said_words and w not in _FORM_WORDS]
+    stems: dict[str, int] = {}
+    for i, w in enumerate(words):
+        if w in _FORM_WORDS or w in said_words or not _asks_relation(w):
+            continue
+        distance = min((abs(i - j) for j in told), default=len(words))
+        stems[_stem(w)] = min(distance, stems.get(_stem(w), distance))
+    if not stems:
+        return None
+    ranks = []
+    for fact_id in graph.facts_of(entity_id):
+        if not allowed(fact_id):
+            continue
+        rel = graph.relations.get(fact_id)
+        predicate = rel.predicate if rel is not None else graph.events[fact_id].label
+        distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
+        if not distances:
+            continue
+        for other in entities_of(graph, fact_id):
+            if other == entity_id or other in used or not walkable(graph, other):
+                continue
+            if _name_position(words, (graph.entities[other].name,)) is not None:
+                continue
+            topic = 0 if other in topics else 1
+            ranks.append((min(distances), topic, len(graph.facts_of(other)), other, fact_id))
+    if not 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
+        return None
+    best = min(ranks)
+    return best[3], best[4]
 
 
 def remaining_question(question: str, evidence: str) -> str:

@@ -23,7 +23,10 @@ Two strategies (``RetrieveOptions.seeds``):
     sentences, their sentences taken in turn with the rest of the first search's. A third step
     goes from each such search's best sentence through the graph, not through the embedding
     model: the sentences of the documents its bridge entity is about (or, when none is, the
-    sentences that mention it), ranked by the vector of the search that led there. In
+    sentences that mention it), ranked by the vector of the search that led there. A bridge
+    whose own facts answer a further relation the question asks (the chief executive of the
+    company the second step reached) leads at once to that fact's sentence and that entity's
+    sentences, beside its own search (see :func:`noema.retrieval.bridges.chained_bridge`). In
     ``notation`` and ``natural_language`` a sentence's facts past the first five wait until
     every search's sentences are in. The walk of ``hops`` edges as above comes last.
 
@@ -38,10 +41,12 @@ from typing import Literal
 
 from noema.model.facttext import fact_text
 from noema.model.graph import SemanticGraph
+from noema.model.names import normalize_name
 from noema.model.spans import Sentence, sentence_text
 from noema.retrieval.bridges import (
     bridge_entity,
     bridge_query,
+    chained_bridge,
     entities_of,
     question_names,
     question_words,
@@ -267,7 +272,7 @@ def plan_graph(
     rotation: list[_Ranking] = [_Ranking(first, 1, q)]
     bridges = None
     if embed is not None and steps > 1 and question and hops > 0:  # hops=0: the evidence only
-        bridges = _Bridges(planner, question, embed, min_similarity)
+        bridges = _Bridges(planner, question, embed, min_similarity, chain=steps > 2)
         # from the question's best sentences, whether or not the stream has reached them
         opening = [
             (s, [f for f in planner.sentences.facts[s] if planner.allowed(f)]) for s, _ in hits
@@ -394,8 +399,11 @@ class _Bridges:
         question: str,
         embed: Callable[[Sequence[str]], Vectors],
         floor: float | None,
+        *,
+        chain: bool = False,
     ) -> None:
         self.planner, self.question, self.embed, self.floor = planner, question, embed, floor
+        self.chain = chain  # whether a step-2 bridge may lead at once to a chained bridge
         self.words = question_words(question)
         self.names = question_names(question)
         self.used: set[str] = set()
@@ -456,12 +464,57 @@ class _Bridges:
                 _Ranking(self._units(self._through_graph(e, v), step, e, f, ev), step, v)
                 for e, f, ev, v in chosen
             ]
-        vectors = self.embed([bridge_query(graph, self.question, e, ev) for e, _, ev, _ in chosen])
-        found_hits = sentences.search_many(vectors, SENTENCE_CANDIDATES)
-        return [
-            _Ranking(self._units(hits, step, e, f, ev), step, vector)
-            for (e, f, ev, _), vector, hits in zip(chosen, vectors, found_hits, strict=True)
+        chained = self._chained(chosen) if self.chain else [None] * len(chosen)
+        links = [c for c in chained if c is not None]
+        queries = [bridge_query(graph, self.question, e, ev) for e, _, ev, _ in chosen]
+        queries += [bridge_query(graph, self.question, e, ev) for e, _, ev, _ in links]
+        vectors = self.embed(queries)
+        found_hits = sentences.search_many(vectors[: len(chosen)], SENTENCE_CANDIDATES)
+        rankings = []
+        link_vectors = iter(vectors[len(chosen) :])
+        for (e, f, ev, _), vector, hits, link in zip(
+            chosen, vectors[: len(chosen)], found_hits, chained, strict=True
+        ):
+            rankings.append(_Ranking(self._units(hits, step, e, f, ev), step, vector))
+            if link is not None:  # right after the search it follows from
+                rankings.append(self._chain_ranking(link, next(link_vectors), step + 1))
+        return rankings
+
+    def _chained(self, chosen: Sequence[_Chosen]) -> list[_Chosen | None]:
+        """For each bridge of ``chosen``, its chained bridge (see :func:`chained_bridge`) with
+        the evidence that leads there: the bridge's and the chained fact's first sentence."""
+        graph, sentences = self.planner.graph, self.planner.sentences
+        out: list[_Chosen | None] = []
+        for entity_id, _, evidence, vector in chosen:
+            found = chained_bridge(
+                graph,
+                entity_id,
+                self.words,
+                normalize_name(evidence),
+                self.used,
+                sentences.topics,
+                self.planner.allowed,
+            )
+            if found is None:
+                out.append(None)
+                continue
+            self.used.add(found[0])
+            said = mentioned_sentences(graph, sentences, found[1])[:1]
+            text = " ".join([evidence, *(sentence_text(graph, s) for s in said)])
+            out.append((*found, text, vector))
+        return out
+
+    def _chain_ranking(self, link: _Chosen, vector: Vectors, step: int) -> _Ranking:
+        """The chained fact's sentence, then the chained bridge's sentences through the graph
+        (as a step past the second goes), ranked by the query for what is left to ask of it."""
+        entity_id, fact_id, evidence, _ = link
+        sentences = self.planner.sentences
+        said = mentioned_sentences(self.planner.graph, sentences, fact_id)[:1]
+        hits = [
+            *sentences.similarities(said, vector).items(),
+            *self._through_graph(entity_id, vector),
         ]
+        return _Ranking(self._units(hits, step, entity_id, fact_id, evidence), step, vector)
 
     def _through_graph(self, entity_id: str, vector: Vectors) -> list[tuple[Sentence, float]]:
         """A further step without another query embedding (measured: answer recall within a
