@@ -216,3 +216,61 @@ def test_the_new_evidence_leaves_these_alone(
     extractor: SpacyExtractor, text: str, name: str, expected: str
 ) -> None:
     assert types_of(extractor, [text], name) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Thornquist Books published her first novel in 2011.", "Thornquist Books"),
+        ("Her second novel came out from Lampwick Editions in 2017.", "Lampwick Editions"),
+        ("Kellaway Distribution moves the books of all three houses.", "Kellaway Distribution"),
+        ("Wrenfield Press was founded in 1994 by two booksellers.", "Wrenfield Press"),
+        ("Caddisford General Hospital opened a new wing in 2019.", "Caddisford General Hospital"),
+        ("Mira Oduya ran Tessmoor Royal Infirmary for a decade.", "Tessmoor Royal Infirmary"),
+        ("She chaired Amberlea Hospitals Trust until 2024.", "Amberlea Hospitals Trust"),
+        ("Quenby Instruments makes the surgical robot.", "Quenby Instruments"),
+        ("Kestrin Medical was founded in 2009 by Oona Farthing.", "Kestrin Medical"),
+    ],
+)
+def test_a_body_whose_name_ends_in_its_kind_is_an_organisation(
+    extractor: SpacyExtractor, text: str, name: str
+) -> None:
+    # publishers, imprints, hospitals and trusts end their names with what they are, where NER
+    # reads a person or a place into a name it has never seen
+    assert types_of(extractor, [text], name) == ["ORG"]
+
+
+def test_a_warehouse_is_a_place(extractor: SpacyExtractor) -> None:
+    text = "The books are kept at Sedge Lane Warehouse before they go to the shops."
+    assert types_of(extractor, [text], "Sedge Lane Warehouse") == ["LOC"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        ("The Talvio is a bedside infusion pump made by Kestrin Medical.", "Talvio", "PRODUCT"),
+        ("The hospital bought a Halcyra, a surgical robot, in 2019.", "Halcyra", "PRODUCT"),
+        # a publisher is the person who runs an imprint as often as the firm
+        (
+            "Fergus Drury, the house's publisher, said there was no offer.",
+            "Fergus Drury",
+            "PERSON",
+        ),
+    ],
+)
+def test_a_device_is_a_product_and_a_publisher_may_be_a_person(
+    extractor: SpacyExtractor, text: str, name: str, expected: str
+) -> None:
+    assert types_of(extractor, [text], name) == [expected]
+
+
+def test_a_name_ends_before_a_bracket_it_leaves_open(extractor: SpacyExtractor) -> None:
+    # a list line's "(house)" after a title: NER ran the book's name into the bracket, and the
+    # name with the bracket was a node apart from the book
+    texts = [
+        "# Halberd Prize\n\nWinners:\n\n- 2020: A Winter of Moths (Orrery House)\n- 2021: Small "
+        "Hours (Wrenfield Press)",
+        "Rosamund Thornquist wrote A Winter of Moths. The novel was edited by Noor Haskett.",
+    ]
+    graph = extractor.extract([Document(text) for text in texts])
+    assert not [e.name for e in graph.entities.values() if "(" in e.name or ")" in e.name]

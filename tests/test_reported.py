@@ -81,6 +81,13 @@ def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
             id="no-plans-to-the-company",
         ),
         pytest.param(
+            "Benedikt Sorrel is sometimes described as a former reader for Orrery House, but "
+            "he never worked for the house.",
+            "Benedikt Sorrel",
+            "Orrery House",
+            id="described-as",
+        ),
+        pytest.param(
             "Q: Did Conrad Hesketh ever work at the Hollinsworth Centre?\nA: No.",
             "Conrad Hesketh",
             "Hollinsworth Centre",
@@ -105,3 +112,16 @@ def test_what_the_same_sentence_states_is_kept(extractor: noema.SpacyExtractor) 
         ]
     )
     assert frozenset({"Valk", "Eskridge Athletic"}) in _pairs(graph)
+
+
+def test_a_description_by_others_leaves_the_rest_of_the_sentence_stated(
+    extractor: noema.SpacyExtractor,
+) -> None:
+    graph = extractor.extract(
+        [
+            noema.Document(
+                "Harriet Lowe, described by critics as a poet, joined Orrery House in 2001."
+            )
+        ]
+    )
+    assert frozenset({"Harriet Lowe", "Orrery House"}) in _pairs(graph)

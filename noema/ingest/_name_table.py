@@ -293,14 +293,19 @@ _LIST_MARKS = _DASHES | {"*", "+", "\u2022"}
 
 
 def without_dashes(span: Any) -> Any:
-    """``span`` without the list mark before it or a dash after it: NER takes them in ("- José
-    Luis Llorente" of a list line, "November 17, 1878 –" of a life's span), and the name with
-    the mark was a node apart from the same name without it."""
+    """``span`` without the list mark before it, a dash after it or a bracket it leaves open:
+    NER takes them in ("- José Luis Llorente" of a list line, "November 17, 1878 –" of a life's
+    span), and the name with the mark was a node apart from the same name without it."""
     start, end = span.start, span.end
     while start < end and span.doc[start].text in _LIST_MARKS:
         start += 1
     while end > start and span.doc[end - 1].text in _DASHES:
         end -= 1
+    # a bracket the span opens and does not close ("A Winter of Moths (" of a list line
+    # "A Winter of Moths (Orrery House)"): the name ends before it
+    opened = [i for i in range(start + 1, end) if span.doc[i].text == "("]
+    if opened and not any(span.doc[i].text == ")" for i in range(opened[-1], end)):
+        end = opened[-1]
     if (start, end) == (span.start, span.end):
         return span
     from spacy.tokens import Span

@@ -507,16 +507,20 @@ def _add_to_graph(
             if (
                 type_ in ("ORG", "OTHER")
                 and ("PERSON", name) in cued
-                and (type_, name) not in cued
                 and name not in things
                 and " " in name
                 and form_type(name) is None
-                and not given_name(name)
+                and (
+                    # OTHER is what a given name against NER's ORG leaves: it claims nothing
+                    (type_ == "OTHER" and given_name(name))
+                    or ((type_, name) not in cued and not given_name(name))
+                )
             ):
                 # "Imogen Thrale": NER's ORG in every document, where her own page's "she"
                 # or a role people hold says a person; a name of a firm's form stays a firm,
-                # and so does one with a given name NER knows ("Walt Disney" the company,
-                # which the votes decide as before)
+                # and so does one with a given name that the votes made an ORG ("Walt Disney"
+                # the company); where they left OTHER (a given name against NER's ORG), the
+                # page's own words decide
                 type_ = "PERSON"
             if (type_, name) not in cued and not (type_ == "PERSON" and name in surnames):
                 # NER alone, for a name whose look does not fit the type: the type its look

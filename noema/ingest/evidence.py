@@ -54,18 +54,20 @@ CUE_VOTE = 5
 _COMPANY_WORDS = frozenset(
     _words("""
     avionics aerospace airlines airways analytics automotive bank biologics biosciences biotech
-    brewery capital
-    chemicals communications company corporation dairy dynamics electronics energy engineering
-    enterprises entertainment foods group holdings industries insurance interactive ironworks labs
-    laboratories logistics marine media mining motors networks partners pharma pharmaceuticals
-    publishing records robotics shipping shipyards software solutions studio studios systems
-    technologies telecom textiles therapeutics ventures works
+    books brewery capital
+    chemicals communications company corporation dairy distribution dynamics editions electronics
+    energy engineering enterprises entertainment foods group holdings industries instruments
+    insurance interactive ironworks labs laboratories logistics marine media medical mining motors
+    networks partners pharma pharmaceuticals press publishing records robotics shipping shipyards
+    software solutions studio studios systems technologies telecom textiles therapeutics trust
+    ventures works
     """)
 )
 # The word that makes a body of people of a name: "Wendholt Polytechnic", "Bryn Academy".
 _INSTITUTION_WORDS = frozenset(
     _words("""
-    academy college conservatory institute polytechnic school seminary university
+    academy college conservatory hospital infirmary institute polytechnic school seminary
+    university
     """)
 )
 # The last word of a sports club's name: "Dunmarrow Rovers", "Eskridge Athletic", "Tarrowby
@@ -84,7 +86,7 @@ _CLUB_WORDS = frozenset(
 # ("Linkin Park", "Jurassic Park", "Arsenio Hall").
 _FACILITY_WORDS = frozenset(
     _words("""
-    stadium arena ground laboratory observatory velodrome racecourse
+    stadium arena ground laboratory observatory velodrome racecourse warehouse
     """)
 )
 # A release's number after a name: "Larkspur 3.0", "Corvid 4.2.1", "Spindle v2.1"; not a

@@ -32,7 +32,7 @@ _KINDS = {
     """,
     "ORG": """
         band group duo trio quartet ensemble orchestra choir company corporation conglomerate
-        firm manufacturer retailer airline bank label publisher studio agency organization
+        firm manufacturer retailer airline bank label imprint studio agency organization
         organisation association federation league club team university college school academy
         institute party council ministry department newspaper magazine network broadcaster
         franchise maker startup business brand brewery shipyard supplier carrier subsidiary
@@ -54,7 +54,8 @@ _KINDS = {
         series sitcom miniseries episode documentary soundtrack anthology comic painting
         sculpture car engine aircraft dvd ep feature drug medicine medication vaccine
         antibiotic software framework toolkit tool application app plugin compiler browser
-        release fork smartphone locomotive spacecraft
+        release fork smartphone locomotive spacecraft pump robot scanner implant ventilator
+        device
     """,
     "EVENT": """
         war battle election tournament championship festival ceremony competition offensive

@@ -126,6 +126,8 @@ def _reported(anchor: Any) -> bool:
     words = [t for t in anchor.sent if not t.is_space]
     if words and words[-1].text == "?":
         return True
+    if _described(anchor):
+        return True
     node = anchor
     for _ in range(6):
         head = node.head
@@ -141,6 +143,26 @@ def _reported(anchor: Any) -> bool:
             if said in _DENYING or (said in _SAYING and _REPORTS.intersection(subjects)):
                 return True
         node = head
+    return False
+
+
+# verbs whose "as" gives what others make of someone, not what the writer states: "is
+# sometimes described as a former reader for Orrery House, but he never worked for the house"
+_HEDGING = frozenset({"describe", "portray", "bill", "tout", "label", "rumour", "rumor"})
+
+
+def _described(anchor: Any) -> bool:
+    """Whether ``anchor`` (or the noun it heads a phrase under) is what a hedging verb's "as"
+    says of someone: "described as a former reader for X"."""
+    node = anchor
+    for _ in range(4):
+        if node.dep_ == "pobj" and node.head.lower_ == "as":
+            return lemma(node.head.head) in _HEDGING
+        if lemma(node) in _HEDGING and any(c.lower_ == "as" for c in node.children):
+            return True  # the fact read from the verb itself
+        if node.head is node:
+            return False
+        node = node.head
     return False
 
 
@@ -242,6 +264,8 @@ class SentenceReader(EntityResolver):
             # "weeks", which is the name, not what the sentence says of it
             while token.head.i != token.i and self.by_token.get(token.head.i) == name:
                 token = token.head
+            if _described(token):
+                continue  # what others call the topic ("described as a reader for X")
             predicate = governing_predicate(token)
             if predicate:
                 yield Link(topic, predicate, name, "sentence")
