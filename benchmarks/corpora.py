@@ -51,12 +51,19 @@ def _headline_pieces(headline: str) -> set[str]:
     return pieces
 
 
+def _key(name: str) -> str:
+    """A name as the graph writes it, lowercased: Noema drops a leading "the" from every name
+    ("The Salt Orchard" is the node "Salt Orchard"), so a gold title is looked up without it."""
+    lowered = name.lower()
+    return lowered[4:] if lowered.startswith("the ") and len(lowered) > 4 else lowered
+
+
 def _nodes(graph: SemanticGraph) -> dict[str, list[str]]:
-    """Entity ids by each name and alias, lowercased."""
+    """Entity ids by each name and alias, as :func:`_key` writes them."""
     found: dict[str, list[str]] = {}
     for entity in graph.entities.values():
-        for name in {entity.name, *entity.aliases}:
-            found.setdefault(name.lower(), []).append(entity.id)
+        for name in {_key(entity.name), *map(_key, entity.aliases)}:
+            found.setdefault(name, []).append(entity.id)
     return found
 
 
@@ -142,7 +149,7 @@ def _names_right(
         types_by_name.setdefault(str(line["name"]), set()).add(str(line["type"]))
     right = 0
     for gold, types in sorted(types_by_name.items()):
-        found = sorted(graph.entities[i].type for i in nodes.get(gold.lower(), []))
+        found = sorted(graph.entities[i].type for i in nodes.get(_key(gold), []))
         wanted = sorted(types)
         if len(found) == len(wanted) and all(
             f == w or {f, w} <= _PLACES for f, w in zip(found, wanted, strict=True)
@@ -164,8 +171,8 @@ def _facts_connected(
     for fact in facts:
         pairs = {
             (s, o)
-            for s in nodes.get(str(fact["subject"]).lower(), [])
-            for o in nodes.get(str(fact["object"]).lower(), [])
+            for s in nodes.get(_key(str(fact["subject"])), [])
+            for o in nodes.get(_key(str(fact["object"])), [])
         }
         described = f"{fact['subject']} -{fact['relation']}-> {fact['object']} ({fact['doc']})"
         if fact.get("denied"):
