@@ -268,9 +268,11 @@ def test_a_name_ends_before_a_bracket_it_leaves_open(extractor: SpacyExtractor) 
     # a list line's "(house)" after a title: NER ran the book's name into the bracket, and the
     # name with the bracket was a node apart from the book
     texts = [
-        "# Halberd Prize\n\nWinners:\n\n- 2020: A Winter of Moths (Orrery House)\n- 2021: Small "
-        "Hours (Wrenfield Press)",
-        "Rosamund Thornquist wrote A Winter of Moths. The novel was edited by Noor Haskett.",
+        "# Corran Prize\n\nThe Corran Prize is an annual award for a first novel.\n\n"
+        "## Recent winners\n\n- 2019: The Pale Orchard (Lampwick Editions)\n- 2020: A Season "
+        "of Moths (Orrery House)\n- 2021: Glasshouse Summer (Wrenfield Press)\n- 2022: The Tin "
+        "Road (Orrery House)\n- 2023: The Long Frost (Vantage & Moyle)",
+        "Rosa Quill wrote The Tin Road. The novel was edited by Noor Haskett.",
     ]
     graph = extractor.extract([Document(text) for text in texts])
     assert not [e.name for e in graph.entities.values() if "(" in e.name or ")" in e.name]
