@@ -230,6 +230,7 @@ def test_the_new_evidence_leaves_these_alone(
         ("She chaired Amberlea Hospitals Trust until 2024.", "Amberlea Hospitals Trust"),
         ("Quenby Instruments makes the surgical robot.", "Quenby Instruments"),
         ("Kestrin Medical was founded in 2009 by Oona Farthing.", "Kestrin Medical"),
+        ("Orrery House is a publishing house based in Lathermere.", "Orrery House"),
     ],
 )
 def test_a_body_whose_name_ends_in_its_kind_is_an_organisation(

@@ -79,6 +79,8 @@ _QUALIFIED_KINDS = {
     ),
     # a game, not a match
     "PRODUCT": ("video game", "computer game", "board game", "card game", "operating system"),
+    # a house alone is a building
+    "ORG": ("publishing house", "fashion house", "auction house", "design house", "trading house"),
     "GPE": (
         "census-designated place",
         "populated place",
