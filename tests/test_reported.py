@@ -114,14 +114,29 @@ def test_what_the_same_sentence_states_is_kept(extractor: noema.SpacyExtractor) 
     assert frozenset({"Valk", "Eskridge Athletic"}) in _pairs(graph)
 
 
+@pytest.mark.parametrize(
+    ("text", "subject", "object_"),
+    [
+        (
+            "Harriet Lowe, described by critics as a poet, joined Orrery House in 2001.",
+            "Harriet Lowe",
+            "Orrery House",
+        ),
+        # a clause of its own beside the description is the writer's claim
+        (
+            "Kenneth Holloway was described as a gifted pianist and played for Arsenal.",
+            "Kenneth Holloway",
+            "Arsenal",
+        ),
+        (
+            "In the film, Meryl Streep portrays Margaret Thatcher as a lonely widow.",
+            "Meryl Streep",
+            "Margaret Thatcher",
+        ),
+    ],
+)
 def test_a_description_by_others_leaves_the_rest_of_the_sentence_stated(
-    extractor: noema.SpacyExtractor,
+    extractor: noema.SpacyExtractor, text: str, subject: str, object_: str
 ) -> None:
-    graph = extractor.extract(
-        [
-            noema.Document(
-                "Harriet Lowe, described by critics as a poet, joined Orrery House in 2001."
-            )
-        ]
-    )
-    assert frozenset({"Harriet Lowe", "Orrery House"}) in _pairs(graph)
+    graph = extractor.extract([noema.Document(text)])
+    assert frozenset({subject, object_}) in _pairs(graph)

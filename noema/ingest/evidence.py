@@ -15,6 +15,7 @@ Only cues that hold across kinds of text are listed; a verb that people and comp
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -279,7 +280,7 @@ def type_by_form(type_: str, name: str) -> str:
     words = name.split()
     if type_ not in ("PERSON", "ORG"):
         return type_
-    given = words[0].lower() in _given_names()
+    given = is_given_name(words[0])
     last = words[-1].lower()
     if len(words) > 1 and not given and not any(word[:1].islower() for word in words):
         if last in _EVENT_LAST:
@@ -306,9 +307,28 @@ def given_name(name: str) -> bool:
     return (
         2 <= len(words) <= 3
         and all(word[:1].isupper() for word in words)
-        and words[0].lower() in _given_names()
+        and is_given_name(words[0])
         and words[-1].lower() not in _COMPANY_WORDS
     )
+
+
+def is_given_name(word: str) -> bool:
+    """Whether ``word`` is a given name of the list, read without its accents as the list
+    writes them ("Jürgen", "François", "Søren").
+
+    Example:
+        >>> is_given_name("Jürgen"), is_given_name("François"), is_given_name("Søren")
+        (True, True, True)
+    """
+    lowered = word.lower()
+    if not lowered.isascii():
+        folded = unicodedata.normalize("NFKD", lowered.translate(_UNDECOMPOSED))
+        lowered = "".join(c for c in folded if not unicodedata.combining(c))
+    return lowered in _given_names()
+
+
+# letters NFKD leaves whole: "Søren", "Łukasz", "Æsa"
+_UNDECOMPOSED = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d"})
 
 
 # Verbs of moving whose "to" or "from" names a place: "moved to Marlow", "fled from Tarbes".

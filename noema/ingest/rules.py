@@ -152,15 +152,15 @@ _HEDGING = frozenset({"describe", "portray", "bill", "tout", "label", "rumour", 
 
 
 def _described(anchor: Any) -> bool:
-    """Whether ``anchor`` (or the noun it heads a phrase under) is what a hedging verb's "as"
-    says of someone: "described as a former reader for X"."""
+    """Whether ``anchor`` stands in what a hedging verb's "as" says of someone ("described as a
+    former reader for X"): climbing from it to the "as" within its own clause, so a fact of a
+    clause joined to that verb ("was described as a gifted pianist and played for Arsenal") is
+    the writer's own."""
     node = anchor
-    for _ in range(4):
+    for _ in range(5):
         if node.dep_ == "pobj" and node.head.lower_ == "as":
             return lemma(node.head.head) in _HEDGING
-        if lemma(node) in _HEDGING and any(c.lower_ == "as" for c in node.children):
-            return True  # the fact read from the verb itself
-        if node.head is node:
+        if node.head is node or node.dep_ in _CLAUSES:
             return False
         node = node.head
     return False
