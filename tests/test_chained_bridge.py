@@ -58,6 +58,19 @@ def test_no_chained_bridge_for_a_relation_the_evidence_already_says() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "question",
+    [QUESTION, "Where was the CEO of the company that licensed Velotrexin born?"],
+)
+def test_the_office_asked_is_told_from_the_offices_that_share_a_word(question: str) -> None:
+    # four chief scientists share "chief" with the chief executive: the predicate that holds
+    # more of the question's words is the one asked, and a CEO is a chief executive
+    g, ids = company_graph(researchers=4)
+    said = "ostrander therapeutics licensed velotrexin in 2016"
+    found = chained_bridge(g, ids["Ostrander Therapeutics"], question_words(question), said, (), {})
+    assert found is not None and found[0] == ids["Mireille Gaskin"]
+
+
 def test_no_chained_bridge_where_the_relation_reaches_many() -> None:
     g, ids = company_graph(researchers=4)
     question = question_words(

@@ -308,8 +308,8 @@ def relation_bridge(
 
 def _asks_relation(word: str) -> bool:
     """A question word that names a relation: a verb's form or agent noun, or an office
-    ("chief executive", "head", "chair")."""
-    return _names_relation(word) or word in OFFICES
+    ("chief executive", "head", "chair", "CEO")."""
+    return _names_relation(word) or word in OFFICES or word in _SPELLED_OUT
 
 
 def chained_bridge(
@@ -339,9 +339,12 @@ def chained_bridge(
         if w in _FORM_WORDS or w in said_words or not _asks_relation(w):
             continue
         distance = min((abs(i - j) for j in told), default=len(words))
-        stems[_stem(w)] = min(distance, stems.get(_stem(w), distance))
+        for part in _SPELLED_OUT.get(w, (w,)):
+            stems[_stem(part)] = min(distance, stems.get(_stem(part), distance))
     if not stems:
         return None
+    # (words of the question the predicate holds, fewest first as negated; distance; topic;
+    # facts; the end; the fact): "chief executive" is chief_executive_of, not chief_scientist_of
     ranks = []
     for fact_id in graph.facts_of(entity_id):
         if not allowed(fact_id):
@@ -357,11 +360,25 @@ def chained_bridge(
             if _name_position(words, (graph.entities[other].name,)) is not None:
                 continue
             topic = 0 if other in topics else 1
-            ranks.append((min(distances), topic, len(graph.facts_of(other)), other, fact_id))
-    if not 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
+            facts = len(graph.facts_of(other))
+            ranks.append((-len(distances), min(distances), topic, facts, other, fact_id))
+    if not ranks:
+        return None
+    closest = min(r[0] for r in ranks)
+    ranks = [r for r in ranks if r[0] == closest]
+    if len({r[4] for r in ranks}) > RELATION_BRIDGE_ENDS:
         return None
     best = min(ranks)
-    return best[3], best[4]
+    return best[4], best[5]
+
+
+# offices written as letters in a question, matched by the words a predicate spells them with
+_SPELLED_OUT = {
+    "ceo": ("chief", "executive"),
+    "cfo": ("chief", "financial", "officer"),
+    "coo": ("chief", "operating", "officer"),
+    "cto": ("chief", "technology", "officer"),
+}
 
 
 def remaining_question(question: str, evidence: str) -> str:
