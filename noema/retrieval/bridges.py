@@ -33,7 +33,7 @@ third step's bridge, and that sentence is often about the drug again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from noema.model.graph import VALUE_TYPES, SemanticGraph
 from noema.model.names import is_description, normalize_name
@@ -256,6 +256,38 @@ def _name_position(words: Sequence[str], names: Sequence[str]) -> tuple[int, int
     return None
 
 
+def _related(
+    graph: SemanticGraph,
+    entity_id: str,
+    stems: Mapping[str, int],
+    words: Sequence[str],
+    used: Collection[str],
+    topics: Mapping[str, Sequence[str]],
+    allowed: Callable[[str], bool],
+) -> Iterator[tuple[list[int], int, int, str, str]]:
+    """The other ends of ``entity_id``'s facts whose predicate shares a stem of ``stems`` (a
+    question word's stem -> its distance from what it is measured from): the distances of the
+    stems matched, 0 for an end some document is about, the end's fact count, the end and the
+    fact. Ends already used, values and names the question writes are passed over."""
+    for fact_id in graph.facts_of(entity_id):
+        if not allowed(fact_id):
+            continue
+        rel = graph.relations.get(fact_id)
+        predicate = rel.predicate if rel is not None else graph.events[fact_id].label
+        distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
+        if not distances:
+            continue
+        for other in entities_of(graph, fact_id):
+            if other == entity_id or other in used or not walkable(graph, other):
+                continue
+            # the name itself, not a near spelling: "the studio founded by Tobias Crane"
+            # means Crane Studios without naming it
+            if _name_position(words, (graph.entities[other].name,)) is not None:
+                continue
+            topic = 0 if other in topics else 1
+            yield distances, topic, len(graph.facts_of(other)), other, fact_id
+
+
 def relation_bridge(
     graph: SemanticGraph,
     named: Sequence[str],
@@ -281,24 +313,12 @@ def relation_bridge(
             for i, w in enumerate(words)
             if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _names_relation(w)
         }
-        ranks = []
-        for fact_id in graph.facts_of(named_id):
-            if not allowed(fact_id):
-                continue
-            rel = graph.relations.get(fact_id)
-            predicate = rel.predicate if rel is not None else graph.events[fact_id].label
-            distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
-            if not distances:
-                continue
-            for other in entities_of(graph, fact_id):
-                if other == named_id or other in used or not walkable(graph, other):
-                    continue
-                # the name itself, not a near spelling: "the studio founded by Tobias Crane"
-                # means Crane Studios without naming it
-                if _name_position(words, (graph.entities[other].name,)) is not None:
-                    continue
-                topic = 0 if other in topics else 1
-                ranks.append((min(distances), topic, len(graph.facts_of(other)), other, fact_id))
+        ranks = [
+            (min(distances), topic, facts, other, fact_id)
+            for distances, topic, facts, other, fact_id in _related(
+                graph, named_id, stems, words, used, topics, allowed
+            )
+        ]
         # "located" in the United States, "held" in many a country: the relation does not say
         # which thing the question means
         if 0 < len({r[3] for r in ranks}) <= RELATION_BRIDGE_ENDS:
@@ -345,23 +365,12 @@ def chained_bridge(
         return None
     # (words of the question the predicate holds, fewest first as negated; distance; topic;
     # facts; the end; the fact): "chief executive" is chief_executive_of, not chief_scientist_of
-    ranks = []
-    for fact_id in graph.facts_of(entity_id):
-        if not allowed(fact_id):
-            continue
-        rel = graph.relations.get(fact_id)
-        predicate = rel.predicate if rel is not None else graph.events[fact_id].label
-        distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
-        if not distances:
-            continue
-        for other in entities_of(graph, fact_id):
-            if other == entity_id or other in used or not walkable(graph, other):
-                continue
-            if _name_position(words, (graph.entities[other].name,)) is not None:
-                continue
-            topic = 0 if other in topics else 1
-            facts = len(graph.facts_of(other))
-            ranks.append((-len(distances), min(distances), topic, facts, other, fact_id))
+    ranks = [
+        (-len(distances), min(distances), topic, facts, other, fact_id)
+        for distances, topic, facts, other, fact_id in _related(
+            graph, entity_id, stems, words, used, topics, allowed
+        )
+    ]
     if not ranks:
         return None
     closest = min(r[0] for r in ranks)
