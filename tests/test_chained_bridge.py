@@ -71,6 +71,17 @@ def test_the_office_asked_is_told_from_the_offices_that_share_a_word(question: s
     assert found is not None and found[0] == ids["Mireille Gaskin"]
 
 
+def test_a_ceo_asked_is_found_where_the_predicate_writes_ceo() -> None:
+    g, ids = company_graph()
+    lucia = g.add_entity("Lucia Brandt", "PERSON")
+    g.add_relation(lucia, "ceo_of", ids["Velotrexin"])  # another thing's, to be passed over
+    holder = g.add_entity("Ada Morrow", "PERSON")
+    g.add_relation(holder, "ceo_of", ids["Wickhollow"])
+    question = question_words("Where was the CEO of the town that hosts Velotrexin born?")
+    found = chained_bridge(g, ids["Wickhollow"], question, "velotrexin hosts", (), {})
+    assert found is not None and found[0] == holder
+
+
 def test_no_chained_bridge_where_the_relation_reaches_many() -> None:
     g, ids = company_graph(researchers=4)
     question = question_words(

@@ -359,7 +359,7 @@ def chained_bridge(
         if w in _FORM_WORDS or w in said_words or not _asks_relation(w):
             continue
         distance = min((abs(i - j) for j in told), default=len(words))
-        for part in _SPELLED_OUT.get(w, (w,)):
+        for part in (w, *_SPELLED_OUT.get(w, ())):  # "ceo_of" as well as "chief_executive_of"
             stems[_stem(part)] = min(distance, stems.get(_stem(part), distance))
     if not stems:
         return None
