@@ -1087,3 +1087,27 @@ def test_a_name_the_recognizer_missed_keeps_its_of_phrase(
     names = set(_types(_graph(extractor, text)))
     assert name in names
     assert name.split()[0] not in names and name.split()[0].lower() not in names
+
+
+def test_a_name_said_with_its_possessive_alone_is_the_longer_name(
+    extractor: SpacyExtractor,
+) -> None:
+    # "St Orrin's" is how people write St Orrin's Hospital; cut at its "'s" it became a person
+    # "St Orrin", a node apart from the hospital, whom Coyle joined and Eskelund ran
+    graph = _graph(
+        extractor,
+        "St Orrin's Hospital is a charitable hospital in Ravensholt. It was founded in 1887 by "
+        "Josiah Orrin.",
+        "In September 2023 Rafferty Coyle joined St Orrin's as head of heart surgery.",
+        "Margit Eskelund, who has run St Orrin's since 2015, said the hospital was not for sale.",
+    )
+    names = set(_types(graph))
+    assert "St Orrin" not in names and "St Orrin's" not in names
+    assert _types(graph)["St Orrin's Hospital"] == {"ORG"}
+    assert ("Rafferty Coyle", "join", "St Orrin's Hospital") in _facts(graph)
+    # a person's possessive is still the person's
+    graph = _graph(
+        extractor,
+        "Josiah Orrin opened the hospital in 1887. Orrin's will set up the Orrin Foundation.",
+    )
+    assert "Josiah Orrin" in set(_types(graph))

@@ -69,6 +69,9 @@ class NameTable:
         # (type, name) where something beside NER says the name is of that type: the name's
         # form, the sentence, the document's own word for its topic (see type_by_form)
         self.cued: set[tuple[str, str]] = set()
+        # names written with a possessive and no more ("joined St Orrin's"): maybe a longer
+        # name's short form (see noema.ingest.entities.fold_possessives)
+        self.possessive: set[str] = set()
 
     def start_piece(self, offset: int) -> None:
         self.by_token = {}

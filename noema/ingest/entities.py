@@ -48,6 +48,7 @@ __all__ = [
     "FoundDocument",
     "NameTable",
     "batch_graph",
+    "fold_possessives",
     "fold_short_names",
     "kind_endings",
     "map_spacy_label",
@@ -135,7 +136,8 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     spelled-out counts dropped, business suffixes kept with their name, short person names
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
-    for ent in _joined_people(_people_named(_joined_places(spacy_doc.ents))):
+    ents = _joined_people(_people_named(_joined_places(_possessive_names(spacy_doc.ents))))
+    for ent in ents:
         ent = without_score(without_dashes(_within_line(ent)))
         if ent.label_ in _RELEASED:
             ent = with_version(ent)
@@ -166,8 +168,21 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
+        if _before_possessive(ent):
+            names.possessive.add(name)
     read_releases(spacy_doc, names)
     read_described(spacy_doc, names)
+
+
+_POSSESSIVES = ("'s", "\u2019s")
+
+
+def _before_possessive(ent: Any) -> bool:
+    """Whether the span ends in a possessive "'s" (NER's "St Orrin's") or stands before one."""
+    if ent.text.endswith(_POSSESSIVES):
+        return True
+    doc = ent.doc
+    return ent.end < len(doc) and doc[ent.end].text in _POSSESSIVES
 
 
 # Given names that are also names of peoples or faiths: before another name they say who
@@ -249,6 +264,36 @@ def _joined_people(ents: Sequence[Any]) -> list[Any]:
             out[-1] = Span(ent.doc, last.start, ent.end, label="PERSON")
         else:
             out.append(ent)
+    return out
+
+
+def _possessive_names(ents: Sequence[Any]) -> list[Any]:
+    """ "St Orrin's Hospital", which NER cuts at its "'s" ("St Orrin's" and "Hospital", or
+    "St Orrin's" alone): a name ending in a possessive and the capitalized words right after it
+    are one name where the last of them is a body's or a built place's word (see
+    :func:`noema.ingest.evidence.form_type`). "Microsoft's Windows" is no such name."""
+    from spacy.tokens import Span
+
+    out: list[Any] = []
+    taken = -1  # the end of the last name taken longer
+    for ent in ents:
+        if ent.start < taken:
+            continue  # "Hospital" tagged apart: taken into the name before it
+        doc, end = ent.doc, ent.end
+        if not ent.text.endswith(_POSSESSIVES):
+            if end < len(doc) and doc[end].text in _POSSESSIVES:
+                end += 1
+            else:
+                out.append(ent)
+                continue
+        last = end
+        while last < len(doc) and doc[last].text[:1].isupper() and doc[last].is_alpha:
+            last += 1
+        form = form_type(f"{clean_name(ent.text)}'s {doc[end:last].text}")
+        if last > end and form in ("ORG", "LOC"):
+            ent = Span(doc, ent.start, last, label="ORG" if form == "ORG" else "FAC")
+            taken = last
+        out.append(ent)
     return out
 
 
@@ -459,6 +504,40 @@ def fold_short_names(found: FoundDocument) -> None:
         names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
         names.carry_cues(short, full)
         joined[short] = full
+    _rename(found, joined)
+
+
+def fold_possessives(found: Sequence[FoundDocument]) -> None:
+    """Join a name written with a possessive and no more to the one longer name of the batch
+    that goes on from it: "joined St Orrin's" is St Orrin's Hospital, where NER's span, cut at
+    its "'s", left a person "St Orrin". The short form's votes are dropped, not carried: they are
+    NER's guess at the cut name, and the longer name's own words and mentions say what it is. A
+    name some document writes as a possessive of something ("Orrin's will") stays itself
+    where no longer name starts "Orrin's "."""
+    longer: dict[str, set[str]] = {}
+    for item in found:
+        for name in item.names.votes:
+            for mark in _POSSESSIVES:
+                head, cut, tail = name.partition(f"{mark} ")
+                if cut and head and tail:
+                    longer.setdefault(head, set()).add(name)
+    for item in found:
+        names = item.names
+        joined = {
+            short: next(iter(longer[short]))
+            for short in sorted(names.possessive)
+            if short in names.votes and len(longer.get(short, ())) == 1
+        }
+        for short, full in joined.items():
+            names.votes.pop(short)
+            names.votes.setdefault(full, Counter())
+            names.mentions.setdefault(full, []).extend(names.mentions.pop(short, []))
+        _rename(item, joined)
+
+
+def _rename(found: FoundDocument, joined: dict[str, str]) -> None:
+    """The document's facts, tenures and main entity with each name of ``joined`` replaced by
+    the name it joined; a fact that joins a name to itself is gone."""
     if not joined:
         return
     facts = (

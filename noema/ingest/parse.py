@@ -48,6 +48,7 @@ from noema.ingest.entities import (
     ExtractedFact,
     FoundDocument,
     batch_graph,
+    fold_possessives,
     fold_short_names,
     map_spacy_label,
     read_entities,
@@ -109,6 +110,7 @@ def _batch(found: Sequence[FoundDocument]) -> SemanticGraph:
     """The graph of a run of documents read to their end."""
     for item in found:
         fold_short_names(item)
+    fold_possessives(found)
     return batch_graph(close_tenures(found))
 
 
