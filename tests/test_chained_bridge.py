@@ -14,7 +14,14 @@ import noema
 from noema.evaluate import answer_in_context
 from noema.ingest.sources import read_documents
 from noema.model.graph import SemanticGraph
-from noema.retrieval.bridges import chained_bridge, question_words
+from noema.model.names import normalize_name
+from noema.retrieval.bridges import (
+    asked_stems,
+    chained_bridge,
+    question_names,
+    question_words,
+    relation_bridge,
+)
 
 QUESTION = "Where was the chief executive of the company that licensed Velotrexin born?"
 
@@ -117,3 +124,127 @@ def test_the_founder_of_the_company_a_drug_names_is_found(
         "Who founded the company that makes Narvaline?", max_tokens=200, format="sentences"
     )
     assert "Florian Vesey" in result.text, result.text
+
+
+FOUNDATION = [
+    noema.Document(
+        "# The Lanthorn Foundation\n\nThe Lanthorn Foundation is a medical charity based in "
+        "Pelbury. It was set up in 2009 by Cecily Lanthorn. Cecily Lanthorn chaired the "
+        "foundation from 2009 until 2025, when she stepped down.\n\n## Key facts\n\n"
+        "- Chair: Ngozi Ferrand (2025–)\n- Cecily Lanthorn: chair, 2009–2025\n",
+        id="lanthorn_foundation.md",
+    ),
+    noema.Document(
+        "# Ngozi Ferrand\n\nNgozi Ferrand (born 1968 in Tessmoor) is a hospital manager. She "
+        "was chief executive of Caddisford Health Trust from 2017.",
+        id="ngozi_ferrand.md",
+    ),
+    noema.Document(
+        "# Cecily Lanthorn\n\nCecily Lanthorn was born in Marrick in 1944. She made her fortune "
+        "in textile dyes.",
+        id="cecily_lanthorn.md",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def foundation_kb(ingested: Callable[..., noema.KnowledgeBase]) -> noema.KnowledgeBase:
+    return ingested(FOUNDATION)
+
+
+def _bridged(kb: noema.KnowledgeBase, question: str) -> set[str]:
+    """The names the bridge searches of ``question`` went through."""
+    result = kb.retrieve(question, max_tokens=400, explain=True)
+    assert result.explanation is not None
+    graph = kb.graph
+    return {
+        graph.entities[e].name
+        for step in result.explanation
+        if step.reason == "bridge" and step.step == 2
+        for e in step.path
+    }
+
+
+def test_a_question_with_no_time_bridges_to_the_holder_now(
+    foundation_kb: noema.KnowledgeBase,
+) -> None:
+    # the sentence most like the question names the chair until 2025; "the chair" is the one
+    # after her, whose page says where she was born
+    bridged = _bridged(foundation_kb, "Where was the chair of the Lanthorn Foundation born?")
+    assert "Ngozi Ferrand" in bridged and "Cecily Lanthorn" not in bridged
+
+
+def test_a_question_with_a_time_bridges_to_the_holder_then(
+    foundation_kb: noema.KnowledgeBase,
+) -> None:
+    bridged = _bridged(
+        foundation_kb, "Where was the chair of the Lanthorn Foundation in 2015 born?"
+    )
+    assert "Ngozi Ferrand" not in bridged
+
+
+def test_a_question_timed_by_another_holder_bridges_to_the_holder_then(
+    foundation_kb: noema.KnowledgeBase,
+) -> None:
+    bridged = _bridged(
+        foundation_kb, "Where was the chair of the Lanthorn Foundation before Ngozi Ferrand born?"
+    )
+    assert "Ngozi Ferrand" not in bridged
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is the chief executive of the company that makes the Talvio?",
+        "Where is the maker of the Talvio based?",
+        "Who is the chief executive of the company which made the Talvio?",
+    ],
+)
+def test_the_maker_a_question_asks_for_is_a_relation_bridge(question: str) -> None:
+    # "makes" after "that" is a verb, and "make" a relation of its own: the company that makes
+    # the pump is the bridge, not the engineer the pump's best sentence names
+    g = SemanticGraph()
+    talvio = g.add_entity("Talvio", "PRODUCT")
+    maker = g.add_entity("Kestrin Medical", "ORG")
+    engineer = g.add_entity("Maeve Collister", "PERSON")
+    g.add_relation(maker, "make", talvio)
+    g.add_relation(engineer, "design", talvio)
+    found = relation_bridge(g, [talvio], question_words(question), (), {})
+    assert found is not None and found[0] == maker
+
+
+def test_a_plural_noun_is_no_relation() -> None:
+    g = SemanticGraph()
+    town = g.add_entity("Halloran", "GPE")
+    other = g.add_entity("Corvell", "GPE")
+    g.add_relation(town, "town", other)
+    question = question_words("Which of the towns near Halloran has a port?")
+    assert relation_bridge(g, [town], question, (), {}) is None
+
+
+@pytest.mark.parametrize("format", ["notation", "natural_language", "sentences"])
+def test_the_bridge_s_fact_the_question_asks_comes_before_its_other_facts(
+    institutes_kb: noema.KnowledgeBase, format: str
+) -> None:
+    # the founder's page was ranked by the whole question: where he worked, what he founded and
+    # his shares took the 200 tokens before the sentence that says where he was born
+    result = institutes_kb.retrieve(
+        "Where was the founder of the company that makes Narvaline born?",
+        max_tokens=200,
+        format=format,  # type: ignore[arg-type]
+    )
+    assert answer_in_context(["Brimsworth"], result.text), result.text
+
+
+def test_asked_stems_are_the_relations_the_evidence_does_not_say() -> None:
+    question = "Where was the founder of the company that makes Narvaline born?"
+    said = normalize_name("Florian Vesey founded Pellmar Biologics, which makes Narvaline.")
+    assert asked_stems(question_words(question), said, question_names(question)) == {"born"}
+
+
+def test_the_relation_next_to_the_name_is_not_asked_again() -> None:
+    # the performer of Decade is the bridge: his other performances say nothing of his sibling
+    question = "Who is the sibling of the performer of Decade?"
+    words, names = question_words(question), question_names(question)
+    asked = asked_stems(words, normalize_name("Decade is an album by Neil Young."), names)
+    assert "perform" not in asked and asked == {"sibl"}

@@ -40,6 +40,8 @@ from noema.model.names import is_description, normalize_name
 from noema.model.roles import OFFICES
 
 __all__ = [
+    "answers_asked",
+    "asked_stems",
     "bridge_entity",
     "chained_bridge",
     "relation_bridge",
@@ -60,7 +62,8 @@ _FORM_WORD_LIST = (
 )
 _FORM_WORDS = frozenset(_FORM_WORD_LIST.split())
 # Predicate words that name no relation of their own ("is", "has"): they match any question.
-_VERB_WORDS = frozenset({"be", "have", "do", "get", "make", "become"})
+# Not "make": "the company that makes the Talvio" asks for the maker.
+_VERB_WORDS = frozenset({"be", "have", "do", "get", "become"})
 # Past forms a suffix rule cannot undo, of verbs predicates are made of (predicates are lemmas).
 _IRREGULAR = {
     "bought": "buy",
@@ -85,6 +88,7 @@ _IRREGULAR = {
     "taught": "teach",
     "met": "meet",
     "born": "born",
+    "made": "make",
     "successor": "succeed",
     "paid": "pay",
     "gave": "give",
@@ -226,6 +230,20 @@ def _names_relation(word: str) -> bool:
     return word in _IRREGULAR or word.endswith(_RELATION_ENDINGS)
 
 
+# The words after which a word ending in "s" is a verb: "the company that makes", "the charity
+# which funds", "who chairs"; elsewhere such a word is as often a plural noun ("the towns").
+_RELATIVES = frozenset({"that", "which", "who"})
+
+
+def _relation_at(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]`` names a relation: a verb's past or -ing form, an agent noun (see
+    :func:`_names_relation`), or a verb in the present after a relative pronoun."""
+    word = words[i]
+    if _names_relation(word):
+        return True
+    return word.endswith("s") and len(word) > 3 and i > 0 and words[i - 1] in _RELATIVES
+
+
 def _predicate_stems(predicate: str) -> set[str]:
     return {
         _stem(part)
@@ -243,7 +261,8 @@ def relation_words(question: str, predicate: str) -> list[str]:
         ['founder']
     """
     stems = _predicate_stems(predicate)
-    return [w for w in normalize_name(question).split() if _names_relation(w) and _stem(w) in stems]
+    words = normalize_name(question).split()
+    return [w for i, w in enumerate(words) if _relation_at(words, i) and _stem(w) in stems]
 
 
 def _name_position(words: Sequence[str], names: Sequence[str]) -> tuple[int, int] | None:
@@ -311,7 +330,7 @@ def relation_bridge(
         stems = {
             _stem(w): min(abs(i - at[0]), abs(i - at[1] + 1))
             for i, w in enumerate(words)
-            if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _names_relation(w)
+            if (i < at[0] or i >= at[1]) and w not in _FORM_WORDS and _relation_at(words, i)
         }
         ranks = [
             (min(distances), topic, facts, other, fact_id)
@@ -326,10 +345,10 @@ def relation_bridge(
     return None if best is None else (best[3], best[4])
 
 
-def _asks_relation(word: str) -> bool:
-    """A question word that names a relation: a verb's form or agent noun, or an office
-    ("chief executive", "head", "chair", "CEO")."""
-    return _names_relation(word) or word in OFFICES or word in _SPELLED_OUT
+def _asks_relation(words: Sequence[str], i: int) -> bool:
+    """Whether question word ``words[i]`` names a relation: a verb's form or agent noun (see
+    :func:`_relation_at`), or an office ("chief executive", "head", "chair", "CEO")."""
+    return _relation_at(words, i) or words[i] in OFFICES or words[i] in _SPELLED_OUT
 
 
 def chained_bridge(
@@ -356,7 +375,7 @@ def chained_bridge(
     told = [i for i, w in enumerate(words) if w in said_words and w not in _FORM_WORDS]
     stems: dict[str, int] = {}
     for i, w in enumerate(words):
-        if w in _FORM_WORDS or w in said_words or not _asks_relation(w):
+        if w in _FORM_WORDS or w in said_words or not _asks_relation(words, i):
             continue
         distance = min((abs(i - j) for j in told), default=len(words))
         for part in (w, *_SPELLED_OUT.get(w, ())):  # "ceo_of" as well as "chief_executive_of"
@@ -379,6 +398,42 @@ def chained_bridge(
         return None
     best = min(ranks)
     return best[4], best[5]
+
+
+def asked_stems(question: str, said: str, names: str = "") -> frozenset[str]:
+    """The stems of the relations ``question`` (:func:`question_words`) asks that ``said`` (the
+    evidence so far, normalized as names are) does not say: "born" of "Where was the founder of
+    the company that makes Narvaline born?" once the evidence names the founder. The relation
+    next to the question's names (``names``, :func:`question_names`) is the one a bridge was
+    reached by, said or not ("performer" of "the sibling of the performer of Decade": the
+    performer's other songs say nothing of the sibling)."""
+    words = question.split()
+    said_stems = {_stem(w) for w in said.split()}
+    # a question's first word is capitalized too ("Who"): no name
+    named = [i for i, w in enumerate(words) if f" {w} " in names and w not in _FORM_WORDS]
+    relations = [
+        i for i, w in enumerate(words) if w not in _FORM_WORDS and _asks_relation(words, i)
+    ]
+    if named and relations:
+        innermost = min(relations, key=lambda i: (min(abs(i - j) for j in named), i))
+        relations.remove(innermost)
+    asked: set[str] = set()
+    for i in relations:
+        parts = (words[i], *_SPELLED_OUT.get(words[i], ()))
+        asked.update(s for p in parts if (s := _stem(p)) not in said_stems)
+    return frozenset(asked)
+
+
+def answers_asked(
+    graph: SemanticGraph, fact_id: str, entity_id: str, asked: Collection[str]
+) -> bool:
+    """Whether ``fact_id`` is a fact of ``entity_id`` whose predicate shares a stem of
+    ``asked`` (see :func:`asked_stems`): what the question wants to know of that entity."""
+    if entity_id not in entities_of(graph, fact_id):
+        return False
+    rel = graph.relations.get(fact_id)
+    predicate = rel.predicate if rel is not None else graph.events[fact_id].label
+    return not _predicate_stems(predicate).isdisjoint(asked)
 
 
 # offices written as letters in a question, matched by the words a predicate spells them with

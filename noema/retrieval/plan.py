@@ -44,6 +44,8 @@ from noema.model.graph import SemanticGraph
 from noema.model.names import normalize_name
 from noema.model.spans import Sentence, sentence_text
 from noema.retrieval.bridges import (
+    answers_asked,
+    asked_stems,
     bridge_entity,
     bridge_query,
     chained_bridge,
@@ -57,6 +59,8 @@ from noema.retrieval.bridges import (
 from noema.retrieval.filters import FactFilter
 from noema.retrieval.lexical import LexicalIndex, fused
 from noema.retrieval.steps import Reason, Step
+from noema.retrieval.timeorder import latest_holder
+from noema.retrieval.times import read_question_time
 from noema.retrieval.walk import best_sentences, fact_similarities, mentioned_sentences, walk
 from noema.vectors.embed import Vectors
 from noema.vectors.index import VectorIndex
@@ -385,6 +389,15 @@ class _Ranking:
         return False
 
 
+# Words that set a question's time by something other than a date ("before Oswin Petrakis",
+# "the first chair", "her predecessor"): its role's holder is not the one now.
+_THEN_WORDS = frozenset(
+    {"before", "after", "until", "first", "former", "formerly", "previous", "previously"}
+    | {"predecessor", "earlier", "original", "originally", "once", "when", "while", "during"}
+    | {"then"}
+)
+
+
 # A bridge taken: its entity, the fact it came from, the evidence that led to it, and the vector
 # of the search that found that evidence.
 _Chosen = tuple[str, str, str, Vectors]
@@ -407,6 +420,11 @@ class _Bridges:
         self.words = question_words(question)
         self.names = question_names(question)
         self.used: set[str] = set()
+        # "the chair of X" with no time asks of the chair now, not of the one a sentence names
+        asked = read_question_time(question)
+        self.now = (asked is None or asked.kind == "current") and not (
+            _THEN_WORDS & set(self.words.split())
+        )
         # a bridge search's sentence -> the evidence that led to that search
         self.evidence: dict[Sentence, str] = {}
 
@@ -421,6 +439,7 @@ class _Bridges:
         )
         if found is None:
             return []
+        found = self._held_now(found)
         self.used.add(found[0])
         # what the fact says of the question, so the next search asks what is left: the
         # sentence, the fact in words (both names) and the question's words of its predicate
@@ -453,6 +472,7 @@ class _Bridges:
                 graph, facts, self.words, sentences.topics, self.used, names=self.names
             )
             if found is not None:
+                found = self._held_now(found)
                 self.used.add(found[0])
                 # the evidence of this sentence and of the steps that led to it
                 evidence = f"{self.evidence.get(sentence, '')} {sentence_text(graph, sentence)}"
@@ -479,6 +499,18 @@ class _Bridges:
             if link is not None:  # right after the search it follows from
                 rankings.append(self._chain_ranking(link, next(link_vectors), step + 1))
         return rankings
+
+    def _held_now(self, found: tuple[str, str]) -> tuple[str, str]:
+        """The bridge a question with no time means: where ``found`` is the holder of a role
+        another holds later ("Cecily Lanthorn chaired the foundation from 2009 until 2025"
+        beside "Chair: Ngozi Ferrand (2025–)"), the later holder (see
+        :func:`noema.retrieval.timeorder.latest_holder`), unless already taken."""
+        if not self.now:
+            return found
+        holder = latest_holder(self.planner.graph, found[1], found[0])
+        if holder is None or holder in self.used or not self.planner.allowed(found[1]):
+            return found
+        return holder, found[1]
 
     def _chained(self, chosen: Sequence[_Chosen]) -> list[_Chosen | None]:
         """For each bridge of ``chosen``, its chained bridge (see :func:`chained_bridge`) with
@@ -548,6 +580,26 @@ class _Bridges:
         if self.floor is not None:  # the floor is on similarity to the question itself
             to_question = self.planner.sentences.similarities([s for s, _ in hits], self.planner.q)
             hits = [(s, score) for s, score in hits if to_question[s] >= self.floor]
+        asked = asked_stems(self.words, normalize_name(evidence), self.names)
+        if asked:
+            # the best sentence holding the bridge's own fact of a relation the question asks
+            # and the evidence does not say ("born" once the founder is named) first: the
+            # step's vector ranks by the whole question, and the founder's other sentences took
+            # the budget before it; one, as a performer's many "performed" sentences are not
+            # all the answer
+            graph, facts = self.planner.graph, self.planner.sentences.facts
+            answer = next(
+                (
+                    i
+                    for i, (sentence, _) in enumerate(hits)
+                    if any(
+                        answers_asked(graph, f, entity_id, asked) for f in facts.get(sentence, ())
+                    )
+                ),
+                None,
+            )
+            if answer:
+                hits = [hits[answer], *hits[:answer], *hits[answer + 1 :]]
         for sentence, score in hits:
             added = self.planner.add_sentence(
                 sentence, score, "bridge", fact_id, (entity_id,), step

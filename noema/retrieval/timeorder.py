@@ -57,6 +57,7 @@ __all__ = [
     "fact_time",
     "order_by_time",
     "held_period",
+    "latest_holder",
     "peers",
     "rivals",
     "standing_rivals",
@@ -408,6 +409,39 @@ def standing_rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
         ):
             found.append(other_id)
     return found
+
+
+def latest_holder(graph: SemanticGraph, fact_id: str, holder: str) -> str | None:
+    """Who holds now the role ``holder`` held by ``fact_id``: the holder of the rival fact of the
+    same predicate and place valid latest, where it is valid later than ``fact_id`` (a tenure
+    that ended in 2025 beside "Chair: Ngozi Ferrand (2025–)"), or a holder nothing says has left
+    where ``fact_id`` has ended; ``None`` when ``fact_id`` is the latest known, is no role, or
+    ``holder`` is not its holder. What a question with no time asks of "the chair of X"."""
+    period = held_period(graph, fact_id)
+    ends = graph.fact(fact_id).entity_ids
+    if period is None or len(ends) != 2 or holder not in ends:
+        return None
+    at = ends.index(holder)
+    place = ends[1 - at]
+
+    def holder_of(rival: str) -> str | None:
+        other = graph.fact(rival).entity_ids
+        if len(other) != 2 or other[1 - at] != place or other[at] == holder:
+            return None
+        return other[at]
+
+    later = [
+        (until, rival)
+        for rival in rivals(graph, fact_id)
+        if holder_of(rival) is not None
+        and (until := _valid_until(held_period(graph, rival))) > _valid_until(period)  # type: ignore[arg-type]
+    ]
+    if later:
+        return holder_of(max(later)[1])
+    if period.end is not None and period.end < date.today():
+        standing = [h for r in standing_rivals(graph, fact_id) if (h := holder_of(r)) is not None]
+        return standing[0] if len(standing) == 1 else None
+    return None
 
 
 def _rival_step(
