@@ -231,6 +231,7 @@ def test_the_new_evidence_leaves_these_alone(
         ("Quenby Instruments makes the surgical robot.", "Quenby Instruments"),
         ("Kestrin Medical was founded in 2009 by Oona Farthing.", "Kestrin Medical"),
         ("Orrery House is a publishing house based in Lathermere.", "Orrery House"),
+        ("Quinta do Vessal is a wine estate in Quintarela.", "Quinta do Vessal"),
     ],
 )
 def test_a_body_whose_name_ends_in_its_kind_is_an_organisation(
@@ -262,6 +263,35 @@ def test_a_warehouse_is_a_place(extractor: SpacyExtractor) -> None:
 def test_a_device_is_a_product_and_a_publisher_may_be_a_person(
     extractor: SpacyExtractor, text: str, name: str, expected: str
 ) -> None:
+    assert types_of(extractor, [text], name) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        ("In 2014 she opened the Lannock Hangar at Kelvaig Airport.", "Lannock Hangar", "LOC"),
+        ("Ostrey Airways flew from Ostrey Airfield until 2003.", "Ostrey Airfield", "LOC"),
+        (
+            "Tours of the Quarry Cellar, where the wine is aged, run every Saturday.",
+            "Quarry Cellar",
+            "LOC",
+        ),
+        (
+            "The Encosta Vineyard is one of the great sites of Esterra, said Okonkwo.",
+            "Encosta Vineyard",
+            "LOC",
+        ),
+        (
+            "Millstone Rosé, first made in 1998, is the cooperative's best-selling wine.",
+            "Millstone Rosé",
+            "PRODUCT",
+        ),
+    ],
+)
+def test_hangars_airfields_cellars_and_vineyards_are_places_and_a_wine_a_product(
+    extractor: SpacyExtractor, text: str, name: str, expected: str
+) -> None:
+    # NER's guess from a name it has never seen: a person, a firm, or OTHER where they tie
     assert types_of(extractor, [text], name) == [expected]
 
 

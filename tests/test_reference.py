@@ -1111,3 +1111,28 @@ def test_a_name_said_with_its_possessive_alone_is_the_longer_name(
         "Josiah Orrin opened the hospital in 1887. Orrin's will set up the Orrin Foundation.",
     )
     assert "Josiah Orrin" in set(_types(graph))
+
+
+def test_our_in_a_firm_s_own_page_is_the_firm(extractor: SpacyExtractor) -> None:
+    # an FAQ speaks in the firm's voice; "our chief executive" was a person who "is" the
+    # words "chief executive", of no firm, so a later holder could never be told from him
+    graph = _graph(
+        extractor,
+        "# Thornquist Books — frequently asked questions\n\nQ: Who runs the house?\n"
+        "A: Oswin Petrakis has been our chief executive since 2016.",
+    )
+    assert ("Oswin Petrakis", "chief_executive_of", "Thornquist Books") in _facts(graph)
+
+
+def test_a_name_with_a_small_word_inside_is_one_name(extractor: SpacyExtractor) -> None:
+    # NER cut "Quinta do Vessal" into "Quinta" and "Vessal": a node of each, neither the estate
+    graph = _graph(
+        extractor,
+        "Quinta do Vessal is a wine estate in Quintarela. Helena Vessal ran it until 2004.",
+        "QUINTARELA, 2 May 2022 — Quinta do Vessal today named Adaeze Okonkwo as its head "
+        "winemaker.",
+        "He joined Quinta do Vessal in 1990.",
+    )
+    names = set(_types(graph))
+    assert "Quinta" not in names and "Vessal" not in names
+    assert ("Quinta do Vessal", "wine_estate_in", "Quintarela") in _facts(graph)

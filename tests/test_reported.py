@@ -88,6 +88,19 @@ def _pairs(graph: SemanticGraph) -> set[frozenset[str]]:
             id="described-as",
         ),
         pytest.param(
+            "Several published profiles say that Rui Carvalho worked for Greyling Air in "
+            "Quennock before he moved to Kelvaig.",
+            "Rui Carvalho",
+            "Greyling Air",
+            id="profiles-say",
+        ),
+        pytest.param(
+            "A newspaper article claimed that Rui Carvalho had flown for Greyling Air.",
+            "Rui Carvalho",
+            "Greyling Air",
+            id="an-article-claimed",
+        ),
+        pytest.param(
             "Q: Did Conrad Hesketh ever work at the Hollinsworth Centre?\nA: No.",
             "Conrad Hesketh",
             "Hollinsworth Centre",

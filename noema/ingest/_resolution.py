@@ -44,6 +44,7 @@ _PLACE_NOUNS = frozenset(
 COPULAS = frozenset({"be", "become", "remain"})
 _RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that"})
 _ANY_PRONOUNS = frozenset({"they", "them", "their"})
+_OUR_PRONOUNS = frozenset({"we", "us", "our", "ours"})
 # nouns for the people of a name: "the Morrow family kept it" is theirs, not the topic's
 _GROUP_NOUNS = frozenset(
     {"family", "brother", "sister", "household", "clan", "dynasty", "administration", "heir"}
@@ -261,6 +262,12 @@ class EntityResolver:
                 # does not give itself away; "it" is the thing named before
                 return self._antecedent(token, _THINGS, also_not=self.main)
             return self.main
+        if lower in _OUR_PRONOUNS:
+            # "Oswin Petrakis has been our chief executive" in a firm's FAQ or press note: a
+            # body's own voice; in a person's page "we" is some group of theirs
+            # the name's own words first: NER calls "Thornquist Books" a place on its FAQ page
+            main_type = form_type(self.main) or self.names.leading_type(self.main)
+            return self.main if not self.main_is_person and main_type == "ORG" else None
         if lower in _ANY_PRONOUNS:
             # "From here they acquired slaves" in a coast's document are people, not the coast;
             # "They gained independence" in the Bahamas' is the islands

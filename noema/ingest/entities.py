@@ -136,7 +136,7 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
     spelled-out counts dropped, business suffixes kept with their name, short person names
     completed."""
     previous: tuple[Any, str] | None = None  # (span, name) of the last entity kept
-    ents = _joined_people(_people_named(_joined_places(_possessive_names(spacy_doc.ents))))
+    ents = _joined_people(_people_named(_joined_places(_completed_names(spacy_doc.ents))))
     for ent in ents:
         ent = without_score(without_dashes(_within_line(ent)))
         if ent.label_ in _RELEASED:
@@ -267,34 +267,55 @@ def _joined_people(ents: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _possessive_names(ents: Sequence[Any]) -> list[Any]:
-    """ "St Orrin's Hospital", which NER cuts at its "'s" ("St Orrin's" and "Hospital", or
-    "St Orrin's" alone): a name ending in a possessive and the capitalized words right after it
-    are one name where the last of them is a body's or a built place's word (see
-    :func:`noema.ingest.evidence.form_type`). "Microsoft's Windows" is no such name."""
+# The small words inside names of many languages: "Quinta do Vessal", "Casa de Lorca".
+_PARTICLES = frozenset(
+    {"do", "da", "dos", "das", "de", "del", "della", "di", "du", "van", "von", "der", "den"}
+)
+
+
+def _completed_names(ents: Sequence[Any]) -> list[Any]:
+    """Names NER cut short, whole again: one ending in a possessive and the capitalized words
+    right after it, where the last of them is a body's or a built place's word ("St Orrin's
+    Hospital", cut into "St Orrin's" and "Hospital", or "St Orrin's" alone; see
+    :func:`noema.ingest.evidence.form_type`; "Microsoft's Windows" is no such name); and one
+    followed by a name's small word and capitalized words ("Quinta do Vessal", cut into
+    "Quinta" and "Vessal")."""
     from spacy.tokens import Span
 
     out: list[Any] = []
     taken = -1  # the end of the last name taken longer
     for ent in ents:
         if ent.start < taken:
-            continue  # "Hospital" tagged apart: taken into the name before it
+            continue  # "Hospital" or "Vessal" tagged apart: taken into the name before it
         doc, end = ent.doc, ent.end
-        if not ent.text.endswith(_POSSESSIVES):
-            if end < len(doc) and doc[end].text in _POSSESSIVES:
-                end += 1
-            else:
-                out.append(ent)
-                continue
-        last = end
-        while last < len(doc) and doc[last].text[:1].isupper() and doc[last].is_alpha:
-            last += 1
-        form = form_type(f"{clean_name(ent.text)}'s {doc[end:last].text}")
-        if last > end and form in ("ORG", "LOC"):
-            ent = Span(doc, ent.start, last, label="ORG" if form == "ORG" else "FAC")
+        label = None
+        if ent.text.endswith(_POSSESSIVES) or (end < len(doc) and doc[end].text in _POSSESSIVES):
+            end += 0 if ent.text.endswith(_POSSESSIVES) else 1
+            last = _capitalized_run(doc, end)
+            form = form_type(f"{clean_name(ent.text)}'s {doc[end:last].text}")
+            if last > end and form in ("ORG", "LOC"):
+                label = "ORG" if form == "ORG" else "FAC"
+        elif end + 1 < len(doc) and doc[end].text in _PARTICLES and ent.label_ in _NAMED:
+            last = _capitalized_run(doc, end + 1)
+            if last > end + 1:
+                label = ent.label_
+        if label is not None:
+            ent = Span(doc, ent.start, last, label=label)
             taken = last
         out.append(ent)
     return out
+
+
+# NER labels of names a small word may run on in: not dates, amounts or peoples
+_NAMED = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT"})
+
+
+def _capitalized_run(doc: Any, start: int) -> int:
+    """The end of the run of capitalized words from ``start``, on one line."""
+    last = start
+    while last < len(doc) and doc[last].text[:1].isupper() and doc[last].is_alpha:
+        last += 1
+    return last
 
 
 def _joined_places(ents: Sequence[Any]) -> list[Any]:

@@ -87,7 +87,8 @@ _CLUB_WORDS = frozenset(
 # ("Linkin Park", "Jurassic Park", "Arsenio Hall").
 _FACILITY_WORDS = frozenset(
     _words("""
-    stadium arena ground laboratory observatory velodrome racecourse warehouse
+    stadium arena ground laboratory observatory velodrome racecourse warehouse airport airfield
+    aerodrome hangar vineyard cellar
     """)
 )
 # A release's number after a name: "Larkspur 3.0", "Corvid 4.2.1", "Spindle v2.1"; not a

@@ -37,7 +37,7 @@ _KINDS = {
         institute party council ministry department newspaper magazine network broadcaster
         franchise maker startup business brand brewery shipyard supplier carrier subsidiary
         cooperative consultancy cidery winery distillery creamery foundry foundation charity
-        collective consortium
+        collective consortium alliance union guild distributor importer wholesaler
     """,
     "GPE": """
         city town village hamlet municipality borough county country state province
@@ -47,7 +47,8 @@ _KINDS = {
         river creek stream lake mountain hill peak volcano island peninsula bay sea ocean valley
         desert forest park street road highway avenue bridge tunnel stadium arena building house
         church cathedral castle palace lighthouse airport mall museum stop ground venue
-        laboratory observatory racecourse velodrome
+        laboratory observatory racecourse velodrome vineyard cellar hangar airfield aerodrome
+        quarry
     """,
     "PRODUCT": """
         film movie drama thriller comedy album song single novel book poem play musical opera
@@ -55,11 +56,12 @@ _KINDS = {
         sculpture car engine aircraft dvd ep feature drug medicine medication vaccine
         antibiotic software framework toolkit tool application app plugin compiler browser
         release fork smartphone locomotive spacecraft pump robot scanner implant ventilator
-        device
+        device machine jet airliner plane airplane aeroplane turboprop helicopter vehicle truck
+        tractor wine beer whisky whiskey cider gin vodka champagne liqueur
     """,
     "EVENT": """
         war battle election tournament championship festival ceremony competition offensive
-        campaign
+        campaign fair expo exhibition regatta marathon contest
     """,
 }
 
@@ -79,8 +81,18 @@ _QUALIFIED_KINDS = {
     ),
     # a game, not a match
     "PRODUCT": ("video game", "computer game", "board game", "card game", "operating system"),
+    # a show alone may be a broadcast
+    "EVENT": ("air show", "trade show", "motor show", "flower show", "horse show"),
     # a house alone is a building
-    "ORG": ("publishing house", "fashion house", "auction house", "design house", "trading house"),
+    "ORG": (
+        "publishing house",
+        "fashion house",
+        "auction house",
+        "design house",
+        "trading house",
+        # an estate alone is land
+        "wine estate",
+    ),
     "GPE": (
         "census-designated place",
         "populated place",
