@@ -1105,12 +1105,19 @@ def test_a_name_said_with_its_possessive_alone_is_the_longer_name(
     assert "St Orrin" not in names and "St Orrin's" not in names
     assert _types(graph)["St Orrin's Hospital"] == {"ORG"}
     assert ("Rafferty Coyle", "join", "St Orrin's Hospital") in _facts(graph)
-    # a person's possessive is still the person's
+    # a person's possessive is still the person's, and a name that owns another stays itself
     graph = _graph(
         extractor,
         "Josiah Orrin opened the hospital in 1887. Orrin's will set up the Orrin Foundation.",
     )
     assert "Josiah Orrin" in set(_types(graph))
+    graph = _graph(
+        extractor,
+        "Harvard's Kennedy School hired Jane Smith.",
+        "John Brown studied at Harvard.",
+    )
+    assert {"Harvard", "Kennedy School"} <= set(_types(graph))
+    assert ("John Brown", "study_at", "Harvard") in _facts(graph)
 
 
 def test_our_in_a_firm_s_own_page_is_the_firm(extractor: SpacyExtractor) -> None:
@@ -1122,6 +1129,15 @@ def test_our_in_a_firm_s_own_page_is_the_firm(extractor: SpacyExtractor) -> None
         "A: Oswin Petrakis has been our chief executive since 2016.",
     )
     assert ("Oswin Petrakis", "chief_executive_of", "Thornquist Books") in _facts(graph)
+
+
+def test_we_in_a_quotation_is_whoever_speaks(extractor: SpacyExtractor) -> None:
+    graph = _graph(
+        extractor,
+        '# Harrow Steel\n\nHarrow Steel is a steel maker in Corvell. "We have hired Dana '
+        'Price as our lawyer," said Mary Jones, the leader of the United Steelworkers.',
+    )
+    assert not any(s == "Harrow Steel" and o == "Dana Price" for s, _, o in _facts(graph))
 
 
 def test_a_name_with_a_small_word_inside_is_one_name(extractor: SpacyExtractor) -> None:

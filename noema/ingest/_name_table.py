@@ -72,6 +72,8 @@ class NameTable:
         # names written with a possessive and no more ("joined St Orrin's"): maybe a longer
         # name's short form (see noema.ingest.entities.fold_possessives)
         self.possessive: set[str] = set()
+        # names written without one, which are then no such short form
+        self.bare: set[str] = set()
 
     def start_piece(self, offset: int) -> None:
         self.by_token = {}

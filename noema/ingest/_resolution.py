@@ -264,10 +264,13 @@ class EntityResolver:
             return self.main
         if lower in _OUR_PRONOUNS:
             # "Oswin Petrakis has been our chief executive" in a firm's FAQ or press note: a
-            # body's own voice; in a person's page "we" is some group of theirs
+            # body's own voice; in a person's page "we" is some group of theirs, and in a
+            # quotation whoever speaks ("'We have hired her,' said the union's leader")
+            if self.main_is_person or _quoted(token):
+                return None
             # the name's own words first: NER calls "Thornquist Books" a place on its FAQ page
             main_type = form_type(self.main) or self.names.leading_type(self.main)
-            return self.main if not self.main_is_person and main_type == "ORG" else None
+            return self.main if main_type == "ORG" else None
         if lower in _ANY_PRONOUNS:
             # "From here they acquired slaves" in a coast's document are people, not the coast;
             # "They gained independence" in the Bahamas' is the islands
@@ -538,6 +541,13 @@ class EntityResolver:
                 if name is not None and name not in out:
                     out.append(name)
         return out
+
+
+def _quoted(token: Any) -> bool:
+    """Whether ``token`` stands inside quotation marks in its sentence: an odd number of
+    straight quotes before it, or more opening curly quotes than closing ones."""
+    before: str = token.doc[token.sent.start : token.i].text
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d")
 
 
 def _ends_in_another_body(name: str) -> bool:

@@ -168,21 +168,14 @@ def read_entities(spacy_doc: Any, names: NameTable) -> None:
             name, type_ = full, names.leading_type(full)
         previous = (ent, name)
         names.add(name, ent, type_)
-        if _before_possessive(ent):
-            names.possessive.add(name)
+        # NER's own span ends in "'s" where the possessive is part of the name ("St Orrin's"),
+        # not where a name owns something ("Harvard's Kennedy School", tagged "Harvard")
+        (names.possessive if ent.text.endswith(_POSSESSIVES) else names.bare).add(name)
     read_releases(spacy_doc, names)
     read_described(spacy_doc, names)
 
 
 _POSSESSIVES = ("'s", "\u2019s")
-
-
-def _before_possessive(ent: Any) -> bool:
-    """Whether the span ends in a possessive "'s" (NER's "St Orrin's") or stands before one."""
-    if ent.text.endswith(_POSSESSIVES):
-        return True
-    doc = ent.doc
-    return ent.end < len(doc) and doc[ent.end].text in _POSSESSIVES
 
 
 # Given names that are also names of peoples or faiths: before another name they say who
@@ -284,18 +277,23 @@ def _completed_names(ents: Sequence[Any]) -> list[Any]:
 
     out: list[Any] = []
     taken = -1  # the end of the last name taken longer
+    starts = {ent.start for ent in ents}
     for ent in ents:
         if ent.start < taken:
             continue  # "Hospital" or "Vessal" tagged apart: taken into the name before it
         doc, end = ent.doc, ent.end
         label = None
-        if ent.text.endswith(_POSSESSIVES) or (end < len(doc) and doc[end].text in _POSSESSIVES):
-            end += 0 if ent.text.endswith(_POSSESSIVES) else 1
+        if ent.text.endswith(_POSSESSIVES):  # not "Harvard" before "'s Kennedy School"
             last = _capitalized_run(doc, end)
             form = form_type(f"{clean_name(ent.text)}'s {doc[end:last].text}")
             if last > end and form in ("ORG", "LOC"):
                 label = "ORG" if form == "ORG" else "FAC"
-        elif end + 1 < len(doc) and doc[end].text in _PARTICLES and ent.label_ in _NAMED:
+        elif (
+            end + 1 < len(doc)
+            and doc[end].text in _PARTICLES
+            and ent.label_ in _NAMED
+            and end not in starts  # "At Barcelona van Gaal won": the small word starts a name
+        ):
             last = _capitalized_run(doc, end + 1)
             if last > end + 1:
                 label = ent.label_
@@ -306,8 +304,10 @@ def _completed_names(ents: Sequence[Any]) -> list[Any]:
     return out
 
 
-# NER labels of names a small word may run on in: not dates, amounts or peoples
-_NAMED = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT"})
+# NER labels of names a small word may run on in: not dates, amounts or peoples, nor places,
+# whose names NER keeps whole ("Rio de Janeiro") and after which a person's may start ("At
+# Barcelona van Gaal won")
+_NAMED = frozenset({"PERSON", "ORG", "PRODUCT", "WORK_OF_ART", "EVENT"})
 
 
 def _capitalized_run(doc: Any, start: int) -> int:
@@ -532,9 +532,10 @@ def fold_possessives(found: Sequence[FoundDocument]) -> None:
     """Join a name written with a possessive and no more to the one longer name of the batch
     that goes on from it: "joined St Orrin's" is St Orrin's Hospital, where NER's span, cut at
     its "'s", left a person "St Orrin". The short form's votes are dropped, not carried: they are
-    NER's guess at the cut name, and the longer name's own words and mentions say what it is. A
-    name some document writes as a possessive of something ("Orrin's will") stays itself
-    where no longer name starts "Orrin's "."""
+    NER's guess at the cut name, and the longer name's own words and mentions say what it is.
+    Only a name NER's span ended with "'s" ("St Orrin's", never "Harvard" before "'s Kennedy
+    School") and that its document never writes without one; the batch is the run of documents
+    read together, so a document read in another run keeps its short form."""
     longer: dict[str, set[str]] = {}
     for item in found:
         for name in item.names.votes:
@@ -546,7 +547,7 @@ def fold_possessives(found: Sequence[FoundDocument]) -> None:
         names = item.names
         joined = {
             short: next(iter(longer[short]))
-            for short in sorted(names.possessive)
+            for short in sorted(names.possessive - names.bare)  # never written without "'s"
             if short in names.votes and len(longer.get(short, ())) == 1
         }
         for short, full in joined.items():

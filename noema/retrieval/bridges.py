@@ -233,6 +233,7 @@ def _names_relation(word: str) -> bool:
 # The words after which a word ending in "s" is a verb: "the company that makes", "the charity
 # which funds", "who chairs"; elsewhere such a word is as often a plural noun ("the towns").
 _RELATIVES = frozenset({"that", "which", "who"})
+_PREPOSITIONS = frozenset({"in", "of", "at", "on", "for", "by", "from", "with", "to", "during"})
 
 
 def _relation_at(words: Sequence[str], i: int) -> bool:
@@ -241,7 +242,10 @@ def _relation_at(words: Sequence[str], i: int) -> bool:
     word = words[i]
     if _names_relation(word):
         return True
-    return word.endswith("s") and len(word) > 3 and i > 0 and words[i - 1] in _RELATIVES
+    # "which" opening the question or after a preposition ("in which") asks which thing:
+    # "Which towns near Halloran ...", "the years in which films ..." are nouns
+    relative = i > 1 and words[i - 1] in _RELATIVES and words[i - 2] not in _PREPOSITIONS
+    return word.endswith("s") and len(word) > 3 and relative
 
 
 def _predicate_stems(predicate: str) -> set[str]:
@@ -400,26 +404,34 @@ def chained_bridge(
     return best[4], best[5]
 
 
-def asked_stems(question: str, said: str, names: str = "") -> frozenset[str]:
-    """The stems of the relations ``question`` (:func:`question_words`) asks that ``said`` (the
-    evidence so far, normalized as names are) does not say: "born" of "Where was the founder of
-    the company that makes Narvaline born?" once the evidence names the founder. The relation
-    next to the question's names (``names``, :func:`question_names`) is the one a bridge was
-    reached by, said or not ("performer" of "the sibling of the performer of Decade": the
-    performer's other songs say nothing of the sibling)."""
-    words = question.split()
+def asked_stems(words: str, said: str, names: str = "") -> frozenset[str]:
+    """The stems of the relations a question asks (``words``, :func:`question_words` of it)
+    that ``said`` (the evidence so far, normalized as names are) does not say: "born" of "Where
+    was the founder of the company that makes Narvaline born?" once the evidence names the
+    founder. The relation written just before one of the question's names (``names``,
+    :func:`question_names`) is the one a bridge was reached by, said or not ("performer" of "the
+    sibling of the performer of Decade": the performer's other songs say nothing of the sibling).
+
+    Example:
+        >>> question = "Where was the chair of the Lanthorn Foundation born?"
+        >>> sorted(asked_stems(question_words(question), "ngozi ferrand", question_names(question)))
+        ['born']
+    """
+    tokens = words.split()
     said_stems = {_stem(w) for w in said.split()}
     # a question's first word is capitalized too ("Who"): no name
-    named = [i for i, w in enumerate(words) if f" {w} " in names and w not in _FORM_WORDS]
+    named = [i for i, w in enumerate(tokens) if f" {w} " in names and w not in _FORM_WORDS]
     relations = [
-        i for i, w in enumerate(words) if w not in _FORM_WORDS and _asks_relation(words, i)
+        i for i, w in enumerate(tokens) if w not in _FORM_WORDS and _asks_relation(tokens, i)
     ]
-    if named and relations:
-        innermost = min(relations, key=lambda i: (min(abs(i - j) for j in named), i))
-        relations.remove(innermost)
+    # the relation written just before a name ("the performer of Decade", "the company that
+    # makes Narvaline"), not one after it ("... of the Lanthorn Foundation born?")
+    before = [(j - i, i) for i in relations for j in named if i < j]
+    if before:
+        relations.remove(min(before)[1])
     asked: set[str] = set()
     for i in relations:
-        parts = (words[i], *_SPELLED_OUT.get(words[i], ()))
+        parts = (tokens[i], *_SPELLED_OUT.get(tokens[i], ()))
         asked.update(s for p in parts if (s := _stem(p)) not in said_stems)
     return frozenset(asked)
 

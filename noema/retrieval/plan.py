@@ -248,9 +248,11 @@ def plan_graph(
     steps: int | None = None,
     keep_first: int | None = None,
     per_sentence: int | None = None,
+    timed: bool = False,
 ) -> Iterator[Step]:
     """Sentence seeds with narrow hops, bridge searches, the fact seeds, then the walk (see the
-    module docstring).
+    module docstring). ``timed``: the call gives a date (``as_of``), so a role's bridge is its
+    holder then, not the one now.
 
     Steps come lazily: packing stops at the budget, so the bridge searches run only when the
     budget reaches past the first sentences, and the walk, the costly part, only past all of
@@ -276,7 +278,7 @@ def plan_graph(
     rotation: list[_Ranking] = [_Ranking(first, 1, q)]
     bridges = None
     if embed is not None and steps > 1 and question and hops > 0:  # hops=0: the evidence only
-        bridges = _Bridges(planner, question, embed, min_similarity, chain=steps > 2)
+        bridges = _Bridges(planner, question, embed, min_similarity, chain=steps > 2, timed=timed)
         # from the question's best sentences, whether or not the stream has reached them
         opening = [
             (s, [f for f in planner.sentences.facts[s] if planner.allowed(f)]) for s, _ in hits
@@ -414,6 +416,7 @@ class _Bridges:
         floor: float | None,
         *,
         chain: bool = False,
+        timed: bool = False,
     ) -> None:
         self.planner, self.question, self.embed, self.floor = planner, question, embed, floor
         self.chain = chain  # whether a step-2 bridge may lead at once to a chained bridge
@@ -422,8 +425,11 @@ class _Bridges:
         self.used: set[str] = set()
         # "the chair of X" with no time asks of the chair now, not of the one a sentence names
         asked = read_question_time(question)
-        self.now = (asked is None or asked.kind == "current") and not (
-            _THEN_WORDS & set(self.words.split())
+        # past the first word: "When was the chair of X born?" asks of the chair now
+        self.now = (
+            not timed
+            and (asked is None or asked.kind == "current")
+            and not (_THEN_WORDS & set(self.words.split()[1:]))
         )
         # a bridge search's sentence -> the evidence that led to that search
         self.evidence: dict[Sentence, str] = {}
@@ -503,14 +509,14 @@ class _Bridges:
     def _held_now(self, found: tuple[str, str]) -> tuple[str, str]:
         """The bridge a question with no time means: where ``found`` is the holder of a role
         another holds later ("Cecily Lanthorn chaired the foundation from 2009 until 2025"
-        beside "Chair: Ngozi Ferrand (2025–)"), the later holder (see
-        :func:`noema.retrieval.timeorder.latest_holder`), unless already taken."""
+        beside "Chair: Ngozi Ferrand (2025–)"), the later holder and the fact that says so (see
+        :func:`noema.retrieval.timeorder.latest_holder`), unless taken or filtered out."""
         if not self.now:
             return found
-        holder = latest_holder(self.planner.graph, found[1], found[0])
-        if holder is None or holder in self.used or not self.planner.allowed(found[1]):
+        later = latest_holder(self.planner.graph, found[1], found[0])
+        if later is None or later[0] in self.used or not self.planner.allowed(later[1]):
             return found
-        return holder, found[1]
+        return later
 
     def _chained(self, chosen: Sequence[_Chosen]) -> list[_Chosen | None]:
         """For each bridge of ``chosen``, its chained bridge (see :func:`chained_bridge`) with

@@ -83,6 +83,7 @@ def graph_strategy(request: PlanRequest) -> Iterable[Step]:
         lexical=lexical_index(request.graph, request.sentences),
         keep_first=KEEP_FIRST_FACTS if shown_as_facts else KEEP_FIRST,
         per_sentence=FACTS_PER_SENTENCE if shown_as_facts else None,
+        timed=options.as_of is not None,
     )
 
 

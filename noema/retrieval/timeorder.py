@@ -411,37 +411,41 @@ def standing_rivals(graph: SemanticGraph, fact_id: str) -> list[str]:
     return found
 
 
-def latest_holder(graph: SemanticGraph, fact_id: str, holder: str) -> str | None:
-    """Who holds now the role ``holder`` held by ``fact_id``: the holder of the rival fact of the
-    same predicate and place valid latest, where it is valid later than ``fact_id`` (a tenure
-    that ended in 2025 beside "Chair: Ngozi Ferrand (2025–)"), or a holder nothing says has left
-    where ``fact_id`` has ended; ``None`` when ``fact_id`` is the latest known, is no role, or
-    ``holder`` is not its holder. What a question with no time asks of "the chair of X"."""
+def latest_holder(graph: SemanticGraph, fact_id: str, holder: str) -> tuple[str, str] | None:
+    """Who holds the role ``holder`` holds by ``fact_id`` after them, with the fact that says so:
+    the holder of the rival fact of the same predicate and place valid latest, where it is valid
+    later than ``fact_id`` (a tenure that ended in 2025 beside "Chair: Ngozi Ferrand (2025–)");
+    ``None`` when ``fact_id`` is the latest known, is no role, or ``holder`` is not its holder.
+    What a question with no time asks of "the chair of X". No clock is read: the facts' own
+    times decide.
+
+    Example:
+        >>> from noema.model.graph import SemanticGraph
+        >>> g = SemanticGraph()
+        >>> cecily, ngozi = g.add_entity("Cecily Lanthorn", "PERSON"), g.add_entity("Ngozi Ferrand", "PERSON")
+        >>> fund = g.add_entity("Lanthorn Foundation", "ORG")
+        >>> then = g.add_event("chair_of", (cecily, fund), time="2009/2025")
+        >>> now = g.add_event("chair_of", (ngozi, fund), time="2025/..")
+        >>> latest_holder(g, then, cecily) == (ngozi, now), latest_holder(g, now, ngozi)
+        (True, None)
+    """
     period = held_period(graph, fact_id)
     ends = graph.fact(fact_id).entity_ids
     if period is None or len(ends) != 2 or holder not in ends:
         return None
     at = ends.index(holder)
     place = ends[1 - at]
-
-    def holder_of(rival: str) -> str | None:
-        other = graph.fact(rival).entity_ids
-        if len(other) != 2 or other[1 - at] != place or other[at] == holder:
-            return None
-        return other[at]
-
-    later = [
-        (until, rival)
-        for rival in rivals(graph, fact_id)
-        if holder_of(rival) is not None
-        and (until := _valid_until(held_period(graph, rival))) > _valid_until(period)  # type: ignore[arg-type]
-    ]
-    if later:
-        return holder_of(max(later)[1])
-    if period.end is not None and period.end < date.today():
-        standing = [h for r in standing_rivals(graph, fact_id) if (h := holder_of(r)) is not None]
-        return standing[0] if len(standing) == 1 else None
-    return None
+    later: list[tuple[tuple[date, date], str, str]] = []
+    for rival in rivals(graph, fact_id):
+        other, rival_period = graph.fact(rival).entity_ids, held_period(graph, rival)
+        if len(other) != 2 or other[1 - at] != place or other[at] == holder or rival_period is None:
+            continue
+        if (until := _valid_until(rival_period)) > _valid_until(period):
+            later.append((until, rival, other[at]))
+    if not later:
+        return None
+    _, rival, successor = max(later)
+    return successor, rival
 
 
 def _rival_step(
