@@ -174,28 +174,19 @@ def test_a_question_with_no_time_bridges_to_the_holder_now(
     assert "Ngozi Ferrand" in bridged and "Cecily Lanthorn" not in bridged
 
 
-def test_a_question_with_a_time_bridges_to_the_holder_then(
-    foundation_kb: noema.KnowledgeBase,
+@pytest.mark.parametrize(
+    ("question", "as_of"),
+    [
+        ("Where was the chair of the Lanthorn Foundation in 2015 born?", None),
+        # a word that sets the time by another holder
+        ("Where was the predecessor of the chair of the Lanthorn Foundation born?", None),
+        ("Where was the chair of the Lanthorn Foundation born?", "2015"),
+    ],
+)
+def test_a_question_or_call_with_a_time_bridges_to_the_holder_then(
+    foundation_kb: noema.KnowledgeBase, question: str, as_of: str | None
 ) -> None:
-    bridged = _bridged(
-        foundation_kb, "Where was the chair of the Lanthorn Foundation in 2015 born?"
-    )
-    assert "Ngozi Ferrand" not in bridged and "Cecily Lanthorn" in bridged
-
-
-def test_a_question_timed_by_another_holder_bridges_to_the_holder_then(
-    foundation_kb: noema.KnowledgeBase,
-) -> None:
-    bridged = _bridged(
-        foundation_kb, "Where was the predecessor of the chair of the Lanthorn Foundation born?"
-    )
-    assert "Ngozi Ferrand" not in bridged and "Cecily Lanthorn" in bridged
-
-
-def test_a_call_with_as_of_bridges_to_the_holder_then(foundation_kb: noema.KnowledgeBase) -> None:
-    bridged = _bridged(
-        foundation_kb, "Where was the chair of the Lanthorn Foundation born?", as_of="2015"
-    )
+    bridged = _bridged(foundation_kb, question, as_of=as_of)
     assert "Ngozi Ferrand" not in bridged and "Cecily Lanthorn" in bridged
 
 

@@ -250,25 +250,6 @@ def test_a_warehouse_is_a_place(extractor: SpacyExtractor) -> None:
 @pytest.mark.parametrize(
     ("text", "name", "expected"),
     [
-        ("The Talvio is a bedside infusion pump made by Kestrin Medical.", "Talvio", "PRODUCT"),
-        ("The hospital bought a Halcyra, a surgical robot, in 2019.", "Halcyra", "PRODUCT"),
-        # a publisher is the person who runs an imprint as often as the firm
-        (
-            "Fergus Drury, the house's publisher, said there was no offer.",
-            "Fergus Drury",
-            "PERSON",
-        ),
-    ],
-)
-def test_a_device_is_a_product_and_a_publisher_may_be_a_person(
-    extractor: SpacyExtractor, text: str, name: str, expected: str
-) -> None:
-    assert types_of(extractor, [text], name) == [expected]
-
-
-@pytest.mark.parametrize(
-    ("text", "name", "expected"),
-    [
         ("In 2014 she opened the Lannock Hangar at Kelvaig Airport.", "Lannock Hangar", "LOC"),
         ("Ostrey Airways flew from Ostrey Airfield until 2003.", "Ostrey Airfield", "LOC"),
         (
@@ -286,9 +267,17 @@ def test_a_device_is_a_product_and_a_publisher_may_be_a_person(
             "Millstone Rosé",
             "PRODUCT",
         ),
+        ("The Talvio is a bedside infusion pump made by Kestrin Medical.", "Talvio", "PRODUCT"),
+        ("The hospital bought a Halcyra, a surgical robot, in 2019.", "Halcyra", "PRODUCT"),
+        # a publisher is the person who runs an imprint as often as the firm
+        (
+            "Fergus Drury, the house's publisher, said there was no offer.",
+            "Fergus Drury",
+            "PERSON",
+        ),
     ],
 )
-def test_hangars_airfields_cellars_and_vineyards_are_places_and_a_wine_a_product(
+def test_devices_and_wines_are_products_hangars_and_cellars_places_a_publisher_a_person(
     extractor: SpacyExtractor, text: str, name: str, expected: str
 ) -> None:
     # NER's guess from a name it has never seen: a person, a firm, or OTHER where they tie
