@@ -153,3 +153,14 @@ def test_a_description_by_others_leaves_the_rest_of_the_sentence_stated(
 ) -> None:
     graph = extractor.extract([noema.Document(text)])
     assert frozenset({subject, object_}) in _pairs(graph)
+
+
+def test_what_sources_say_of_a_date_is_stated(extractor: noema.SpacyExtractor) -> None:
+    # Wikipedia's hedge on a date, not a claim it disputes (profiles and articles are reported)
+    text = (
+        "Some sources say that John Story, the first professor, was appointed in about 1541. "
+        "No foundation document survives."
+    )
+    assert frozenset({"John Story", "about 1541"}) in _pairs(
+        extractor.extract([noema.Document(text)])
+    )

@@ -110,8 +110,9 @@ def _denied(anchor: Any) -> bool:
 # what a claim someone reports is called: "Reports that X would leave for Y were wrong"
 _REPORTS = frozenset(
     {"report", "rumour", "rumor", "claim", "speculation", "suggestion", "story", "allegation"}
-    # what passes others' words on: "Several published profiles say that he worked for X"
-    | {"profile", "article", "newspaper", "tabloid", "source"}
+    # what passes others' words on: "Several published profiles say that he worked for X"; not
+    # "sources": "Some sources say that John Story was appointed in about 1541" hedges a date
+    | {"profile", "article", "newspaper", "tabloid"}
 )
 # verbs that say a claim is false, or only passed on: "denied that", "reports said"
 _DENYING = frozenset({"deny", "dismiss", "reject", "refute"})
