@@ -48,6 +48,7 @@ __all__ = [
     "relation_words",
     "bridge_query",
     "entities_of",
+    "predicate_of",
     "question_names",
     "question_words",
     "remaining_question",
@@ -108,6 +109,12 @@ def walkable(graph: SemanticGraph, entity_id: str) -> bool:
     walking, hopping or bridging through them would join everything."""
     entity = graph.entities[entity_id]
     return entity.type not in VALUE_TYPES and not is_description(entity.name)
+
+
+def predicate_of(graph: SemanticGraph, fact_id: str) -> str:
+    """A relation's predicate or an event's label: what the fact says of its entities."""
+    rel = graph.relations.get(fact_id)
+    return rel.predicate if rel is not None else graph.events[fact_id].label
 
 
 def entities_of(graph: SemanticGraph, fact_id: str) -> tuple[str, ...]:
@@ -295,9 +302,7 @@ def _related(
     for fact_id in graph.facts_of(entity_id):
         if not allowed(fact_id):
             continue
-        rel = graph.relations.get(fact_id)
-        predicate = rel.predicate if rel is not None else graph.events[fact_id].label
-        distances = [stems[s] for s in _predicate_stems(predicate) if s in stems]
+        distances = [stems[s] for s in _predicate_stems(predicate_of(graph, fact_id)) if s in stems]
         if not distances:
             continue
         for other in entities_of(graph, fact_id):
@@ -443,9 +448,7 @@ def answers_asked(
     ``asked`` (see :func:`asked_stems`): what the question wants to know of that entity."""
     if entity_id not in entities_of(graph, fact_id):
         return False
-    rel = graph.relations.get(fact_id)
-    predicate = rel.predicate if rel is not None else graph.events[fact_id].label
-    return not _predicate_stems(predicate).isdisjoint(asked)
+    return not _predicate_stems(predicate_of(graph, fact_id)).isdisjoint(asked)
 
 
 # offices written as letters in a question, matched by the words a predicate spells them with

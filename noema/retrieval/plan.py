@@ -50,6 +50,7 @@ from noema.retrieval.bridges import (
     bridge_query,
     chained_bridge,
     entities_of,
+    predicate_of,
     question_names,
     question_words,
     relation_bridge,
@@ -449,8 +450,7 @@ class _Bridges:
         self.used.add(found[0])
         # what the fact says of the question, so the next search asks what is left: the
         # sentence, the fact in words (both names) and the question's words of its predicate
-        rel = graph.relations.get(found[1])
-        predicate = rel.predicate if rel is not None else graph.events[found[1]].label
+        predicate = predicate_of(graph, found[1])
         said = mentioned_sentences(graph, sentences, found[1])
         evidence = " ".join(
             [
